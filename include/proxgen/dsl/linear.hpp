@@ -1,0 +1,206 @@
+// Linear and affine expression nodes. A node only stores its operands (and its run-time output
+// shape, checked when the node is made); what a node *is* mathematically lives in
+// traits/linear_traits.hpp and how it becomes Halide lives in lower/.
+#pragma once
+
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "proxgen/dsl/variable.hpp"
+#include "proxgen/image.hpp"
+
+namespace proxgen::dsl {
+
+/// circular convolution with a 2-D kernel, centre at floor(size/2); applied per channel.
+template <class E>
+struct conv_t {
+    static constexpr int rank = E::rank;
+    Image kernel;
+    E arg;
+    std::vector<int> shape;
+};
+
+/// forward differences along x and y, stacked on a new last axis; last difference is 0.
+template <class E>
+struct grad_t {
+    static constexpr int rank = E::rank + 1;
+    E arg;
+    std::vector<int> shape;
+};
+
+/// elementwise product with a weight image of the operand's shape.
+template <class E>
+struct mul_elemwise_t {
+    static constexpr int rank = E::rank;
+    Image weight;
+    E arg;
+    std::vector<int> shape;
+};
+
+/// scalar multiple.
+template <class E>
+struct scale_t {
+    static constexpr int rank = E::rank;
+    float factor;
+    E arg;
+    std::vector<int> shape;
+};
+
+/// sum of two expressions of the same rank and shape.
+template <class A, class B>
+struct sum_t {
+    static constexpr int rank = A::rank;
+    A lhs;
+    B rhs;
+    std::vector<int> shape;
+};
+
+/// keep every sx-th column and sy-th row, starting at 0.
+template <class E>
+struct subsample_t {
+    static constexpr int rank = E::rank;
+    int step_x, step_y;
+    E arg;
+    std::vector<int> shape;
+};
+
+/// e + offset image (e − b is stored with the image negated: b's sign lives in `sign`).
+template <class E>
+struct offset_t {
+    static constexpr int rank = E::rank;
+    E arg;
+    Image offset;
+    float sign;
+    std::vector<int> shape;
+};
+
+// ---- which types are expressions -------------------------------------------------------------
+template <class T> struct is_expression : std::false_type {};
+template <class Tag, int R> struct is_expression<variable_t<Tag, R>> : std::true_type {};
+template <class E> struct is_expression<conv_t<E>> : std::true_type {};
+template <class E> struct is_expression<grad_t<E>> : std::true_type {};
+template <class E> struct is_expression<mul_elemwise_t<E>> : std::true_type {};
+template <class E> struct is_expression<scale_t<E>> : std::true_type {};
+template <class A, class B> struct is_expression<sum_t<A, B>> : std::true_type {};
+template <class E> struct is_expression<subsample_t<E>> : std::true_type {};
+template <class E> struct is_expression<offset_t<E>> : std::true_type {};
+
+template <class T>
+concept Expression = is_expression<std::remove_cvref_t<T>>::value;
+
+template <class T>
+concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<T>>;
+
+/// Maximum rank of any expression: Halide layout x, y, channel, stacked axis.
+inline constexpr int max_rank = 4;
+
+/// run-time shape of any expression node.
+template <class Tag, int R>
+const std::vector<int>& shape_of(const variable_t<Tag, R>& v) { return v.shape; }
+template <Expression E>
+const std::vector<int>& shape_of(const E& e) { return e.shape; }
+
+}  // namespace proxgen::dsl
+
+namespace proxgen {
+
+namespace detail {
+inline void require_image(const Image& img, const char* op, const char* what) {
+    if (img.empty()) fail("{}: the {} image is empty", op, what);
+}
+inline void require_same_shape(const char* op, const char* left_name, const std::vector<int>& left,
+                               const char* right_name, const std::vector<int>& right) {
+    if (left != right)
+        fail("{}: {} is {} but {} is {}", op, left_name, shape_string(left), right_name, shape_string(right));
+}
+}  // namespace detail
+
+/// pg::conv(k, e): circular convolution of every channel of e with the 2-D kernel k.
+template <dsl::Expression E>
+auto conv(const Image& kernel, E arg) {
+    detail::require_image(kernel, "conv", "kernel");
+    if (kernel.dimensions() != 2) fail("conv: the kernel must be 2-D, got {}", kernel.shape_string());
+    const auto& s = dsl::shape_of(arg);
+    if (kernel.width() > s[0] || kernel.height() > s[1])
+        fail("conv: the kernel is {} but its operand is only {}", kernel.shape_string(), shape_string(s));
+    std::vector<int> shape = s;
+    return dsl::conv_t<E>{kernel, std::move(arg), std::move(shape)};
+}
+
+/// pg::grad(e): forward differences along x and y, stacked on a new last axis of extent 2.
+template <dsl::Expression E>
+auto grad(E arg) {
+    static_assert(E::rank + 1 <= dsl::max_rank,
+                  "grad adds an axis, and the result would exceed ProxGen's maximum rank of 4");
+    std::vector<int> shape = dsl::shape_of(arg);
+    shape.push_back(2);
+    return dsl::grad_t<E>{std::move(arg), std::move(shape)};
+}
+
+/// pg::mul_elemwise(w, e): elementwise product with a weight image of e's shape.
+template <dsl::Expression E>
+auto mul_elemwise(const Image& weight, E arg) {
+    detail::require_image(weight, "mul_elemwise", "weight");
+    detail::require_same_shape("mul_elemwise", "the weight", weight.sizes(), "its operand", dsl::shape_of(arg));
+    std::vector<int> shape = dsl::shape_of(arg);
+    return dsl::mul_elemwise_t<E>{weight, std::move(arg), std::move(shape)};
+}
+
+/// pg::subsample(e, sx, sy): every sx-th column and sy-th row, starting at 0.
+template <dsl::Expression E>
+auto subsample(E arg, int step_x, int step_y) {
+    if (step_x < 1 || step_y < 1) fail("subsample: steps must be >= 1, got {} and {}", step_x, step_y);
+    std::vector<int> shape = dsl::shape_of(arg);
+    shape[0] = (shape[0] + step_x - 1) / step_x;
+    shape[1] = (shape[1] + step_y - 1) / step_y;
+    return dsl::subsample_t<E>{step_x, step_y, std::move(arg), std::move(shape)};
+}
+
+namespace dsl {
+
+template <Scalar S, Expression E>
+auto operator*(S s, E e) {
+    if (!std::isfinite(static_cast<double>(s))) fail("scalar * expression: the scalar is not finite ({})", s);
+    std::vector<int> shape = shape_of(e);
+    return scale_t<E>{static_cast<float>(s), std::move(e), std::move(shape)};
+}
+template <Expression E, Scalar S>
+auto operator*(E e, S s) { return s * std::move(e); }
+
+template <Expression E>
+auto operator-(E e) { return -1.0f * std::move(e); }
+
+template <Expression A, Expression B>
+auto operator+(A a, B b) {
+    static_assert(A::rank == B::rank,
+                  "the operands of + and - must have the same rank (e.g. x + grad(x) mixes an image "
+                  "with a stack of images)");
+    detail::require_same_shape("+", "the left operand", shape_of(a), "the right operand", shape_of(b));
+    std::vector<int> shape = shape_of(a);
+    return sum_t<A, B>{std::move(a), std::move(b), std::move(shape)};
+}
+
+template <Expression A, Expression B>
+auto operator-(A a, B b) { return std::move(a) + (-1.0f * std::move(b)); }
+
+template <Expression E>
+auto make_offset(E e, const Image& b, float sign, const char* op) {
+    detail::require_image(b, op, "constant");
+    detail::require_same_shape(op, "the expression", shape_of(e), "the image", b.sizes());
+    std::vector<int> shape = shape_of(e);
+    return offset_t<E>{std::move(e), b, sign, std::move(shape)};
+}
+
+template <Expression E>
+auto operator-(E e, const Image& b) { return make_offset(std::move(e), b, -1.0f, "-"); }
+template <Expression E>
+auto operator+(E e, const Image& b) { return make_offset(std::move(e), b, +1.0f, "+"); }
+template <Expression E>
+auto operator+(const Image& b, E e) { return make_offset(std::move(e), b, +1.0f, "+"); }
+template <Expression E>
+auto operator-(const Image& b, E e) { return make_offset(-std::move(e), b, +1.0f, "-"); }
+
+}  // namespace dsl
+
+}  // namespace proxgen

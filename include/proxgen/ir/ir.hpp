@@ -1,0 +1,61 @@
+// The type-erased problem handed from the typed front end to the Halide back end. The plan (which
+// terms are Ω, which Ψ) has already been decided at compile time; this is just its run-time image:
+// the structure (which drives JIT caching) plus the data (images and scalars) bound at solve time.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "proxgen/image.hpp"
+
+namespace proxgen::ir {
+
+enum class Op { variable, constant, conv, grad, mul_elemwise, scale, sum, subsample };
+enum class Penalty { sum_squares, norm1, group_norm1, nonneg };
+
+const char* name(Op op);
+const char* name(Penalty p);
+
+/// One node of an affine expression. `image` holds a kernel, weight or constant; `scalar` a scale.
+struct Node {
+    Op op = Op::variable;
+    std::vector<int> shape;       // run-time output shape (Halide order)
+    std::vector<Node> args;       // operands
+    Image image;                  // conv kernel, mul_elemwise weight, constant image
+    float scalar = 1.0f;          // scale factor
+    int step_x = 1, step_y = 1;   // subsample steps (structural: part of the signature)
+    int image_slot = -1;          // index of the pipeline parameter bound to `image`
+    int scalar_slot = -1;         // index of the pipeline parameter bound to `scalar`
+};
+
+/// weight · f(expr)
+struct Term {
+    Penalty penalty = Penalty::sum_squares;
+    float weight = 1.0f;
+    Node expr;
+    double norm_bound = 1.0;       // bound on ‖K‖ of expr's linear part (from traits)
+    int weight_slot = -1;
+    std::string text;              // human-readable, for describe()/verbose
+};
+
+struct Problem {
+    std::vector<int> variable_shape;
+    std::vector<Term> omega;       // absorbed into the x-update in closed form
+    std::vector<Term> psi;         // split: z_i = K_i x, proxed separately
+    double omega_strong_convexity = 0;  // μ such that Ω(x) − μ/2‖x‖² is convex (0: unknown)
+    int image_slots = 0, scalar_slots = 0;
+};
+
+/// Numbers every image and scalar slot (pre-order, Ω terms then Ψ terms) and returns the counts.
+void assign_slots(Problem& p);
+/// Visits every node of every term, pre-order.
+void for_each_node(const Problem& p, const std::function<void(const Node&)>& f);
+/// Structure only (ops, ranks, steps, penalties): equal signatures share compiled pipelines.
+std::string signature(const Problem& p);
+/// Throws proxgen::Error if any image holds NaN/Inf or the term weights are invalid.
+void validate(const Problem& p);
+/// "group_norm1(grad(x))"-style text of an expression.
+std::string to_string(const Node& n);
+
+}  // namespace proxgen::ir

@@ -1,0 +1,125 @@
+// Typed expression → run-time IR (ir::Node). The only place that walks the DSL node types for the
+// back end; the Halide lowering in src/lower/ works on the IR and is compiled once, in the library.
+#pragma once
+
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/range.hpp>
+
+#include "proxgen/ir/ir.hpp"
+#include "proxgen/plan/plan.hpp"
+
+namespace proxgen::lower {
+
+inline ir::Node unary(ir::Op op, const std::vector<int>& shape, ir::Node arg) {
+    ir::Node n;
+    n.op = op;
+    n.shape = shape;
+    n.args.push_back(std::move(arg));
+    return n;
+}
+
+template <class Tag, int R>
+ir::Node to_ir(const dsl::variable_t<Tag, R>& v) {
+    ir::Node n;
+    n.op = ir::Op::variable;
+    n.shape = v.shape;
+    return n;
+}
+template <class E>
+ir::Node to_ir(const dsl::conv_t<E>& e) {
+    auto n = unary(ir::Op::conv, e.shape, to_ir(e.arg));
+    n.image = e.kernel;
+    return n;
+}
+template <class E>
+ir::Node to_ir(const dsl::grad_t<E>& e) { return unary(ir::Op::grad, e.shape, to_ir(e.arg)); }
+template <class E>
+ir::Node to_ir(const dsl::mul_elemwise_t<E>& e) {
+    auto n = unary(ir::Op::mul_elemwise, e.shape, to_ir(e.arg));
+    n.image = e.weight;
+    return n;
+}
+template <class E>
+ir::Node to_ir(const dsl::scale_t<E>& e) {
+    auto n = unary(ir::Op::scale, e.shape, to_ir(e.arg));
+    n.scalar = e.factor;
+    return n;
+}
+template <class E>
+ir::Node to_ir(const dsl::subsample_t<E>& e) {
+    auto n = unary(ir::Op::subsample, e.shape, to_ir(e.arg));
+    n.step_x = e.step_x;
+    n.step_y = e.step_y;
+    return n;
+}
+template <class A, class B>
+ir::Node to_ir(const dsl::sum_t<A, B>& e) {
+    ir::Node n;
+    n.op = ir::Op::sum;
+    n.shape = e.shape;
+    n.args.push_back(to_ir(e.lhs));
+    n.args.push_back(to_ir(e.rhs));
+    return n;
+}
+/// e ± b becomes sum(e, scale(±1, constant b)): the sign stays a bound scalar, not structure.
+template <class E>
+ir::Node to_ir(const dsl::offset_t<E>& e) {
+    ir::Node c;
+    c.op = ir::Op::constant;
+    c.shape = e.shape;
+    c.image = e.offset;
+    auto signed_c = unary(ir::Op::scale, e.shape, std::move(c));
+    signed_c.scalar = e.sign;
+    ir::Node n;
+    n.op = ir::Op::sum;
+    n.shape = e.shape;
+    n.args.push_back(to_ir(e.arg));
+    n.args.push_back(std::move(signed_c));
+    return n;
+}
+
+inline ir::Penalty to_ir(dsl::penalty_kind k) {
+    switch (k) {
+    case dsl::penalty_kind::sum_squares: return ir::Penalty::sum_squares;
+    case dsl::penalty_kind::norm1: return ir::Penalty::norm1;
+    case dsl::penalty_kind::group_norm1: return ir::Penalty::group_norm1;
+    case dsl::penalty_kind::nonneg: return ir::Penalty::nonneg;
+    }
+    return ir::Penalty::sum_squares;
+}
+
+/// The run-time image of plan_t<Problem>: Ω and Ψ terms in source order, slots numbered.
+template <class... Terms>
+ir::Problem to_ir(const dsl::problem_t<Terms...>& prob) {
+    using Plan = plan::plan_t<dsl::problem_t<Terms...>>;
+    ir::Problem p;
+    boost::hana::for_each(boost::hana::make_range(boost::hana::size_c<0>, boost::hana::size_c<sizeof...(Terms)>),
+                          [&](auto i) {
+        const auto& term = prob.terms[i];
+        using T = std::remove_cvref_t<decltype(term)>;
+        using lt = traits::linear_traits<typename T::argument_type>;
+        ir::Term t;
+        t.penalty = to_ir(T::kind);
+        t.weight = term.weight;
+        t.expr = to_ir(term.arg);
+        t.norm_bound = lt::norm_bound(term.arg);
+        t.text = fmt::format("{:g} * {}({})", term.weight, ir::name(t.penalty), ir::to_string(t.expr));
+        if constexpr (Plan::in_omega[decltype(i)::value]) {
+            if constexpr (T::kind == dsl::penalty_kind::sum_squares) {
+                // curvature of α‖d ⊙ x + c‖² is 2α d²; terms add up.
+                const double dmin = lt::diagonal_min_abs(term.arg);
+                p.omega_strong_convexity += 2.0 * term.weight * dmin * dmin;
+            }
+            p.omega.push_back(std::move(t));
+        } else {
+            p.psi.push_back(std::move(t));
+        }
+    });
+    ir::for_each_node(p, [&](const ir::Node& n) {
+        if (n.op == ir::Op::variable) p.variable_shape = n.shape;
+    });
+    ir::assign_slots(p);
+    return p;
+}
+
+}  // namespace proxgen::lower

@@ -1,0 +1,56 @@
+// Options of pg::solve. Every step size defaults to 0 = "take it from the plan".
+#pragma once
+
+#include <functional>
+#include <limits>
+
+#include "proxgen/image.hpp"
+
+namespace proxgen {
+
+enum class Algorithm {
+    admm,            ///< ADMM with a closed-form/CG x-update (planner issue; throws for now)
+    ladmm,           ///< linearized ADMM (Parikh & Boyd, Proximal Algorithms §4.4.2)
+    pock_chambolle,  ///< primal–dual hybrid gradient (Chambolle & Pock 2011), accelerated when Ω is strongly convex
+    hqs              ///< half-quadratic splitting (planner issue; throws for now)
+};
+
+const char* name(Algorithm a);
+
+/// What a callback sees after each iteration. Residual fields are NaN on iterations where
+/// residuals were not measured (see Options::check_every).
+struct IterationInfo {
+    int iteration = 0;
+    double primal_residual = std::numeric_limits<double>::quiet_NaN();
+    double dual_residual = std::numeric_limits<double>::quiet_NaN();
+    double eps_primal = std::numeric_limits<double>::quiet_NaN();
+    double eps_dual = std::numeric_limits<double>::quiet_NaN();
+    double objective = std::numeric_limits<double>::quiet_NaN();  ///< when tracked
+};
+
+struct Options {
+    Algorithm algorithm = Algorithm::pock_chambolle;
+    int max_iters = 500;
+    /// Stop when both residuals fall below √dim·eps_abs + eps_rel·scale. Both 0: run max_iters.
+    double eps_abs = 1e-4, eps_rel = 1e-4;
+    /// Residuals (and the objective, when tracked) are measured every check_every iterations
+    /// and at the last one.
+    int check_every = 10;
+    bool verbose = false;          ///< print the plan and an iteration table to stdout
+    bool track_objective = false;  ///< record the objective at every check (verbose implies it)
+
+    // Pock–Chambolle: τ σ ‖K‖² ≤ 1. Defaults: τ = σ = 1/‖K‖, or with a strongly convex Ω
+    // (modulus γ) the accelerated rule of Chambolle & Pock 2011 (Alg. 2) from τ₀ = 5/γ.
+    double tau = 0, sigma = 0;
+    bool accelerate = true;
+
+    // Linearized ADMM: μ ≤ λ/‖K‖². Defaults: λ = 1/‖K‖, μ = λ/‖K‖².
+    double lambda = 0, mu = 0;
+
+    /// Initial x (warm start); empty: start from 0. Must have the variable's shape.
+    Image x0;
+    /// Called after every iteration; return false to stop early.
+    std::function<bool(const IterationInfo&)> callback;
+};
+
+}  // namespace proxgen

@@ -1,0 +1,57 @@
+// pg::Result — what a solve returns: the variables' values (res[x]), iteration count, status,
+// last residuals and the residual/objective history (one entry per check).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <typeindex>
+#include <vector>
+
+#include "proxgen/dsl/variable.hpp"
+#include "proxgen/image.hpp"
+#include "proxgen/solve/options.hpp"
+
+namespace proxgen {
+
+enum class Status {
+    converged,          ///< both residuals met their tolerance
+    max_iterations,     ///< ran max_iters without meeting the tolerance
+    stopped_by_callback ///< the callback returned false
+};
+
+const char* name(Status s);
+
+struct HistoryEntry {
+    int iteration = 0;
+    double objective = std::numeric_limits<double>::quiet_NaN();  ///< NaN unless tracked
+    double primal_residual = 0, dual_residual = 0, eps_primal = 0, eps_dual = 0;
+};
+
+struct Result {
+    int iterations = 0;
+    bool converged = false;
+    Status status = Status::max_iterations;
+    double primal_residual = std::numeric_limits<double>::quiet_NaN();
+    double dual_residual = std::numeric_limits<double>::quiet_NaN();
+    std::vector<HistoryEntry> history;
+    double solve_seconds = 0;    ///< the iterations (excluding JIT compilation)
+    double compile_seconds = 0;  ///< JIT compilation in this call (0 on a cache hit)
+    Algorithm algorithm = Algorithm::pock_chambolle;
+
+    /// The solution for variable v.
+    template <class Tag, int R>
+    const Image& operator[](const dsl::variable_t<Tag, R>&) const {
+        auto it = values.find(std::type_index(typeid(Tag)));
+        if (it == values.end()) fail("Result[x]: this variable is not part of the solved problem");
+        return it->second;
+    }
+
+    // ---- filled by the solver; read by warm starts and objective() ----
+    std::map<std::type_index, Image> values;
+    Image x;                      ///< the (single) variable's value
+    std::vector<Image> duals;     ///< algorithm state for warm starts (y, or z and u)
+    std::string signature;        ///< structure the duals belong to
+};
+
+}  // namespace proxgen

@@ -1,0 +1,144 @@
+// What each linear/affine node is, mathematically. The planner reads only these traits:
+//   variable      the variable_t the expression depends on (no_variable / several_variables)
+//   is_identity   the expression is exactly the variable
+//   is_diagonal   K x = d ⊙ x for some image d (a diagonal matrix in space)
+//   is_freq_diagonal  K is diagonal in the Fourier basis (circular convolutions and their sums)
+//   has_offset    the expression is affine with a non-zero constant part
+//   norm_bound(e) an upper bound on ‖K‖₂ of the linear part (run time: it may read a kernel)
+//   diagonal_min_abs(e)  for diagonal K, a lower bound on min |d| (0 when unknown)
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "proxgen/dsl/linear.hpp"
+
+namespace proxgen::traits {
+
+struct no_variable {};
+struct several_variables {};
+
+/// The variable of two subexpressions combined.
+template <class A, class B>
+struct merge_variables { using type = several_variables; };
+template <class A>
+struct merge_variables<A, A> { using type = A; };
+template <class A>
+struct merge_variables<A, no_variable> { using type = A; };
+template <class B>
+struct merge_variables<no_variable, B> { using type = B; };
+template <>
+struct merge_variables<no_variable, no_variable> { using type = no_variable; };
+
+template <class E>
+struct linear_traits;
+
+/// Shared defaults for nodes with one operand that keep its diagonality/variable.
+template <class E>
+struct unary_traits {
+    using variable = typename linear_traits<E>::variable;
+    static constexpr bool is_identity = false;
+    static constexpr bool has_offset = linear_traits<E>::has_offset;
+};
+
+template <class Tag, int R>
+struct linear_traits<dsl::variable_t<Tag, R>> {
+    using variable = dsl::variable_t<Tag, R>;
+    static constexpr bool is_identity = true;
+    static constexpr bool is_diagonal = true;
+    static constexpr bool is_freq_diagonal = true;
+    static constexpr bool has_offset = false;
+    static double norm_bound(const dsl::variable_t<Tag, R>&) { return 1.0; }
+    static double diagonal_min_abs(const dsl::variable_t<Tag, R>&) { return 1.0; }
+};
+
+template <class E>
+struct linear_traits<dsl::conv_t<E>> : unary_traits<E> {
+    static constexpr bool is_diagonal = false;
+    static constexpr bool is_freq_diagonal = linear_traits<E>::is_freq_diagonal;
+    // ‖k ⊛ x‖ ≤ ‖k‖₁ ‖x‖ (Young's inequality; also max |OTF| ≤ ‖k‖₁).
+    static double norm_bound(const dsl::conv_t<E>& e) {
+        double l1 = 0;
+        const float* k = e.kernel.data();
+        for (std::size_t i = 0; i < e.kernel.size(); ++i) l1 += std::abs(k[i]);
+        return l1 * linear_traits<E>::norm_bound(e.arg);
+    }
+    static double diagonal_min_abs(const dsl::conv_t<E>&) { return 0.0; }
+};
+
+template <class E>
+struct linear_traits<dsl::grad_t<E>> : unary_traits<E> {
+    static constexpr bool is_diagonal = false;
+    static constexpr bool is_freq_diagonal = false;  // Neumann boundaries: diagonal in DCT, not FFT
+    // Each of the two difference operators has norm ≤ 2: ‖∇‖ ≤ √(4 + 4).
+    static double norm_bound(const dsl::grad_t<E>& e) { return std::sqrt(8.0) * linear_traits<E>::norm_bound(e.arg); }
+    static double diagonal_min_abs(const dsl::grad_t<E>&) { return 0.0; }
+};
+
+template <class E>
+struct linear_traits<dsl::mul_elemwise_t<E>> : unary_traits<E> {
+    static constexpr bool is_diagonal = linear_traits<E>::is_diagonal;
+    static constexpr bool is_freq_diagonal = false;
+    static std::pair<double, double> abs_range(const Image& w) {
+        double lo = INFINITY, hi = 0;
+        const float* d = w.data();
+        for (std::size_t i = 0; i < w.size(); ++i) {
+            lo = std::min(lo, double(std::abs(d[i])));
+            hi = std::max(hi, double(std::abs(d[i])));
+        }
+        return {lo, hi};
+    }
+    static double norm_bound(const dsl::mul_elemwise_t<E>& e) {
+        return abs_range(e.weight).second * linear_traits<E>::norm_bound(e.arg);
+    }
+    static double diagonal_min_abs(const dsl::mul_elemwise_t<E>& e) {
+        return abs_range(e.weight).first * linear_traits<E>::diagonal_min_abs(e.arg);
+    }
+};
+
+template <class E>
+struct linear_traits<dsl::scale_t<E>> : unary_traits<E> {
+    static constexpr bool is_diagonal = linear_traits<E>::is_diagonal;
+    static constexpr bool is_freq_diagonal = linear_traits<E>::is_freq_diagonal;
+    static double norm_bound(const dsl::scale_t<E>& e) { return std::abs(e.factor) * linear_traits<E>::norm_bound(e.arg); }
+    static double diagonal_min_abs(const dsl::scale_t<E>& e) {
+        return std::abs(e.factor) * linear_traits<E>::diagonal_min_abs(e.arg);
+    }
+};
+
+template <class A, class B>
+struct linear_traits<dsl::sum_t<A, B>> {
+    using variable = typename merge_variables<typename linear_traits<A>::variable,
+                                              typename linear_traits<B>::variable>::type;
+    static constexpr bool is_identity = false;
+    static constexpr bool is_diagonal = linear_traits<A>::is_diagonal && linear_traits<B>::is_diagonal;
+    static constexpr bool is_freq_diagonal = linear_traits<A>::is_freq_diagonal && linear_traits<B>::is_freq_diagonal;
+    static constexpr bool has_offset = linear_traits<A>::has_offset || linear_traits<B>::has_offset;
+    static double norm_bound(const dsl::sum_t<A, B>& e) {
+        return linear_traits<A>::norm_bound(e.lhs) + linear_traits<B>::norm_bound(e.rhs);
+    }
+    // d₁ + d₂ may cancel anywhere: no useful lower bound without looking at every pixel.
+    static double diagonal_min_abs(const dsl::sum_t<A, B>&) { return 0.0; }
+};
+
+template <class E>
+struct linear_traits<dsl::subsample_t<E>> : unary_traits<E> {
+    static constexpr bool is_diagonal = false;
+    static constexpr bool is_freq_diagonal = false;
+    static double norm_bound(const dsl::subsample_t<E>& e) { return linear_traits<E>::norm_bound(e.arg); }
+    static double diagonal_min_abs(const dsl::subsample_t<E>&) { return 0.0; }
+};
+
+template <class E>
+struct linear_traits<dsl::offset_t<E>> {
+    using variable = typename linear_traits<E>::variable;
+    static constexpr bool is_identity = false;
+    static constexpr bool is_diagonal = linear_traits<E>::is_diagonal;
+    static constexpr bool is_freq_diagonal = linear_traits<E>::is_freq_diagonal;
+    static constexpr bool has_offset = true;
+    static double norm_bound(const dsl::offset_t<E>& e) { return linear_traits<E>::norm_bound(e.arg); }
+    static double diagonal_min_abs(const dsl::offset_t<E>& e) { return linear_traits<E>::diagonal_min_abs(e.arg); }
+};
+
+}  // namespace proxgen::traits

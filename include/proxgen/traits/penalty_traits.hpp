@@ -1,0 +1,42 @@
+// What each penalty is: its name, whether it is an indicator (a constraint), whether it is a
+// quadratic that the x-update can absorb in closed form, and its strong convexity modulus.
+// The closed-form proxes themselves are lowered in src/lower/prox.cpp.
+#pragma once
+
+#include "proxgen/dsl/penalty.hpp"
+
+namespace proxgen::traits {
+
+template <dsl::penalty_kind K>
+struct penalty_traits;
+
+template <>
+struct penalty_traits<dsl::penalty_kind::sum_squares> {
+    static constexpr const char* name = "sum_squares";
+    static constexpr bool is_indicator = false;
+    static constexpr bool is_quadratic = true;
+    static constexpr double strong_convexity = 2.0;  // ∇²‖v‖² = 2I
+};
+template <>
+struct penalty_traits<dsl::penalty_kind::norm1> {
+    static constexpr const char* name = "norm1";
+    static constexpr bool is_indicator = false;
+    static constexpr bool is_quadratic = false;
+    static constexpr double strong_convexity = 0.0;
+};
+template <>
+struct penalty_traits<dsl::penalty_kind::group_norm1> {
+    static constexpr const char* name = "group_norm1";
+    static constexpr bool is_indicator = false;
+    static constexpr bool is_quadratic = false;
+    static constexpr double strong_convexity = 0.0;
+};
+template <>
+struct penalty_traits<dsl::penalty_kind::nonneg> {
+    static constexpr const char* name = "nonneg";
+    static constexpr bool is_indicator = true;
+    static constexpr bool is_quadratic = false;
+    static constexpr double strong_convexity = 0.0;
+};
+
+}  // namespace proxgen::traits

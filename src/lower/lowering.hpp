@@ -1,0 +1,92 @@
+// Internal interface of the Halide back end: IR nodes → Funcs (forward, adjoint, prox) and the
+// hand schedule. Everything here is type-erased; the library compiles it once.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include <Halide.h>
+
+#include "proxgen/ir/ir.hpp"
+
+namespace proxgen::lower {
+
+/// The pure Vars, by axis: x (column), y (row), c (channel), k (stacked axis).
+const std::vector<Halide::Var>& axes();
+/// The first `rank` axes, as Exprs for calls.
+std::vector<Halide::Expr> args(int rank);
+std::vector<Halide::Var> vars(int rank);
+
+/// Pipeline parameters standing for the problem's data, one per IR slot, shared by every pipeline
+/// of a cached solver; bind() sets them from a (structurally identical) problem before a run.
+struct Params {
+    std::vector<Halide::ImageParam> images;
+    std::vector<Halide::Param<float>> scalars;
+    explicit Params(const ir::Problem& p);
+    void bind(const ir::Problem& p);
+};
+
+/// A Func with its extents (Exprs: sizes are run-time).
+struct Lowered {
+    Halide::Func f;
+    std::vector<Halide::Expr> extents;
+    bool is_zero = false;  // known to be 0 everywhere: lets sums and operators skip work
+    int rank() const { return int(extents.size()); }
+};
+
+/// Funcs a pipeline output should compute per strip of rows instead of inline (reused values:
+/// padded inputs of convolutions, operands of adjoints, group norms).
+struct Stages {
+    std::vector<Halide::Func> funcs;
+    Halide::Func add(Halide::Func f) {
+        funcs.push_back(f);
+        return f;
+    }
+};
+
+enum class Part { linear, offset };
+
+/// Lowering of one problem's expressions against its parameters.
+class Lowerer {
+public:
+    Lowerer(const ir::Problem& p, Params& params, std::vector<Halide::Expr> var_extents)
+        : problem_(p), params_(params), var_extents_(std::move(var_extents)) {}
+
+    /// K x (Part::linear: constants read as 0) or the constant part c (Part::offset: x read as 0).
+    Lowered forward(const ir::Node& n, const Lowered& x, Part part, Stages& st);
+    /// Kᵀ y in the variable's space; nullopt when the expression has no linear part.
+    std::optional<Halide::Func> adjoint(const ir::Node& n, const Lowered& y, Stages& st);
+    /// Extents of a node's output (from the variable's extents).
+    std::vector<Halide::Expr> extents(const ir::Node& n);
+    const std::vector<Halide::Expr>& variable_extents() const { return var_extents_; }
+
+    Halide::Expr weight(const ir::Term& t) { return params_.scalars[t.weight_slot]; }
+    const ir::Problem& problem() const { return problem_; }
+
+private:
+    const ir::Problem& problem_;
+    Params& params_;
+    std::vector<Halide::Expr> var_extents_;
+};
+
+/// A Func reading an ImageParam (or Buffer-backed input) with its run-time extents.
+Lowered input(const Halide::ImageParam& p);
+Lowered zeros(const std::vector<Halide::Expr>& extents);
+Lowered constant_like(float value, const std::vector<Halide::Expr>& extents);
+
+/// prox of the generalised term α f(v + c) with parameter ρ: argmin_z α f(z + c) + ρ/2 ‖z − v‖².
+/// `c` may be undefined (no offset).
+Halide::Func prox(ir::Penalty pen, const Lowered& v, const std::optional<Halide::Func>& c, Halide::Expr alpha,
+                  Halide::Expr rho, Stages& st);
+
+/// Closed-form x-update of the Ω terms: argmin_x Ω(x) + 1/(2τ) ‖x − v‖². Identity when Ω is empty.
+Halide::Func omega_prox(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);
+
+/// Hand CPU schedule of an output: strips of rows in parallel, vectorized along x, the staged
+/// Funcs computed per strip. Call once per output Func, before compiling.
+void schedule_output(Halide::Func out, int rank, const Stages& st);
+
+/// The JIT target used for every pipeline (host features).
+const Halide::Target& jit_target();
+
+}  // namespace proxgen::lower

@@ -1,0 +1,307 @@
+#include "engine.hpp"
+
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include "proxgen/error.hpp"
+#include "proxgen/solve/solve.hpp"
+
+namespace proxgen {
+
+const char* name(Algorithm a) {
+    switch (a) {
+    case Algorithm::admm: return "admm";
+    case Algorithm::ladmm: return "ladmm";
+    case Algorithm::pock_chambolle: return "pock_chambolle";
+    case Algorithm::hqs: return "hqs";
+    }
+    return "?";
+}
+
+const char* name(Status s) {
+    switch (s) {
+    case Status::converged: return "converged";
+    case Status::max_iterations: return "max_iterations";
+    case Status::stopped_by_callback: return "stopped_by_callback";
+    }
+    return "?";
+}
+
+namespace {
+// recursive: builders run under the lock and may compile (and count) nested pipelines
+std::recursive_mutex cache_mutex;
+std::map<std::string, std::shared_ptr<void>>& cache() {
+    static std::map<std::string, std::shared_ptr<void>> c;
+    return c;
+}
+JitStats stats;
+}  // namespace
+
+JitStats jit_stats() {
+    std::lock_guard<std::recursive_mutex> lock(cache_mutex);
+    return stats;
+}
+
+namespace detail {
+
+using Clock = std::chrono::steady_clock;
+
+std::shared_ptr<void> cached(const std::string& key, const std::function<std::shared_ptr<void>()>& build,
+                             double& compile_seconds) {
+    std::lock_guard<std::recursive_mutex> lock(cache_mutex);
+    auto it = cache().find(key);
+    if (it != cache().end()) {
+        ++stats.cache_hits;
+        return it->second;
+    }
+    const auto t0 = Clock::now();
+    auto value = build();
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    compile_seconds += s;
+    stats.compile_seconds += s;
+    cache().emplace(key, value);
+    return value;
+}
+
+void compile(Halide::Pipeline& p) {
+    p.compile_jit(lower::jit_target());
+    std::lock_guard<std::recursive_mutex> lock(cache_mutex);
+    ++stats.pipelines_compiled;
+}
+
+void set(Halide::ImageParam& p, const Image& img) { p.set(Halide::Buffer<float>(Image::Buffer(img.buffer()))); }
+
+void run(Halide::Pipeline& p, std::vector<Image*> outputs) {
+    std::vector<Halide::Buffer<>> bufs;
+    for (Image* o : outputs) bufs.emplace_back(Halide::Buffer<float>(Image::Buffer(o->buffer())));
+    p.realize(Halide::Realization(bufs), lower::jit_target());
+}
+
+double norm2(const Image& a) {
+    double s = 0;
+    const float* d = a.data();
+    for (std::size_t i = 0; i < a.size(); ++i) s += double(d[i]) * d[i];
+    return std::sqrt(s);
+}
+
+double norm2_diff(const Image& a, const Image& b) {
+    PROXGEN_INTERNAL_ASSERT(a.size() == b.size());
+    double s = 0;
+    const float *p = a.data(), *q = b.data();
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double d = double(p[i]) - q[i];
+        s += d * d;
+    }
+    return std::sqrt(s);
+}
+
+Image initial_x(const ir::Problem& p, const Options& opt, const Result* warm) {
+    const Image* from = nullptr;
+    if (!opt.x0.empty()) from = &opt.x0;
+    else if (warm && !warm->x.empty()) from = &warm->x;
+    if (!from) return Image(p.variable_shape);
+    if (from->sizes() != p.variable_shape)
+        fail("warm start: x0 is {} but the variable is {}", from->shape_string(), shape_string(p.variable_shape));
+    const float* d = from->data();
+    for (std::size_t i = 0; i < from->size(); ++i)
+        if (!std::isfinite(d[i])) fail("warm start: x0 contains a non-finite value ({}) at element {}", d[i], i);
+    return from->copy();
+}
+
+std::vector<std::vector<int>> psi_shapes(const ir::Problem& p) {
+    std::vector<std::vector<int>> s;
+    for (const auto& t : p.psi) s.push_back(t.expr.shape);
+    return s;
+}
+
+double stacked_norm_bound(const ir::Problem& p) {
+    double s = 0;
+    for (const auto& t : p.psi) s += t.norm_bound * t.norm_bound;
+    return std::sqrt(s);
+}
+
+std::size_t psi_elements(const ir::Problem& p) {
+    std::size_t m = 0;
+    for (const auto& t : p.psi) {
+        std::size_t e = 1;
+        for (int s : t.expr.shape) e *= std::size_t(s);
+        m += e;
+    }
+    return m;
+}
+
+// ---- monitor ----------------------------------------------------------------------------------
+
+Monitor::Monitor(const ir::Problem& p, const Options& opt, Result& r)
+    : problem_(p), opt_(opt), result_(r), track_(opt.verbose || opt.track_objective), start_(Clock::now()) {
+    if (opt.max_iters < 0) fail("Options: max_iters must be >= 0, got {}", opt.max_iters);
+    if (opt.check_every < 1) fail("Options: check_every must be >= 1, got {}", opt.check_every);
+    if (!(opt.eps_abs >= 0) || !(opt.eps_rel >= 0))
+        fail("Options: eps_abs and eps_rel must be >= 0, got {} and {}", opt.eps_abs, opt.eps_rel);
+    if (opt.verbose) {
+        fmt::print("{}", describe_ir(p, opt.algorithm));
+        fmt::print("{:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>9}\n", "iter", "objective", "r_primal",
+                   "eps_primal", "r_dual", "eps_dual", "time[s]");
+    }
+}
+
+bool Monitor::should_check(int it) const { return it % opt_.check_every == 0 || it == opt_.max_iters; }
+
+bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x) {
+    HistoryEntry h{it, std::numeric_limits<double>::quiet_NaN(), r_pri, r_dual, eps_pri, eps_dual};
+    if (!std::isfinite(r_pri) || !std::isfinite(r_dual))
+        fail("{}: diverged at iteration {} (primal residual {}, dual residual {}); reduce the step sizes",
+             name(opt_.algorithm), it, r_pri, r_dual);
+    if (track_) h.objective = objective_ir(problem_, x);
+    result_.history.push_back(h);
+    result_.primal_residual = r_pri;
+    result_.dual_residual = r_dual;
+    last_ = IterationInfo{it, r_pri, r_dual, eps_pri, eps_dual, h.objective};
+    if (opt_.verbose)
+        fmt::print("{:>6} {:>14.6f} {:>11.3e} {:>11.3e} {:>11.3e} {:>11.3e} {:>9.3f}\n", it, h.objective, r_pri,
+                   eps_pri, r_dual, eps_dual, std::chrono::duration<double>(Clock::now() - start_).count());
+    const bool tolerance_set = opt_.eps_abs > 0 || opt_.eps_rel > 0;
+    return tolerance_set && r_pri <= eps_pri && r_dual <= eps_dual;
+}
+
+bool Monitor::after_iteration(int it) {
+    if (!opt_.callback) return true;
+    IterationInfo info = last_.iteration == it ? last_ : IterationInfo{it};
+    return opt_.callback(info);
+}
+
+void Monitor::finish(int it, bool converged, bool stopped) {
+    result_.iterations = it;
+    result_.converged = converged;
+    result_.status = converged ? Status::converged : stopped ? Status::stopped_by_callback : Status::max_iterations;
+    result_.solve_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    result_.algorithm = opt_.algorithm;
+    result_.signature = ir::signature(problem_);
+    if (opt_.verbose)
+        fmt::print("{} after {} iterations, {:.3f} s ({:.3f} ms/iteration)\n", name(result_.status), it,
+                   result_.solve_seconds, it ? 1e3 * result_.solve_seconds / it : 0.0);
+}
+
+// ---- objective --------------------------------------------------------------------------------
+
+TermValues::TermValues(const ir::Problem& p) : params(p), x(Halide::Float(32), int(p.variable_shape.size()), "x") {
+    lower::Lowered xin = lower::input(x);
+    lower::Lowerer L(p, params, xin.extents);
+    std::vector<Halide::Func> outs;
+    for (const auto* terms : {&p.omega, &p.psi})
+        for (const auto& t : *terms) {
+            lower::Stages st;
+            lower::Lowered k = L.forward(t.expr, xin, lower::Part::linear, st);
+            lower::Lowered c = L.forward(t.expr, xin, lower::Part::offset, st);
+            const int r = k.rank();
+            Halide::Func v("term_value");
+            v(lower::args(r)) = c.is_zero ? k.f(lower::args(r)) : k.f(lower::args(r)) + c.f(lower::args(r));
+            lower::schedule_output(v, r, st);
+            outs.push_back(v);
+        }
+    pipeline = Halide::Pipeline(outs);
+    compile(pipeline);
+}
+
+namespace {
+
+double penalty_value(ir::Penalty pen, const Image& v) {
+    const float* d = v.data();
+    const std::size_t n = v.size();
+    double s = 0;
+    switch (pen) {
+    case ir::Penalty::sum_squares:
+        for (std::size_t i = 0; i < n; ++i) s += double(d[i]) * d[i];
+        return s;
+    case ir::Penalty::norm1:
+        for (std::size_t i = 0; i < n; ++i) s += std::abs(double(d[i]));
+        return s;
+    case ir::Penalty::group_norm1: {
+        // groups run along the last axis, the slowest-varying one in Halide's layout
+        const int groups = v.extent(v.dimensions() - 1);
+        const std::size_t stride = n / std::size_t(groups);
+        for (std::size_t i = 0; i < stride; ++i) {
+            double g = 0;
+            for (int j = 0; j < groups; ++j) g += double(d[i + j * stride]) * d[i + j * stride];
+            s += std::sqrt(g);
+        }
+        return s;
+    }
+    case ir::Penalty::nonneg: {
+        double worst = 0, scale = 1;
+        for (std::size_t i = 0; i < n; ++i) {
+            worst = std::min(worst, double(d[i]));
+            scale = std::max(scale, std::abs(double(d[i])));
+        }
+        return worst >= -1e-4 * scale ? 0.0 : INFINITY;
+    }
+    }
+    return 0;
+}
+
+}  // namespace
+
+double objective_ir(const ir::Problem& p, const Image& x) {
+    ir::validate(p);
+    if (x.sizes() != p.variable_shape)
+        fail("objective: x is {} but the variable is {}", x.shape_string(), shape_string(p.variable_shape));
+    double compile_s = 0;
+    auto tv = cached_as<TermValues>("objective:" + ir::signature(p),
+                                    [&] { return std::make_shared<TermValues>(p); }, compile_s);
+    tv->params.bind(p);
+    set(tv->x, x);
+    std::vector<Image> values;
+    std::vector<const ir::Term*> terms;
+    for (const auto* ts : {&p.omega, &p.psi})
+        for (const auto& t : *ts) {
+            values.emplace_back(t.expr.shape);
+            terms.push_back(&t);
+        }
+    std::vector<Image*> outs;
+    for (auto& v : values) outs.push_back(&v);
+    run(tv->pipeline, outs);
+    double f = 0;
+    for (std::size_t i = 0; i < terms.size(); ++i) f += double(terms[i]->weight) * penalty_value(terms[i]->penalty, values[i]);
+    return f;
+}
+
+// ---- describe / dispatch ----------------------------------------------------------------------
+
+std::string describe_ir(const ir::Problem& p, Algorithm a) {
+    std::string s = fmt::format("ProxGen plan ({}), variable {}\n", name(a), shape_string(p.variable_shape));
+    s += "  Omega (closed-form x-update, elementwise):\n";
+    if (p.omega.empty()) s += "    (none: the x-update is the identity)\n";
+    for (const auto& t : p.omega) s += fmt::format("    {}\n", t.text);
+    s += "  Psi (split z_i = K_i x, proxed):\n";
+    if (p.psi.empty()) s += "    (none)\n";
+    for (const auto& t : p.psi) s += fmt::format("    {}   ||K|| <= {:.4g}\n", t.text, t.norm_bound);
+    s += fmt::format("  ||K|| bound (stacked Psi operators): {:.4g}\n", stacked_norm_bound(p));
+    Options defaults;
+    if (a == Algorithm::pock_chambolle) {
+        auto st = pc_steps(p, defaults);
+        s += fmt::format("  steps: tau = {:.4g}, sigma = {:.4g}{}\n", st.tau, st.sigma,
+                         st.accelerated ? fmt::format(", accelerated (Omega strongly convex, gamma = {:.4g})", st.gamma)
+                                        : std::string(", theta = 1"));
+    } else if (a == Algorithm::ladmm) {
+        auto st = ladmm_steps(p, defaults);
+        s += fmt::format("  steps: lambda = {:.4g}, mu = {:.4g}\n", st.lambda, st.mu);
+    }
+    return s;
+}
+
+Result solve_ir(const ir::Problem& p, const Options& opt, const Result* warm) {
+    ir::validate(p);
+    switch (opt.algorithm) {
+    case Algorithm::pock_chambolle: return pock_chambolle(p, opt, warm);
+    case Algorithm::ladmm: return linearized_admm(p, opt, warm);
+    case Algorithm::admm:
+    case Algorithm::hqs:
+        fail("Algorithm::{} is not yet implemented (it arrives with the planner); use pock_chambolle or ladmm",
+             name(opt.algorithm));
+    }
+    return {};
+}
+
+}  // namespace detail
+}  // namespace proxgen

@@ -1,0 +1,94 @@
+// Internal: what the algorithms share — the JIT cache, state buffers, norms, the stopping rule,
+// the verbose table. Each algorithm (pock_chambolle.cpp, ladmm.cpp) builds its step pipelines
+// once per problem structure and runs its loop in C++.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Halide.h>
+
+#include "../lower/lowering.hpp"
+#include "proxgen/ir/ir.hpp"
+#include "proxgen/solve/options.hpp"
+#include "proxgen/solve/result.hpp"
+
+namespace proxgen::detail {
+
+/// Returns the cached object for key, building it (and counting the compile time) on a miss.
+std::shared_ptr<void> cached(const std::string& key, const std::function<std::shared_ptr<void>()>& build,
+                             double& compile_seconds);
+
+template <class T>
+std::shared_ptr<T> cached_as(const std::string& key, const std::function<std::shared_ptr<T>()>& build,
+                             double& compile_seconds) {
+    return std::static_pointer_cast<T>(cached(key, [&] { return std::shared_ptr<void>(build()); }, compile_seconds));
+}
+
+/// Compile for the JIT target, once.
+void compile(Halide::Pipeline& p);
+
+/// Runs a pipeline into the given output buffers.
+void run(Halide::Pipeline& p, std::vector<Image*> outputs);
+/// Sets an input parameter to an image.
+void set(Halide::ImageParam& p, const Image& img);
+
+double norm2(const Image& a);                     // ‖a‖₂ in float64
+double norm2_diff(const Image& a, const Image& b);  // ‖a − b‖₂
+
+/// Initial x: opt.x0 (checked), the warm result's x, or zeros.
+Image initial_x(const ir::Problem& p, const Options& opt, const Result* warm);
+/// Shapes of the Ψ terms' outputs, one per term.
+std::vector<std::vector<int>> psi_shapes(const ir::Problem& p);
+/// ‖K‖ bound of the stacked Ψ operators: √Σ‖K_i‖².
+double stacked_norm_bound(const ir::Problem& p);
+/// Number of elements of all Ψ outputs (m) and of x (n), for the √dim·ε_abs tolerances.
+std::size_t psi_elements(const ir::Problem& p);
+
+/// Shared bookkeeping of the loop: timing, history, stopping, callback, verbose table.
+class Monitor {
+public:
+    Monitor(const ir::Problem& p, const Options& opt, Result& r);
+    bool should_check(int it) const;
+    /// Records a measurement; returns true when the tolerances are met. Throws proxgen::Error on
+    /// NaN/Inf residuals (divergence).
+    bool record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x);
+    /// Calls the user's callback; returns false to stop.
+    bool after_iteration(int it);
+    void finish(int it, bool converged, bool stopped);
+
+private:
+    const ir::Problem& problem_;
+    const Options& opt_;
+    Result& result_;
+    IterationInfo last_;
+    bool track_;
+    std::chrono::steady_clock::time_point start_;
+};
+
+/// Pipeline that evaluates every term's K_i x + c_i (Ω then Ψ) at an input x.
+struct TermValues {
+    lower::Params params;
+    Halide::ImageParam x;
+    Halide::Pipeline pipeline;
+    explicit TermValues(const ir::Problem& p);
+};
+
+Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm);
+Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm);
+
+/// Default step sizes as the algorithms use them (describe() prints the same numbers).
+struct PCSteps {
+    double tau, sigma, gamma;
+    bool accelerated;
+};
+PCSteps pc_steps(const ir::Problem& p, const Options& opt);
+struct LADMMSteps {
+    double lambda, mu;
+};
+LADMMSteps ladmm_steps(const ir::Problem& p, const Options& opt);
+
+}  // namespace proxgen::detail
