@@ -19,6 +19,7 @@ public:
     Image(int width, int height, int channels = 1);
     /// A zero-filled image of any rank 1..4; sizes[0] is the width.
     explicit Image(const std::vector<int>& sizes);
+    Image(std::initializer_list<int> sizes) : Image(std::vector<int>(sizes)) {}
     /// Wraps (shares) an existing Halide buffer; it must be dense (x stride 1).
     explicit Image(Buffer buffer);
 

@@ -10,6 +10,17 @@
 
 namespace proxgen::lower {
 
+// Declared first: the recursive calls are dependent but the arguments live in proxgen::dsl, so
+// argument-dependent lookup would not find overloads declared later in this namespace.
+template <class Tag, int R> ir::Node to_ir(const dsl::variable_t<Tag, R>& v);
+template <class E> ir::Node to_ir(const dsl::conv_t<E>& e);
+template <class E> ir::Node to_ir(const dsl::grad_t<E>& e);
+template <class E> ir::Node to_ir(const dsl::mul_elemwise_t<E>& e);
+template <class E> ir::Node to_ir(const dsl::scale_t<E>& e);
+template <class E> ir::Node to_ir(const dsl::subsample_t<E>& e);
+template <class A, class B> ir::Node to_ir(const dsl::sum_t<A, B>& e);
+template <class E> ir::Node to_ir(const dsl::offset_t<E>& e);
+
 inline ir::Node unary(ir::Op op, const std::vector<int>& shape, ir::Node arg) {
     ir::Node n;
     n.op = op;
