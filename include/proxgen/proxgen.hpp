@@ -8,6 +8,7 @@
 #include "proxgen/error.hpp"
 #include "proxgen/image.hpp"
 #include "proxgen/io/image_io.hpp"
+#include "proxgen/io/plot.hpp"
 #include "proxgen/plan/plan.hpp"
 #include "proxgen/solve/options.hpp"
 #include "proxgen/solve/result.hpp"

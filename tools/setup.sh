@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs everything ProxGen needs from Debian 12's packages (run as root). Idempotent.
+set -euo pipefail
+packages=(build-essential cmake ninja-build pkg-config libhalide14-0-dev libboost-dev libfmt-dev catch2
+          libbenchmark-dev libfftw3-dev libpng-dev libjpeg-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi
