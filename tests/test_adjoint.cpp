@@ -44,6 +44,8 @@ TEST_CASE("grad is adjoint to minus divergence", "[adjoint]") {
         check_adjoint(pg::grad(x), {w, h}, 1);
         auto xc = pg::variable(w, h, 3);
         check_adjoint(pg::grad(xc), {w, h, 3}, 2);
+        check_adjoint(pg::grad(x, pg::periodic), {w, h}, 15);
+        check_adjoint(pg::grad(xc, pg::periodic), {w, h, 3}, 16);
     }
 }
 

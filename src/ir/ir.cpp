@@ -51,6 +51,7 @@ void sign(const Node& n, std::string& out) {
     out += name(n.op);
     out += fmt::format("/{}", n.shape.size());
     if (n.op == Op::subsample) out += fmt::format(":{}:{}", n.step_x, n.step_y);
+    if (n.op == Op::grad && n.periodic) out += ":periodic";
     if (has_image(n.op)) out += fmt::format("[{}]", n.image.dimensions());
     if (!n.args.empty()) {
         out += "(";
@@ -120,7 +121,7 @@ std::string to_string(const Node& n) {
     case Op::variable: return "x";
     case Op::constant: return fmt::format("b[{}]", n.image.shape_string());
     case Op::conv: return fmt::format("conv(k[{}], {})", n.image.shape_string(), to_string(n.args[0]));
-    case Op::grad: return fmt::format("grad({})", to_string(n.args[0]));
+    case Op::grad: return fmt::format("grad({}{})", to_string(n.args[0]), n.periodic ? ", periodic" : "");
     case Op::mul_elemwise: return fmt::format("mul_elemwise(w, {})", to_string(n.args[0]));
     case Op::scale: return fmt::format("{:g}*{}", n.scalar, to_string(n.args[0]));
     case Op::sum: return fmt::format("({} + {})", to_string(n.args[0]), to_string(n.args[1]));

@@ -141,8 +141,14 @@ Lowered Lowerer::forward(const ir::Node& n, const Lowered& x, Part part, Stages&
         // keep every access in bounds; the select zeroes the last slice (Neumann).
         Expr W = a.extents[0], H = a.extents[1];
         Expr u = a.f(args(r - 1));
-        Expr dx = select(ax[0] < W - 1, at(a.f, r - 1, min(ax[0] + 1, W - 1), ax[1]) - u, 0.0f);
-        Expr dy = select(ax[1] < H - 1, at(a.f, r - 1, ax[0], min(ax[1] + 1, H - 1)) - u, 0.0f);
+        Expr dx, dy;
+        if (n.periodic) {
+            dx = at(a.f, r - 1, select(ax[0] < W - 1, ax[0] + 1, 0), ax[1]) - u;
+            dy = at(a.f, r - 1, ax[0], select(ax[1] < H - 1, ax[1] + 1, 0)) - u;
+        } else {
+            dx = select(ax[0] < W - 1, at(a.f, r - 1, min(ax[0] + 1, W - 1), ax[1]) - u, 0.0f);
+            dy = select(ax[1] < H - 1, at(a.f, r - 1, ax[0], min(ax[1] + 1, H - 1)) - u, 0.0f);
+        }
         out.f(args(r)) = select(ax[r - 1] == 0, dx, dy);
         break;
     }
@@ -190,10 +196,16 @@ std::optional<Func> Lowerer::adjoint(const ir::Node& n, const Lowered& y, Stages
             c.push_back(k);
             return p(c);
         };
-        Expr gx = select(ax[0] < W - 1, with(ax[0], ax[1], 0), 0.0f) -
-                  select(ax[0] > 0, with(max(ax[0] - 1, 0), ax[1], 0), 0.0f);
-        Expr gy = select(ax[1] < H - 1, with(ax[0], ax[1], 1), 0.0f) -
-                  select(ax[1] > 0, with(ax[0], max(ax[1] - 1, 0), 1), 0.0f);
+        Expr gx, gy;
+        if (n.periodic) {  // −(p(x) − p(x−1)) with x−1 wrapping
+            gx = with(ax[0], ax[1], 0) - with(select(ax[0] > 0, ax[0] - 1, W - 1), ax[1], 0);
+            gy = with(ax[0], ax[1], 1) - with(ax[0], select(ax[1] > 0, ax[1] - 1, H - 1), 1);
+        } else {
+            gx = select(ax[0] < W - 1, with(ax[0], ax[1], 0), 0.0f) -
+                 select(ax[0] > 0, with(max(ax[0] - 1, 0), ax[1], 0), 0.0f);
+            gy = select(ax[1] < H - 1, with(ax[0], ax[1], 1), 0.0f) -
+                 select(ax[1] > 0, with(ax[0], max(ax[1] - 1, 0), 1), 0.0f);
+        }
         back.f(a) = -(gx + gy);
         break;
     }

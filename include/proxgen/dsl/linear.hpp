@@ -21,12 +21,17 @@ struct conv_t {
     std::vector<int> shape;
 };
 
-/// forward differences along x and y, stacked on a new last axis; last difference is 0.
+/// Boundary of grad: Neumann (ProxImaL's: the last difference is 0) or periodic (wraps around,
+/// which makes grad diagonal in the Fourier basis).
+enum class boundary { neumann, periodic };
+
+/// forward differences along x and y, stacked on a new last axis.
 template <class E>
 struct grad_t {
     static constexpr int rank = E::rank + 1;
     E arg;
     std::vector<int> shape;
+    boundary bc = boundary::neumann;
 };
 
 /// elementwise product with a weight image of the operand's shape.
@@ -128,14 +133,18 @@ auto conv(const Image& kernel, E arg) {
     return dsl::conv_t<E>{kernel, std::move(arg), std::move(shape)};
 }
 
-/// pg::grad(e): forward differences along x and y, stacked on a new last axis of extent 2.
+inline constexpr dsl::boundary neumann = dsl::boundary::neumann;
+inline constexpr dsl::boundary periodic = dsl::boundary::periodic;
+
+/// pg::grad(e[, pg::periodic]): forward differences along x and y, stacked on a new last axis of
+/// extent 2; the last difference is 0 (Neumann, default) or wraps around (periodic).
 template <dsl::Expression E>
-auto grad(E arg) {
+auto grad(E arg, dsl::boundary bc = dsl::boundary::neumann) {
     static_assert(E::rank + 1 <= dsl::max_rank,
                   "grad adds an axis, and the result would exceed ProxGen's maximum rank of 4");
     std::vector<int> shape = dsl::shape_of(arg);
     shape.push_back(2);
-    return dsl::grad_t<E>{std::move(arg), std::move(shape)};
+    return dsl::grad_t<E>{std::move(arg), std::move(shape), bc};
 }
 
 /// pg::mul_elemwise(w, e): elementwise product with a weight image of e's shape.

@@ -25,6 +25,7 @@ struct Node {
     Image image;                  // conv kernel, mul_elemwise weight, constant image
     float scalar = 1.0f;          // scale factor
     int step_x = 1, step_y = 1;   // subsample steps (structural: part of the signature)
+    bool periodic = false;        // grad: periodic boundary (wraps) instead of Neumann (last = 0)
     int image_slot = -1;          // index of the pipeline parameter bound to `image`
     int scalar_slot = -1;         // index of the pipeline parameter bound to `scalar`
 };

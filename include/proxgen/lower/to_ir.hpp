@@ -43,7 +43,11 @@ ir::Node to_ir(const dsl::conv_t<E>& e) {
     return n;
 }
 template <class E>
-ir::Node to_ir(const dsl::grad_t<E>& e) { return unary(ir::Op::grad, e.shape, to_ir(e.arg)); }
+ir::Node to_ir(const dsl::grad_t<E>& e) {
+    auto n = unary(ir::Op::grad, e.shape, to_ir(e.arg));
+    n.periodic = e.bc == dsl::boundary::periodic;
+    return n;
+}
 template <class E>
 ir::Node to_ir(const dsl::mul_elemwise_t<E>& e) {
     auto n = unary(ir::Op::mul_elemwise, e.shape, to_ir(e.arg));

@@ -70,7 +70,9 @@ struct linear_traits<dsl::conv_t<E>> : unary_traits<E> {
 template <class E>
 struct linear_traits<dsl::grad_t<E>> : unary_traits<E> {
     static constexpr bool is_diagonal = false;
-    static constexpr bool is_freq_diagonal = false;  // Neumann boundaries: diagonal in DCT, not FFT
+    // Neumann boundaries: diagonal in the DCT, not the FFT; periodic ones are FFT-diagonal, but
+    // that is a run-time choice (grad(x, pg::periodic)), read by the planner from the IR.
+    static constexpr bool is_freq_diagonal = false;
     // Each of the two difference operators has norm ≤ 2: ‖∇‖ ≤ √(4 + 4).
     static double norm_bound(const dsl::grad_t<E>& e) { return std::sqrt(8.0) * linear_traits<E>::norm_bound(e.arg); }
     static double diagonal_min_abs(const dsl::grad_t<E>&) { return 0.0; }
