@@ -143,8 +143,9 @@ Lowered Lowerer::forward(const ir::Node& n, const Lowered& x, Part part, Stages&
         Expr u = a.f(args(r - 1));
         Expr dx, dy;
         if (n.periodic) {
-            dx = at(a.f, r - 1, select(ax[0] < W - 1, ax[0] + 1, 0), ax[1]) - u;
-            dy = at(a.f, r - 1, ax[0], select(ax[1] < H - 1, ax[1] + 1, 0)) - u;
+            // the clamps change nothing but tell bounds inference the wrapped index stays inside
+            dx = at(a.f, r - 1, clamp(select(ax[0] < W - 1, ax[0] + 1, 0), 0, W - 1), ax[1]) - u;
+            dy = at(a.f, r - 1, ax[0], clamp(select(ax[1] < H - 1, ax[1] + 1, 0), 0, H - 1)) - u;
         } else {
             dx = select(ax[0] < W - 1, at(a.f, r - 1, min(ax[0] + 1, W - 1), ax[1]) - u, 0.0f);
             dy = select(ax[1] < H - 1, at(a.f, r - 1, ax[0], min(ax[1] + 1, H - 1)) - u, 0.0f);
@@ -198,8 +199,8 @@ std::optional<Func> Lowerer::adjoint(const ir::Node& n, const Lowered& y, Stages
         };
         Expr gx, gy;
         if (n.periodic) {  // −(p(x) − p(x−1)) with x−1 wrapping
-            gx = with(ax[0], ax[1], 0) - with(select(ax[0] > 0, ax[0] - 1, W - 1), ax[1], 0);
-            gy = with(ax[0], ax[1], 1) - with(ax[0], select(ax[1] > 0, ax[1] - 1, H - 1), 1);
+            gx = with(ax[0], ax[1], 0) - with(clamp(select(ax[0] > 0, ax[0] - 1, W - 1), 0, W - 1), ax[1], 0);
+            gy = with(ax[0], ax[1], 1) - with(ax[0], clamp(select(ax[1] > 0, ax[1] - 1, H - 1), 0, H - 1), 1);
         } else {
             gx = select(ax[0] < W - 1, with(ax[0], ax[1], 0), 0.0f) -
                  select(ax[0] > 0, with(max(ax[0] - 1, 0), ax[1], 0), 0.0f);
