@@ -31,27 +31,76 @@ TEST_CASE("size mismatches throw proxgen::Error naming the operator and both siz
     CHECK_THROWS_AS(pg::subsample(x, 0, 1), pg::Error);
 }
 
-TEST_CASE("the plan puts diagonal quadratics and nonneg(x) in Omega, the rest in Psi", "[plan]") {
+TEST_CASE("PC and L-ADMM absorb diagonal quadratics and constraints, the rest is split", "[plan]") {
     auto x = pg::variable(16, 16);
     const pg::Image b({16, 16}), k({3, 3});
+    using A = pg::Algorithm;
     using denoise = decltype(pg::sum_squares(x - b) + 0.1f * pg::group_norm1(pg::grad(x)));
-    using P1 = pg::plan::plan_t<denoise>;
+    using P1 = pg::detail::plan_of<denoise, A::pock_chambolle>;
     STATIC_REQUIRE(P1::in_omega[0]);
     STATIC_REQUIRE(!P1::in_omega[1]);
     STATIC_REQUIRE(P1::omega_count == 1);
+    STATIC_REQUIRE(P1::x_update == pg::plan::XUpdate::closed_form_prox);
 
     using deconv = decltype(pg::sum_squares(pg::conv(k, x) - b) + 0.01f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x));
-    using P2 = pg::plan::plan_t<deconv>;
+    using P2 = pg::detail::plan_of<deconv, A::ladmm>;
     STATIC_REQUIRE(!P2::in_omega[0]);  // conv is not diagonal in space
     STATIC_REQUIRE(!P2::in_omega[1]);
     STATIC_REQUIRE(P2::in_omega[2]);
     STATIC_REQUIRE(P2::psi_count == 2);
 
-    using weighted = decltype(pg::sum_squares(pg::mul_elemwise(b, x) - b) + pg::norm1(x) + pg::nonneg(2.0f * x));
-    using P3 = pg::plan::plan_t<weighted>;
+    // after the rewrites: weights and scales are absorbed into the prox, so these are diagonal
+    using weighted = decltype(pg::sum_squares(pg::mul_elemwise(b, x) - b) + pg::norm1(x) + pg::nonneg(2.0f * x) +
+                              pg::norm1(pg::mul_elemwise(b, pg::grad(x))));
+    using P3 = pg::detail::plan_of<weighted, A::pock_chambolle>;
     STATIC_REQUIRE(P3::in_omega[0]);   // diagonal weights: closed form per pixel
     STATIC_REQUIRE(!P3::in_omega[1]);  // norm1 is proxed
-    STATIC_REQUIRE(!P3::in_omega[2]);  // nonneg of a scaled x: split (Ω only clamps the bare x)
+    STATIC_REQUIRE(P3::in_omega[2]);   // 2x >= 0: an interval per pixel
+    STATIC_REQUIRE(!P3::in_omega[3]);
+}
+
+TEST_CASE("ADMM and HQS absorb quadratics and pick the x-update from the operators", "[plan]") {
+    auto x = pg::variable(16, 16);
+    const pg::Image b({16, 16}), k({3, 3});
+    using A = pg::Algorithm;
+    using X = pg::plan::XUpdate;
+    using denoise = decltype(pg::sum_squares(x - b) + 0.1f * pg::group_norm1(pg::grad(x)));
+    STATIC_REQUIRE(pg::detail::plan_of<denoise, A::admm>::x_update == X::dct);
+    using periodic = decltype(pg::sum_squares(pg::conv(k, x) - b) + 0.1f * pg::group_norm1(pg::grad(x, pg::periodic)));
+    STATIC_REQUIRE(pg::detail::plan_of<periodic, A::admm>::x_update == X::fft);
+    STATIC_REQUIRE(pg::detail::plan_of<periodic, A::admm>::in_omega[0]);
+    using deconv = decltype(pg::sum_squares(pg::conv(k, x) - b) + 0.01f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x));
+    using P = pg::detail::plan_of<deconv, A::hqs>;
+    STATIC_REQUIRE(P::x_update == X::cg);  // circular conv and Neumann grad share no basis
+    STATIC_REQUIRE(P::in_omega[0]);
+    STATIC_REQUIRE(!P::in_omega[2]);      // constraints are split in ADMM / HQS
+    using diagonal = decltype(pg::sum_squares(x - b) + pg::norm1(x) + pg::nonneg(x));
+    STATIC_REQUIRE(pg::detail::plan_of<diagonal, A::admm>::x_update == X::elementwise);
+    using weighted = decltype(pg::sum_squares(pg::mul_elemwise(b, pg::conv(k, x)) - b) + pg::norm1(pg::grad(x, pg::periodic)));
+    STATIC_REQUIRE(pg::detail::plan_of<weighted, A::admm>::x_update == X::cg);  // W² breaks the FFT diagonal
+    using tv_only = decltype(pg::group_norm1(pg::grad(x)));
+    STATIC_REQUIRE(!pg::detail::plan_of<tv_only, A::admm>::viable);
+    STATIC_REQUIRE(pg::detail::plan_of<tv_only, A::pock_chambolle>::viable);
+}
+
+TEST_CASE("rewrite rules absorb offsets, scales and weights into the prox parameters", "[plan]") {
+    auto x = pg::variable(4, 3);
+    pg::Image b({4, 3}), w({4, 3});
+    for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = float(i), w.data()[i] = 0.5f + float(i);
+    // 3 · norm1(2 · (w ⊙ x − b)) → 3 · norm1(2 w ⊙ x − 2 b)
+    auto t = pg::plan::normalize_term(3.0f * pg::norm1(2.0f * (pg::mul_elemwise(w, x) - b)));
+    STATIC_REQUIRE(std::is_same_v<decltype(t)::argument_type, decltype(x)>);
+    STATIC_REQUIRE(decltype(t)::weighted);
+    CHECK(t.weight == 3.0f);
+    CHECK(t.beta == 2.0f);
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        CHECK(t.arg_weight.data()[i] == w.data()[i]);
+        CHECK(t.offset.data()[i] == -2.0f * b.data()[i]);
+    }
+    // group_norm1 keeps elementwise weights in its operator (not separable), offsets still move
+    auto g = pg::plan::normalize_term(pg::group_norm1(pg::grad(x) - pg::Image({4, 3, 2})));
+    STATIC_REQUIRE(std::is_same_v<decltype(g)::argument_type, decltype(pg::grad(x))>);
+    CHECK(!g.offset.empty());
 }
 
 TEST_CASE("describe prints the plan", "[plan]") {
@@ -60,6 +109,9 @@ TEST_CASE("describe prints the plan", "[plan]") {
     auto prob = pg::sum_squares(pg::conv(k, x) - b) + 0.01f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x);
     const std::string d = pg::describe(prob, pg::Algorithm::pock_chambolle);
     CHECK_THAT(d, Contains("Omega") && Contains("nonneg(x)") && Contains("Psi") && Contains("group_norm1(grad(x))") &&
-                      Contains("conv(k[5x5], x)") && Contains("tau"));
+                      Contains("conv(k[5x5], x)") && Contains("tau") && Contains("closed-form"));
     CHECK_THAT(pg::describe(prob, pg::Algorithm::ladmm), Contains("lambda") && Contains("mu"));
+    CHECK_THAT(pg::describe(prob, pg::Algorithm::admm), Contains("conjugate gradient") && Contains("rho"));
+    auto denoise = pg::sum_squares(x - b) + 0.1f * pg::group_norm1(pg::grad(x));
+    CHECK_THAT(pg::describe(denoise, pg::Algorithm::hqs), Contains("DCT solve (exact"));
 }

@@ -159,7 +159,7 @@ TEST_CASE("bad input is reported, not computed with", "[solve][errors]") {
     b(3, 4) = 0.5f;
     pg::Options opt;
     opt.algorithm = pg::Algorithm::admm;
-    CHECK_THROWS_WITH(pg::solve(prob, opt), Contains("not yet implemented"));
+    CHECK_THROWS_WITH(pg::solve(pg::group_norm1(pg::grad(x)), opt), Contains("singular"));
     opt.algorithm = pg::Algorithm::pock_chambolle;
     opt.tau = 10;
     opt.sigma = 10;  // τσ‖K‖² ≫ 1

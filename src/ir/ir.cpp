@@ -6,6 +6,19 @@
 
 #include "proxgen/error.hpp"
 
+namespace proxgen::plan {
+const char* name(XUpdate x) {
+    switch (x) {
+    case XUpdate::closed_form_prox: return "closed-form prox";
+    case XUpdate::elementwise: return "elementwise solve";
+    case XUpdate::fft: return "FFT solve";
+    case XUpdate::dct: return "DCT solve";
+    case XUpdate::cg: return "conjugate gradient";
+    }
+    return "?";
+}
+}  // namespace proxgen::plan
+
 namespace proxgen::ir {
 
 const char* name(Op op) {
@@ -28,6 +41,8 @@ const char* name(Penalty p) {
     case Penalty::norm1: return "norm1";
     case Penalty::group_norm1: return "group_norm1";
     case Penalty::nonneg: return "nonneg";
+    case Penalty::poisson: return "poisson_norm";
+    case Penalty::sum_entries: return "sum_entries";
     }
     return "?";
 }
@@ -70,6 +85,10 @@ void assign_slots(Problem& p) {
     for (auto* terms : {&p.omega, &p.psi})
         for (auto& t : *terms) {
             t.weight_slot = scalars++;
+            t.beta_slot = scalars++;
+            t.arg_weight_slot = t.arg_weight.empty() ? -1 : images++;
+            t.offset_slot = t.offset.empty() ? -1 : images++;
+            t.data_slot = t.data.empty() ? -1 : images++;
             number(t.expr, images, scalars);
         }
     p.image_slots = images;
@@ -82,11 +101,12 @@ void for_each_node(const Problem& p, const std::function<void(const Node&)>& f) 
 }
 
 std::string signature(const Problem& p) {
-    std::string s = fmt::format("var/{};", p.variable_shape.size());
+    std::string s = fmt::format("var/{};{};{};", p.variable_shape.size(), name(p.algorithm), plan::name(p.x_update));
     for (const auto* terms : {&p.omega, &p.psi}) {
         s += terms == &p.omega ? "omega:" : "psi:";
         for (const auto& t : *terms) {
             s += name(t.penalty);
+            s += fmt::format("[{}{}{}]", t.arg_weight.dimensions(), t.offset.empty() ? "" : "c", t.data.empty() ? "" : "d");
             s += "(";
             sign(t.expr, s);
             s += ");";
@@ -95,7 +115,23 @@ std::string signature(const Problem& p) {
     return s;
 }
 
+namespace {
+void require_finite(const Image& img, const std::string& what) {
+    const float* d = img.data();
+    for (std::size_t i = 0; i < img.size(); ++i)
+        if (!std::isfinite(d[i]))
+            fail("{}: contains a non-finite value ({}) at element {}", what, d[i], i);
+}
+}  // namespace
+
 void validate(const Problem& p) {
+    for (const auto* terms : {&p.omega, &p.psi})
+        for (const auto& t : *terms) {
+            if (!t.arg_weight.empty()) require_finite(t.arg_weight, t.text + ": the weight image");
+            if (!t.offset.empty()) require_finite(t.offset, t.text + ": the constant image");
+            if (!t.data.empty()) require_finite(t.data, t.text + ": the data image");
+            if (!std::isfinite(t.beta)) fail("{}: the scale factor is not finite", t.text);
+        }
     for_each_node(p, [&](const Node& n) {
         if (n.op == Op::variable && n.shape != p.variable_shape)
             fail("variable: one problem uses the same variable with two sizes, {} and {}",
@@ -114,6 +150,16 @@ void validate(const Problem& p) {
         for (const auto& t : *terms)
             if (!std::isfinite(t.weight) || t.weight < 0)
                 fail("{}: weight must be finite and non-negative, got {}", t.text, t.weight);
+}
+
+std::string to_string(const Term& t) {
+    std::string arg = to_string(t.expr);
+    if (t.beta != 1.0f) arg = fmt::format("{:g}*{}", t.beta, arg);
+    if (!t.arg_weight.empty() && t.penalty != Penalty::group_norm1) arg = fmt::format("w[{}]*{}", t.arg_weight.shape_string(), arg);
+    if (!t.offset.empty()) arg += fmt::format(" + c[{}]", t.offset.shape_string());
+    if (!t.data.empty()) arg += fmt::format(", counts[{}]", t.data.shape_string());
+    const char* weighted = !t.arg_weight.empty() ? "weighted_" : "";
+    return fmt::format("{:g} * {}{}({})", t.weight, weighted, name(t.penalty), arg);
 }
 
 std::string to_string(const Node& n) {

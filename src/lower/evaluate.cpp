@@ -82,9 +82,11 @@ Image apply_prox(ir::Penalty f, float alpha, float rho, const Image& v, const Im
     Param<float> a("alpha", alpha), r("rho", rho);
     Stages st;
     Lowered vin = input(vp);
-    std::optional<Func> cf;
-    if (!c.empty()) cf = input(cp).f;
-    Func z = prox(f, vin, cf, a, r, st);
+    ProxSpec spec;
+    spec.penalty = f;
+    spec.alpha = a;
+    if (!c.empty()) spec.c = input(cp).f;
+    Func z = prox(spec, vin, r, st);
     Func out("apply_prox");
     out(args(vin.rank())) = z(args(vin.rank()));
     return realize_one(out, vin.rank(), st, v.sizes());

@@ -24,20 +24,81 @@ std::vector<Expr> args(int rank) {
     return a;
 }
 
-Params::Params(const ir::Problem& p) : images(p.image_slots), scalars(p.scalar_slots) {
+namespace {
+/// Visits every (slot, image) pair of the problem: node data and the terms' absorbed images.
+template <class F>
+void for_each_image_slot(const ir::Problem& p, F&& f) {
     ir::for_each_node(p, [&](const ir::Node& n) {
-        if (n.image_slot >= 0)
-            images[n.image_slot] = ImageParam(Float(32), n.image.dimensions(), "data" + std::to_string(n.image_slot));
+        if (n.image_slot >= 0) f(n.image_slot, n.image);
+    });
+    for (const auto* terms : {&p.omega, &p.psi})
+        for (const auto& t : *terms) {
+            if (t.arg_weight_slot >= 0) f(t.arg_weight_slot, t.arg_weight);
+            if (t.offset_slot >= 0) f(t.offset_slot, t.offset);
+            if (t.data_slot >= 0) f(t.data_slot, t.data);
+        }
+}
+}  // namespace
+
+Params::Params(const ir::Problem& p) : images(p.image_slots), scalars(p.scalar_slots) {
+    for_each_image_slot(p, [&](int slot, const Image& img) {
+        images[slot] = ImageParam(Float(32), img.dimensions(), "data" + std::to_string(slot));
     });
 }
 
 void Params::bind(const ir::Problem& p) {
+    for_each_image_slot(p, [&](int slot, const Image& img) { images[slot].set(Buffer<float>(Image::Buffer(img.buffer()))); });
     ir::for_each_node(p, [&](const ir::Node& n) {
-        if (n.image_slot >= 0) images[n.image_slot].set(Buffer<float>(Image::Buffer(n.image.buffer())));
         if (n.scalar_slot >= 0) scalars[n.scalar_slot].set(n.scalar);
     });
     for (const auto* terms : {&p.omega, &p.psi})
-        for (const auto& t : *terms) scalars[t.weight_slot].set(t.weight);
+        for (const auto& t : *terms) {
+            scalars[t.weight_slot].set(t.weight);
+            scalars[t.beta_slot].set(t.beta);
+        }
+}
+
+ProxSpec Lowerer::prox_spec(const ir::Term& t, const Lowered& x, Stages& st) {
+    ProxSpec f;
+    f.penalty = t.penalty;
+    f.alpha = weight(t);
+    const int r = int(t.expr.shape.size());
+    const auto a_args = args(r);
+    const bool grouped = t.penalty == ir::Penalty::group_norm1;
+    // a = β · w (w only for separable penalties; grouped ones weigh whole groups)
+    Func a("arg_scale");
+    Expr beta = params_.scalars[t.beta_slot];
+    a(a_args) = (t.arg_weight_slot >= 0 && !grouped) ? beta * params_.images[t.arg_weight_slot](a_args) : beta;
+    f.a = a;
+    if (grouped && t.arg_weight_slot >= 0) {
+        Func g("group_weight");
+        g(args(r - 1)) = params_.images[t.arg_weight_slot](args(r - 1));
+        f.group_weight = g;
+    }
+    if (t.data_slot >= 0) {
+        Func d("counts");
+        d(a_args) = params_.images[t.data_slot](a_args);
+        f.data = d;
+    }
+    Lowered inner = forward(t.expr, x, Part::offset, st);
+    if (!inner.is_zero || t.offset_slot >= 0) {
+        Func c("term_constant");
+        Expr e = 0.0f;
+        if (!inner.is_zero) e += a(a_args) * inner.f(a_args);
+        if (t.offset_slot >= 0) e += params_.images[t.offset_slot](a_args);
+        c(a_args) = e;
+        f.c = c;
+    }
+    return f;
+}
+
+Func Lowerer::term_argument(const ir::Term& t, const Lowered& x, Stages& st) {
+    ProxSpec f = prox_spec(t, x, st);
+    Lowered k = forward(t.expr, x, Part::linear, st);
+    const auto a = args(k.rank());
+    Func v("term_argument");
+    v(a) = (*f.a)(a) * k.f(a) + (f.c ? (*f.c)(a) : Expr(0.0f));
+    return v;
 }
 
 Lowered input(const ImageParam& p) {

@@ -46,6 +46,16 @@ struct Stages {
 
 enum class Part { linear, offset };
 
+/// A term's penalty in the generalised prox form α f(a ⊙ z + c), z = K x the split variable:
+/// a = β·w (nullopt: 1), c the total constant (nullopt: 0), per-group weights for group_norm1,
+/// counts for poisson_norm.
+struct ProxSpec {
+    ir::Penalty penalty = ir::Penalty::sum_squares;
+    Halide::Expr alpha;
+    std::optional<Halide::Func> a, c, group_weight, data;
+};
+
+
 /// Lowering of one problem's expressions against its parameters.
 class Lowerer {
 public:
@@ -61,6 +71,11 @@ public:
     const std::vector<Halide::Expr>& variable_extents() const { return var_extents_; }
 
     Halide::Expr weight(const ir::Term& t) { return params_.scalars[t.weight_slot]; }
+    /// The term's prox parameters; its constant c combines the absorbed offset and the constant
+    /// part left inside the expression (x is only used for its extents).
+    ProxSpec prox_spec(const ir::Term& t, const Lowered& x, Stages& st);
+    /// The argument of f at x: a ⊙ (K x + c_inner) + c (for the objective and residuals).
+    Halide::Func term_argument(const ir::Term& t, const Lowered& x, Stages& st);
     const ir::Problem& problem() const { return problem_; }
 
 private:
@@ -74,10 +89,8 @@ Lowered input(const Halide::ImageParam& p);
 Lowered zeros(const std::vector<Halide::Expr>& extents);
 Lowered constant_like(float value, const std::vector<Halide::Expr>& extents);
 
-/// prox of the generalised term α f(v + c) with parameter ρ: argmin_z α f(z + c) + ρ/2 ‖z − v‖².
-/// `c` may be undefined (no offset).
-Halide::Func prox(ir::Penalty pen, const Lowered& v, const std::optional<Halide::Func>& c, Halide::Expr alpha,
-                  Halide::Expr rho, Stages& st);
+/// argmin_z α f(a ⊙ z + c) + ρ/2 ‖z − v‖², elementwise where a = 0 (then z = v).
+Halide::Func prox(const ProxSpec& f, const Lowered& v, Halide::Expr rho, Stages& st);
 
 /// Closed-form x-update of the Ω terms: argmin_x Ω(x) + 1/(2τ) ‖x − v‖². Identity when Ω is empty.
 Halide::Func omega_prox(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);

@@ -1,5 +1,7 @@
-// Closed-form proxes, prox_{αf(·+c),ρ}(v) = argmin_z α f(z + c) + ρ/2 ‖z − v‖², and the closed-form
-// Ω x-update. All formulas stay finite at v = 0 and at α = 0 (no 0/0).
+// Closed-form proxes in the generalised form  argmin_z α f(a ⊙ z + c) + ρ/2 ‖z − v‖²,  and the
+// closed-form Ω x-update. With t = a z + c the problem becomes the plain prox of α f with
+// parameter ρ/a² at a v + c, so every penalty needs only its plain prox below. All formulas stay
+// finite at v = 0, α = 0 and a = 0 (no 0/0 reaches the result).
 #include "lowering.hpp"
 
 #include "proxgen/error.hpp"
@@ -8,62 +10,93 @@ namespace proxgen::lower {
 
 using namespace Halide;
 
-Func prox(ir::Penalty pen, const Lowered& v, const std::optional<Func>& c, Expr alpha, Expr rho, Stages& st) {
-    const int r = v.rank();
-    const auto a = args(r);
-    // Translate: prox of f(· + c) at v is prox_f(v + c) − c.
-    Func u("prox_operand");
-    u(a) = c ? v.f(a) + (*c)(a) : v.f(a);
-    Expr t = alpha / rho;  // threshold of the scaled problem
-    Expr p;
+namespace {
+
+/// argmin_t α f(t) + ρ/2 (t − u)² for separable f, τ = α/ρ (per element).
+Expr plain_prox(ir::Penalty pen, Expr u, Expr tau, const std::optional<Func>& data, const std::vector<Expr>& at) {
     switch (pen) {
-    case ir::Penalty::sum_squares: p = u(a) / (1.0f + 2.0f * t); break;
-    case ir::Penalty::norm1: p = u(a) - clamp(u(a), -t, t); break;
-    case ir::Penalty::nonneg: p = max(u(a), 0.0f); break;
-    case ir::Penalty::group_norm1: {
-        // v · max(0, 1 − t/‖v_g‖), written as a select so a zero group gives 0, not 0/0.
+    case ir::Penalty::sum_squares: return u / (1.0f + 2.0f * tau);
+    case ir::Penalty::norm1: return u - clamp(u, -tau, tau);
+    case ir::Penalty::nonneg: return max(u, 0.0f);
+    case ir::Penalty::sum_entries: return u - tau;
+    case ir::Penalty::poisson: {
+        // α(t − b log t) + ρ/2 (t − u)²: the positive root of t² − (u − τ) t − τ b = 0.
+        Expr b = data ? (*data)(at) : Expr(0.0f);
+        Expr m = u - tau;
+        return 0.5f * (m + sqrt(m * m + 4.0f * tau * b));
+    }
+    case ir::Penalty::group_norm1: break;
+    }
+    PROXGEN_INTERNAL_ASSERT(false);
+    return Expr();
+}
+
+}  // namespace
+
+Func prox(const ProxSpec& f, const Lowered& v, Expr rho, Stages& st) {
+    const int r = v.rank();
+    const auto at = args(r);
+    Expr a = f.a ? (*f.a)(at) : Expr(1.0f);
+    Expr c = f.c ? (*f.c)(at) : Expr(0.0f);
+    // t = a v + c, the prox parameter becomes ρ / a², so the threshold is α a² / ρ.
+    Func t("prox_argument");
+    t(at) = a * v.f(at) + c;
+    Expr tau = f.alpha * a * a / rho;
+    Expr p;
+    if (f.penalty == ir::Penalty::group_norm1) {
+        // v · max(0, 1 − τ_g/‖v_g‖), written as a select so a zero group gives 0, not 0/0. a is one
+        // scalar (β) for the whole group; group weights scale the threshold.
         PROXGEN_INTERNAL_ASSERT(r >= 2);
-        st.add(u);
+        st.add(t);
         RDom g(0, v.extents.back(), "group");
         auto outer = args(r - 1);
         auto member = outer;
         member.push_back(g);
         Func norm2("group_norm2");
         norm2(outer) = 0.0f;
-        norm2(outer) += u(member) * u(member);
+        norm2(outer) += t(member) * t(member);
         st.add(norm2);
         Expr n = sqrt(norm2(outer));
-        p = select(n > t, 1.0f - t / n, 0.0f) * u(a);
-        break;
+        Expr tg = f.group_weight ? tau * (*f.group_weight)(outer) : tau;
+        p = select(n > tg, 1.0f - tg / n, 0.0f) * t(at);
+    } else {
+        p = plain_prox(f.penalty, t(at), tau, f.data, at);
     }
-    }
-    Func out(std::string("prox_") + ir::name(pen));
-    out(a) = c ? p - (*c)(a) : p;
+    Func out(std::string("prox_") + ir::name(f.penalty));
+    // z = (p − c)/a; where a = 0, f does not depend on z and the prox is the identity.
+    out(at) = f.a ? select(a != 0.0f, (p - c) / a, v.f(at)) : p - c;
     return out;
 }
 
 Func omega_prox(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
     const int r = v.rank();
-    const auto a = args(r);
-    // Per pixel: (x − v)/τ + Σ 2α d (d x + c) = 0 with d = K(1), c = the term's constant; then the
-    // clamp of nonneg(x) (exact for a 1-D convex quadratic restricted to x ≥ 0).
-    Expr num = v.f(a), den = 1.0f;
-    bool clamp_nonneg = false;
+    const auto at = args(r);
+    // Per pixel the Ω terms are α (e x + g)² (a quadratic of a diagonal operator: e = a ⊙ d,
+    // g the term's constant) and constraints e x + g ≥ 0. Minimize the quadratic plus
+    // 1/(2τ)(x − v)², then clamp to the interval the constraints leave (exact for a convex 1-D
+    // quadratic on an interval).
+    Expr num = v.f(at), den = 1.0f;
+    Expr lo = Float(32).min(), hi = Float(32).max();
     const Lowered ones = constant_like(1.0f, L.variable_extents());
     for (const auto& t : L.problem().omega) {
+        ProxSpec f = L.prox_spec(t, ones, st);
+        Lowered d = L.forward(t.expr, ones, Part::linear, st);
+        Expr e = (*f.a)(at) * d.f(at);
+        Expr g = f.c ? (*f.c)(at) : Expr(0.0f);
         if (t.penalty == ir::Penalty::nonneg) {
-            clamp_nonneg = true;
+            // e x + g ≥ 0: x ≥ −g/e for e > 0, x ≤ −g/e for e < 0, nothing for e = 0
+            Expr bound = -g / select(e == 0.0f, 1.0f, e);
+            lo = select(e > 0.0f, max(lo, bound), lo);
+            hi = select(e < 0.0f, min(hi, bound), hi);
             continue;
         }
         PROXGEN_INTERNAL_ASSERT(t.penalty == ir::Penalty::sum_squares);
-        Lowered d = L.forward(t.expr, ones, Part::linear, st);
-        Lowered c = L.forward(t.expr, ones, Part::offset, st);
-        Expr two_alpha_tau = 2.0f * L.weight(t) * tau;
-        if (!c.is_zero) num -= two_alpha_tau * d.f(a) * c.f(a);
-        den += two_alpha_tau * d.f(a) * d.f(a);
+        Expr two_alpha_tau = 2.0f * f.alpha * tau;
+        if (f.c) num -= two_alpha_tau * e * g;
+        den += two_alpha_tau * e * e;
     }
     Func x("x_update");
-    x(a) = clamp_nonneg ? max(num / den, 0.0f) : num / den;
+    x(at) = clamp(num / den, lo, hi);
     return x;
 }
 

@@ -140,7 +140,7 @@ Monitor::Monitor(const ir::Problem& p, const Options& opt, Result& r)
     if (!(opt.eps_abs >= 0) || !(opt.eps_rel >= 0))
         fail("Options: eps_abs and eps_rel must be >= 0, got {} and {}", opt.eps_abs, opt.eps_rel);
     if (opt.verbose) {
-        fmt::print("{}", describe_ir(p, opt.algorithm));
+        fmt::print("{}", describe_ir(p));
         fmt::print("{:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>9}\n", "iter", "objective", "r_primal",
                    "eps_primal", "r_dual", "eps_dual", "time[s]");
     }
@@ -192,11 +192,10 @@ TermValues::TermValues(const ir::Problem& p) : params(p), x(Halide::Float(32), i
     for (const auto* terms : {&p.omega, &p.psi})
         for (const auto& t : *terms) {
             lower::Stages st;
-            lower::Lowered k = L.forward(t.expr, xin, lower::Part::linear, st);
-            lower::Lowered c = L.forward(t.expr, xin, lower::Part::offset, st);
-            const int r = k.rank();
+            Halide::Func arg = L.term_argument(t, xin, st);
+            const int r = int(t.expr.shape.size());
             Halide::Func v("term_value");
-            v(lower::args(r)) = c.is_zero ? k.f(lower::args(r)) : k.f(lower::args(r)) + c.f(lower::args(r));
+            v(lower::args(r)) = arg(lower::args(r));
             lower::schedule_output(v, r, st);
             outs.push_back(v);
         }
@@ -206,25 +205,31 @@ TermValues::TermValues(const ir::Problem& p) : params(p), x(Halide::Float(32), i
 
 namespace {
 
-double penalty_value(ir::Penalty pen, const Image& v) {
+/// f at the term's argument v (float64). Indicators and domains: 0 / the value when satisfied up
+/// to a relative 1e-4, +inf otherwise.
+double penalty_value(const ir::Term& t, const Image& v) {
     const float* d = v.data();
     const std::size_t n = v.size();
     double s = 0;
-    switch (pen) {
+    switch (t.penalty) {
     case ir::Penalty::sum_squares:
         for (std::size_t i = 0; i < n; ++i) s += double(d[i]) * d[i];
         return s;
     case ir::Penalty::norm1:
         for (std::size_t i = 0; i < n; ++i) s += std::abs(double(d[i]));
         return s;
+    case ir::Penalty::sum_entries:
+        for (std::size_t i = 0; i < n; ++i) s += d[i];
+        return s;
     case ir::Penalty::group_norm1: {
         // groups run along the last axis, the slowest-varying one in Halide's layout
         const int groups = v.extent(v.dimensions() - 1);
         const std::size_t stride = n / std::size_t(groups);
+        const float* w = t.arg_weight.empty() ? nullptr : t.arg_weight.data();
         for (std::size_t i = 0; i < stride; ++i) {
             double g = 0;
             for (int j = 0; j < groups; ++j) g += double(d[i + j * stride]) * d[i + j * stride];
-            s += std::sqrt(g);
+            s += (w ? w[i] : 1.0) * std::sqrt(g);
         }
         return s;
     }
@@ -235,6 +240,17 @@ double penalty_value(ir::Penalty pen, const Image& v) {
             scale = std::max(scale, std::abs(double(d[i])));
         }
         return worst >= -1e-4 * scale ? 0.0 : INFINITY;
+    }
+    case ir::Penalty::poisson: {
+        const float* b = t.data.data();
+        double scale = 1;
+        for (std::size_t i = 0; i < n; ++i) scale = std::max(scale, std::abs(double(d[i])));
+        for (std::size_t i = 0; i < n; ++i) {
+            const double e = d[i];
+            if (e > 0) s += e - (b[i] > 0 ? b[i] * std::log(e) : 0.0);
+            else if (b[i] > 0 || e < -1e-4 * scale) return INFINITY;  // outside the domain
+        }
+        return s;
     }
     }
     return 0;
@@ -262,15 +278,17 @@ double objective_ir(const ir::Problem& p, const Image& x) {
     for (auto& v : values) outs.push_back(&v);
     run(tv->pipeline, outs);
     double f = 0;
-    for (std::size_t i = 0; i < terms.size(); ++i) f += double(terms[i]->weight) * penalty_value(terms[i]->penalty, values[i]);
+    for (std::size_t i = 0; i < terms.size(); ++i) f += double(terms[i]->weight) * penalty_value(*terms[i], values[i]);
     return f;
 }
 
 // ---- describe / dispatch ----------------------------------------------------------------------
 
-std::string describe_ir(const ir::Problem& p, Algorithm a) {
+std::string describe_ir(const ir::Problem& p) {
+    const Algorithm a = p.algorithm;
     std::string s = fmt::format("ProxGen plan ({}), variable {}\n", name(a), shape_string(p.variable_shape));
-    s += "  Omega (closed-form x-update, elementwise):\n";
+    s += fmt::format("  x-update: {}\n", x_update_description(p));
+    s += "  Omega (absorbed by the x-update):\n";
     if (p.omega.empty()) s += "    (none: the x-update is the identity)\n";
     for (const auto& t : p.omega) s += fmt::format("    {}\n", t.text);
     s += "  Psi (split z_i = K_i x, proxed):\n";
@@ -286,19 +304,38 @@ std::string describe_ir(const ir::Problem& p, Algorithm a) {
     } else if (a == Algorithm::ladmm) {
         auto st = ladmm_steps(p, defaults);
         s += fmt::format("  steps: lambda = {:.4g}, mu = {:.4g}\n", st.lambda, st.mu);
+    } else if (a == Algorithm::admm) {
+        s += fmt::format("  steps: rho = {:.4g}, adapted by residual balancing\n", admm_rho(p, defaults));
+    } else {
+        s += fmt::format("  steps: rho = {:.4g}, times {:g} per iteration up to {:.4g}\n", admm_rho(p, defaults),
+                         defaults.hqs_growth, admm_rho(p, defaults) * defaults.hqs_max_ratio);
     }
     return s;
 }
 
+std::string x_update_description(const ir::Problem& p) {
+    switch (p.x_update) {
+    case plan::XUpdate::closed_form_prox:
+        return "closed-form prox of Omega per pixel (diagonal quadratics and interval constraints)";
+    case plan::XUpdate::elementwise: return "elementwise solve (the Gram matrix is diagonal)";
+    case plan::XUpdate::fft: return "FFT solve (every operator is diagonal in the DFT: circular conv, periodic grad)";
+    case plan::XUpdate::dct:
+        return "DCT solve (exact: every operator is a multiple of the identity or a Neumann grad, which the "
+               "DCT-II diagonalizes)";
+    case plan::XUpdate::cg:
+        return "conjugate gradient, warm-started (no single basis diagonalizes every operator)";
+    }
+    return "?";
+}
+
 Result solve_ir(const ir::Problem& p, const Options& opt, const Result* warm) {
     ir::validate(p);
+    PROXGEN_INTERNAL_ASSERT(p.algorithm == opt.algorithm);
     switch (opt.algorithm) {
     case Algorithm::pock_chambolle: return pock_chambolle(p, opt, warm);
     case Algorithm::ladmm: return linearized_admm(p, opt, warm);
     case Algorithm::admm:
-    case Algorithm::hqs:
-        fail("Algorithm::{} is not yet implemented (it arrives with the planner); use pock_chambolle or ladmm",
-             name(opt.algorithm));
+    case Algorithm::hqs: return quadratic_split(p, opt, warm);
     }
     return {};
 }

@@ -79,6 +79,11 @@ struct TermValues {
 
 Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm);
 Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm);
+/// ADMM or HQS (p.algorithm): the quadratic x-update family.
+Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm);
+double admm_rho(const ir::Problem& p, const Options& opt);
+/// "DCT solve (exact: ...)"-style text for describe().
+std::string x_update_description(const ir::Problem& p);
 
 /// Default step sizes as the algorithms use them (describe() prints the same numbers).
 struct PCSteps {

@@ -56,14 +56,13 @@ struct PCKernels {
                 const int r = yin.rank();
                 const auto a = lower::args(r);
                 Lowered kx = L.forward(t.expr, extrapolated(xin, xp, theta), Part::linear, st);
-                Lowered c = L.forward(t.expr, xin, Part::offset, st);
+                const lower::ProxSpec f = L.prox_spec(t, xin, st);
                 Lowered w{Func("dual_arg"), yin.extents};
                 w.f(a) = yin.f(a) + sigma * kx.f(a);
                 // Moreau: prox_{σF*}(w) = w − σ prox_{F, ρ=σ}(w/σ)
                 Lowered v{Func("dual_scaled"), yin.extents};
                 v.f(a) = w.f(a) / sigma;
-                Func pz = lower::prox(t.penalty, v, c.is_zero ? std::nullopt : std::optional<Func>(c.f),
-                                      L.weight(t), sigma, st);
+                Func pz = lower::prox(f, v, sigma, st);
                 Func out("y_next" + std::to_string(i));
                 out(a) = w.f(a) - sigma * pz(a);
                 lower::schedule_output(out, r, st);

@@ -21,17 +21,18 @@ struct conv_t {
     std::vector<int> shape;
 };
 
-/// Boundary of grad: Neumann (ProxImaL's: the last difference is 0) or periodic (wraps around,
-/// which makes grad diagonal in the Fourier basis).
-enum class boundary { neumann, periodic };
+/// Boundary of grad, a type so the planner sees it: Neumann (ProxImaL's: the last difference is
+/// 0; diagonal in the DCT) or periodic (wraps around; diagonal in the DFT).
+struct neumann_t {};
+struct periodic_t {};
 
 /// forward differences along x and y, stacked on a new last axis.
-template <class E>
+template <class E, class Boundary = neumann_t>
 struct grad_t {
     static constexpr int rank = E::rank + 1;
+    static constexpr bool periodic = std::is_same_v<Boundary, periodic_t>;
     E arg;
     std::vector<int> shape;
-    boundary bc = boundary::neumann;
 };
 
 /// elementwise product with a weight image of the operand's shape.
@@ -84,7 +85,7 @@ struct offset_t {
 template <class T> struct is_expression : std::false_type {};
 template <class Tag, int R> struct is_expression<variable_t<Tag, R>> : std::true_type {};
 template <class E> struct is_expression<conv_t<E>> : std::true_type {};
-template <class E> struct is_expression<grad_t<E>> : std::true_type {};
+template <class E, class B> struct is_expression<grad_t<E, B>> : std::true_type {};
 template <class E> struct is_expression<mul_elemwise_t<E>> : std::true_type {};
 template <class E> struct is_expression<scale_t<E>> : std::true_type {};
 template <class A, class B> struct is_expression<sum_t<A, B>> : std::true_type {};
@@ -133,18 +134,20 @@ auto conv(const Image& kernel, E arg) {
     return dsl::conv_t<E>{kernel, std::move(arg), std::move(shape)};
 }
 
-inline constexpr dsl::boundary neumann = dsl::boundary::neumann;
-inline constexpr dsl::boundary periodic = dsl::boundary::periodic;
+inline constexpr dsl::neumann_t neumann{};
+inline constexpr dsl::periodic_t periodic{};
 
 /// pg::grad(e[, pg::periodic]): forward differences along x and y, stacked on a new last axis of
 /// extent 2; the last difference is 0 (Neumann, default) or wraps around (periodic).
-template <dsl::Expression E>
-auto grad(E arg, dsl::boundary bc = dsl::boundary::neumann) {
+template <dsl::Expression E, class Boundary = dsl::neumann_t>
+auto grad(E arg, Boundary = {}) {
+    static_assert(std::is_same_v<Boundary, dsl::neumann_t> || std::is_same_v<Boundary, dsl::periodic_t>,
+                  "grad's boundary is pg::neumann or pg::periodic");
     static_assert(E::rank + 1 <= dsl::max_rank,
                   "grad adds an axis, and the result would exceed ProxGen's maximum rank of 4");
     std::vector<int> shape = dsl::shape_of(arg);
     shape.push_back(2);
-    return dsl::grad_t<E>{std::move(arg), std::move(shape), bc};
+    return dsl::grad_t<E, Boundary>{std::move(arg), std::move(shape)};
 }
 
 /// pg::mul_elemwise(w, e): elementwise product with a weight image of e's shape.

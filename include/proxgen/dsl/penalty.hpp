@@ -1,5 +1,9 @@
-// Penalty nodes and problems. A penalty is weight · f(expression); a problem is a sum of
-// penalties, kept in a hana::tuple so that the planner can sort its terms at compile time.
+// Penalty nodes and problems. A penalty is the generalised prox form
+//     α · f(β · w ⊙ e + c)
+// (α = weight, β a scalar, w an elementwise weight image, c an offset image; β, w and c start as
+// 1, none, none and are filled by the planner's rewrite rules, plan/rules/, or by the weighted_*
+// constructors). A problem is a sum of penalties, kept in a hana::tuple so that the planner can
+// rewrite and sort its terms at compile time.
 #pragma once
 
 #include <boost/hana/append.hpp>
@@ -12,15 +16,23 @@
 
 namespace proxgen::dsl {
 
-enum class penalty_kind { sum_squares, norm1, group_norm1, nonneg };
+enum class penalty_kind { sum_squares, norm1, group_norm1, nonneg, poisson, sum_entries };
 
-/// weight · f(arg), f one of penalty_kind.
-template <penalty_kind Kind, class E>
+/// weight · f(beta · arg_weight ⊙ arg + offset), f one of penalty_kind. For group_norm1 the
+/// arg_weight is a weight per group instead (shape of arg without its last axis): Σ_p w_p ‖v_p‖.
+/// Weighted says whether arg_weight is set: the planner must know it at compile time, since a
+/// weighted quadratic is no longer diagonal in frequency.
+template <penalty_kind Kind, class E, bool Weighted = false>
 struct penalty_t {
     static constexpr penalty_kind kind = Kind;
+    static constexpr bool weighted = Weighted;
     using argument_type = E;
     E arg;
-    float weight = 1.0f;
+    float weight = 1.0f;  // α
+    float beta = 1.0f;    // β
+    Image arg_weight;     // w (empty: 1)
+    Image offset;         // c (empty: 0)
+    Image data;           // poisson: the observed counts
 };
 
 /// Σ terms: every term a penalty_t.
@@ -30,7 +42,7 @@ struct problem_t {
 };
 
 template <class T> struct is_penalty : std::false_type {};
-template <penalty_kind K, class E> struct is_penalty<penalty_t<K, E>> : std::true_type {};
+template <penalty_kind K, class E, bool W> struct is_penalty<penalty_t<K, E, W>> : std::true_type {};
 template <class T> struct is_problem : std::false_type {};
 template <class... T> struct is_problem<problem_t<T...>> : std::true_type {};
 
@@ -53,13 +65,13 @@ inline float checked_weight(double w) {
     return static_cast<float>(w);
 }
 
-template <Scalar S, penalty_kind K, class E>
-auto operator*(S s, penalty_t<K, E> p) {
+template <Scalar S, penalty_kind K, class E, bool W>
+auto operator*(S s, penalty_t<K, E, W> p) {
     p.weight *= checked_weight(static_cast<double>(s));
     return p;
 }
-template <penalty_kind K, class E, Scalar S>
-auto operator*(penalty_t<K, E> p, S s) { return s * std::move(p); }
+template <penalty_kind K, class E, bool W, Scalar S>
+auto operator*(penalty_t<K, E, W> p, S s) { return s * std::move(p); }
 
 template <Scalar S, class... T>
 auto operator*(S s, problem_t<T...> p) {
@@ -95,7 +107,7 @@ auto operator+(A, B) {
 }
 
 template <penalty_kind K, class E>
-auto make_penalty(E e) { return penalty_t<K, E>{std::move(e), 1.0f}; }
+auto make_penalty(E e) { return penalty_t<K, E>{std::move(e)}; }
 
 }  // namespace proxgen::dsl
 
@@ -127,6 +139,83 @@ template <class E>
 auto nonneg(E e) {
     static_assert(dsl::Expression<E>, "nonneg takes a linear or affine expression of a variable");
     return dsl::make_penalty<dsl::penalty_kind::nonneg>(std::move(e));
+}
+
+/// Negative Poisson log-likelihood of counts given the rate e: Σ e − counts·log e, with the
+/// domain e >= 0 (e = 0 is allowed where counts = 0).
+template <class E>
+auto poisson_norm(E e, const Image& counts) {
+    static_assert(dsl::Expression<E>, "poisson_norm takes a linear or affine expression of a variable");
+    detail::require_image(counts, "poisson_norm", "counts");
+    detail::require_same_shape("poisson_norm", "the expression", dsl::shape_of(e), "the counts", counts.sizes());
+    const float* d = counts.data();
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        if (!(d[i] >= 0) || !std::isfinite(d[i]))
+            fail("poisson_norm: counts must be finite and >= 0, got {} at element {}", d[i], i);
+    auto p = dsl::make_penalty<dsl::penalty_kind::poisson>(std::move(e));
+    p.data = counts;
+    return p;
+}
+
+/// Σ e (a linear term ⟨1, e⟩)
+template <class E>
+auto sum_entries(E e) {
+    static_assert(dsl::Expression<E>, "sum_entries takes a linear or affine expression of a variable");
+    return dsl::make_penalty<dsl::penalty_kind::sum_entries>(std::move(e));
+}
+
+/// ‖e‖², the term ADMM and HQS solve in the x-update (an alias of sum_squares: the planner puts
+/// every quadratic there when the algorithm allows it).
+template <class E>
+auto least_squares(E e) {
+    static_assert(dsl::Expression<E>, "least_squares takes a linear or affine expression of a variable");
+    return sum_squares(std::move(e));
+}
+
+namespace detail {
+template <dsl::penalty_kind K, class E>
+auto weighted(const char* op, const Image& w, E e, const std::vector<int>& weight_shape) {
+    static_assert(dsl::Expression<E>, "weighted penalties take a linear or affine expression of a variable");
+    require_image(w, op, "weight");
+    require_same_shape(op, "the weight", w.sizes(), "the expected weight shape", weight_shape);
+    return dsl::penalty_t<K, E, true>{std::move(e), 1.0f, 1.0f, w};
+}
+}  // namespace detail
+
+/// ‖w ⊙ e‖²
+template <class E>
+auto weighted_sum_squares(const Image& w, E e) {
+    auto shape = dsl::shape_of(e);
+    return detail::weighted<dsl::penalty_kind::sum_squares>("weighted_sum_squares", w, std::move(e), shape);
+}
+/// ‖w ⊙ e‖₁
+template <class E>
+auto weighted_norm1(const Image& w, E e) {
+    auto shape = dsl::shape_of(e);
+    return detail::weighted<dsl::penalty_kind::norm1>("weighted_norm1", w, std::move(e), shape);
+}
+/// indicator of w ⊙ e >= 0
+template <class E>
+auto weighted_nonneg(const Image& w, E e) {
+    auto shape = dsl::shape_of(e);
+    return detail::weighted<dsl::penalty_kind::nonneg>("weighted_nonneg", w, std::move(e), shape);
+}
+/// Σ_p w_p ‖e_p‖₂ over groups p (w has e's shape without the last axis)
+template <class E>
+auto weighted_group_norm1(const Image& w, E e) {
+    static_assert(E::rank >= 3, "weighted_group_norm1 groups over the last axis, so its argument needs a group axis");
+    auto shape = dsl::shape_of(e);
+    shape.pop_back();
+    return detail::weighted<dsl::penalty_kind::group_norm1>("weighted_group_norm1", w, std::move(e), shape);
+}
+/// poisson_norm(w ⊙ e, counts)
+template <class E>
+auto weighted_poisson_norm(const Image& w, E e, const Image& counts) {
+    auto shape = dsl::shape_of(e);
+    auto p = poisson_norm(std::move(e), counts);
+    detail::require_image(w, "weighted_poisson_norm", "weight");
+    detail::require_same_shape("weighted_poisson_norm", "the weight", w.sizes(), "the expression", shape);
+    return dsl::penalty_t<dsl::penalty_kind::poisson, E, true>{std::move(p.arg), p.weight, p.beta, w, p.offset, p.data};
 }
 
 }  // namespace proxgen

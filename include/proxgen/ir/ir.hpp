@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "proxgen/image.hpp"
+#include "proxgen/plan/algorithm.hpp"
+#include "proxgen/plan/plan.hpp"
 
 namespace proxgen::ir {
 
 enum class Op { variable, constant, conv, grad, mul_elemwise, scale, sum, subsample };
-enum class Penalty { sum_squares, norm1, group_norm1, nonneg };
+enum class Penalty { sum_squares, norm1, group_norm1, nonneg, poisson, sum_entries };
 
 const char* name(Op op);
 const char* name(Penalty p);
@@ -30,13 +32,18 @@ struct Node {
     int scalar_slot = -1;         // index of the pipeline parameter bound to `scalar`
 };
 
-/// weight · f(expr)
+/// weight · f(beta · arg_weight ⊙ expr + offset)   (for group_norm1 arg_weight weighs groups)
 struct Term {
     Penalty penalty = Penalty::sum_squares;
-    float weight = 1.0f;
-    Node expr;
+    float weight = 1.0f;           // α
+    Node expr;                     // what is left of the argument after the rewrite rules
+    float beta = 1.0f;             // absorbed scalar
+    Image arg_weight;              // absorbed elementwise weight (empty: none)
+    Image offset;                  // absorbed constant (empty: none)
+    Image data;                    // poisson counts (empty: none)
     double norm_bound = 1.0;       // bound on ‖K‖ of expr's linear part (from traits)
-    int weight_slot = -1;
+    int weight_slot = -1, beta_slot = -1;
+    int arg_weight_slot = -1, offset_slot = -1, data_slot = -1;
     std::string text;              // human-readable, for describe()/verbose
 };
 
@@ -45,6 +52,8 @@ struct Problem {
     std::vector<Term> omega;       // absorbed into the x-update in closed form
     std::vector<Term> psi;         // split: z_i = K_i x, proxed separately
     double omega_strong_convexity = 0;  // μ such that Ω(x) − μ/2‖x‖² is convex (0: unknown)
+    Algorithm algorithm = Algorithm::pock_chambolle;  // the plan was made for this algorithm
+    plan::XUpdate x_update = plan::XUpdate::closed_form_prox;
     int image_slots = 0, scalar_slots = 0;
 };
 
@@ -58,5 +67,7 @@ std::string signature(const Problem& p);
 void validate(const Problem& p);
 /// "group_norm1(grad(x))"-style text of an expression.
 std::string to_string(const Node& n);
+/// The term's text, with its absorbed parameters.
+std::string to_string(const Term& t);
 
 }  // namespace proxgen::ir

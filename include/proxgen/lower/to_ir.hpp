@@ -6,6 +6,7 @@
 #include <boost/hana/range.hpp>
 
 #include "proxgen/ir/ir.hpp"
+#include "proxgen/plan/normalize.hpp"
 #include "proxgen/plan/plan.hpp"
 
 namespace proxgen::lower {
@@ -14,7 +15,7 @@ namespace proxgen::lower {
 // argument-dependent lookup would not find overloads declared later in this namespace.
 template <class Tag, int R> ir::Node to_ir(const dsl::variable_t<Tag, R>& v);
 template <class E> ir::Node to_ir(const dsl::conv_t<E>& e);
-template <class E> ir::Node to_ir(const dsl::grad_t<E>& e);
+template <class E, class B> ir::Node to_ir(const dsl::grad_t<E, B>& e);
 template <class E> ir::Node to_ir(const dsl::mul_elemwise_t<E>& e);
 template <class E> ir::Node to_ir(const dsl::scale_t<E>& e);
 template <class E> ir::Node to_ir(const dsl::subsample_t<E>& e);
@@ -42,10 +43,10 @@ ir::Node to_ir(const dsl::conv_t<E>& e) {
     n.image = e.kernel;
     return n;
 }
-template <class E>
-ir::Node to_ir(const dsl::grad_t<E>& e) {
+template <class E, class B>
+ir::Node to_ir(const dsl::grad_t<E, B>& e) {
     auto n = unary(ir::Op::grad, e.shape, to_ir(e.arg));
-    n.periodic = e.bc == dsl::boundary::periodic;
+    n.periodic = dsl::grad_t<E, B>::periodic;
     return n;
 }
 template <class E>
@@ -99,30 +100,46 @@ inline ir::Penalty to_ir(dsl::penalty_kind k) {
     case dsl::penalty_kind::norm1: return ir::Penalty::norm1;
     case dsl::penalty_kind::group_norm1: return ir::Penalty::group_norm1;
     case dsl::penalty_kind::nonneg: return ir::Penalty::nonneg;
+    case dsl::penalty_kind::poisson: return ir::Penalty::poisson;
+    case dsl::penalty_kind::sum_entries: return ir::Penalty::sum_entries;
     }
     return ir::Penalty::sum_squares;
 }
 
-/// The run-time image of plan_t<Problem>: Ω and Ψ terms in source order, slots numbered.
-template <class... Terms>
-ir::Problem to_ir(const dsl::problem_t<Terms...>& prob) {
-    using Plan = plan::plan_t<dsl::problem_t<Terms...>>;
+inline double min_abs(const Image& w) {
+    double m = INFINITY;
+    for (std::size_t i = 0; i < w.size(); ++i) m = std::min(m, double(std::abs(w.data()[i])));
+    return m;
+}
+
+/// The run-time image of plan_t<normalized problem, A>: Ω and Ψ terms in source order, slots
+/// numbered. `problem` must already be normalized (plan::normalize).
+template <Algorithm A, class... Terms>
+ir::Problem to_ir(const dsl::problem_t<Terms...>& problem) {
+    using Plan = plan::plan_t<dsl::problem_t<Terms...>, A>;
     ir::Problem p;
+    p.algorithm = A;
+    p.x_update = Plan::x_update;
     boost::hana::for_each(boost::hana::make_range(boost::hana::size_c<0>, boost::hana::size_c<sizeof...(Terms)>),
                           [&](auto i) {
-        const auto& term = prob.terms[i];
+        const auto& term = problem.terms[i];
         using T = std::remove_cvref_t<decltype(term)>;
         using lt = traits::linear_traits<typename T::argument_type>;
         ir::Term t;
         t.penalty = to_ir(T::kind);
         t.weight = term.weight;
+        t.beta = term.beta;
+        t.arg_weight = term.arg_weight;
+        t.offset = term.offset;
+        t.data = term.data;
         t.expr = to_ir(term.arg);
         t.norm_bound = lt::norm_bound(term.arg);
-        t.text = fmt::format("{:g} * {}({})", term.weight, ir::name(t.penalty), ir::to_string(t.expr));
+        t.text = ir::to_string(t);
         if constexpr (Plan::in_omega[decltype(i)::value]) {
-            if constexpr (T::kind == dsl::penalty_kind::sum_squares) {
-                // curvature of α‖d ⊙ x + c‖² is 2α d²; terms add up.
-                const double dmin = lt::diagonal_min_abs(term.arg);
+            if constexpr (T::kind == dsl::penalty_kind::sum_squares && lt::is_diagonal) {
+                // curvature of α‖β w ⊙ d ⊙ x + c‖² is 2α β² w² d²; terms add up.
+                double dmin = lt::diagonal_min_abs(term.arg) * std::abs(term.beta);
+                if (!term.arg_weight.empty()) dmin *= min_abs(term.arg_weight);
                 p.omega_strong_convexity += 2.0 * term.weight * dmin * dmin;
             }
             p.omega.push_back(std::move(t));

@@ -1,50 +1,76 @@
-// The compile-time plan: which terms the x-update absorbs in closed form (Ω) and which are split
-// off and proxed (Ψ), decided from traits alone. plan_t<Problem> is a type; its static members
-// are the plan. Unplannable problems stop here with a static_assert sentence.
+// The compile-time plan of a (normalized, see normalize.hpp) problem for one algorithm: which terms
+// the x-update absorbs (Ω) and which are split off and proxed (Ψ), and how the x-update is done.
+// Decided from traits alone; plan_t<Problem, Algorithm> is a type, its static members the plan.
+// Unplannable problems stop here with a static_assert sentence.
 #pragma once
 
 #include <array>
 #include <cstddef>
 
-#include <boost/hana/size.hpp>
-#include <boost/hana/tuple.hpp>
-
 #include "proxgen/dsl/penalty.hpp"
+#include "proxgen/plan/algorithm.hpp"
 #include "proxgen/traits/linear_traits.hpp"
 #include "proxgen/traits/penalty_traits.hpp"
 
 namespace proxgen::plan {
 
-/// Ω rule: a quadratic of a diagonal operator (‖d ⊙ x + c‖²) or a constraint x ≥ 0 on the bare
-/// variable has a closed-form joint prox (per pixel: a scalar quadratic, then a clamp).
-template <class Term>
+/// How the x-update is computed.
+enum class XUpdate {
+    closed_form_prox,  ///< PC / L-ADMM: per-pixel prox of the diagonal Ω terms
+    elementwise,       ///< ADMM / HQS: the Gram matrix is diagonal: one division per pixel
+    fft,               ///< ADMM / HQS: every operator is diagonal in the DFT (circular conv, periodic grad)
+    dct,               ///< ADMM / HQS: every operator is diagonal in the DCT-II (Neumann grad)
+    cg                 ///< ADMM / HQS: matrix-free conjugate gradient, warm-started
+};
+
+const char* name(XUpdate x);
+
+constexpr bool linearized(Algorithm a) { return a == Algorithm::pock_chambolle || a == Algorithm::ladmm; }
+
+/// Where one term goes, and what its operator adds to the x-update's Gram matrix.
+template <class Term, Algorithm A>
 struct term_rule {
     using arg = typename Term::argument_type;
     using lt = traits::linear_traits<arg>;
     using pt = traits::penalty_traits<Term::kind>;
-    static constexpr bool in_omega = (pt::is_quadratic && lt::is_diagonal) ||
-                                     (Term::kind == dsl::penalty_kind::nonneg && lt::is_identity);
+    /// PC and L-ADMM absorb what has a per-pixel closed-form joint prox: a quadratic of a diagonal
+    /// operator, or a constraint e ≥ 0 on one (an interval per pixel). ADMM and HQS absorb every
+    /// quadratic into a linear solve.
+    static constexpr bool in_omega = linearized(A)
+        ? (lt::is_diagonal && (pt::is_quadratic || Term::kind == dsl::penalty_kind::nonneg))
+        : pt::is_quadratic;
+    // Gram contributions: an Ω quadratic adds Aᵀ W² A (weights break frequency diagonality), a Ψ
+    // term adds KᵀK (its weights live in the prox).
+    static constexpr bool weights_matter = in_omega && Term::weighted;
+    static constexpr bool gram_diagonal = lt::is_gram_diagonal && (!weights_matter || lt::is_diagonal);
+    static constexpr bool fft_diagonal = lt::is_fft_diagonal && !weights_matter;
+    static constexpr bool dct_diagonal = lt::is_dct_diagonal && !weights_matter;
+    static constexpr bool grad_only = lt::is_grad_only;
     using variable = typename lt::variable;
 };
 
-template <class Problem>
+template <class Problem, Algorithm A>
 struct plan_t;
 
-template <class... Terms>
-struct plan_t<dsl::problem_t<Terms...>> {
+template <class... Terms, Algorithm A>
+struct plan_t<dsl::problem_t<Terms...>, A> {
+    static constexpr Algorithm algorithm = A;
     static constexpr std::size_t size = sizeof...(Terms);
     static_assert(size > 0, "a problem needs at least one penalty term");
 
-    /// in_omega[i]: term i is solved in the x-update; otherwise it is split and proxed.
-    static constexpr std::array<bool, size> in_omega{term_rule<Terms>::in_omega...};
-    static constexpr std::size_t omega_count = (std::size_t(0) + ... + std::size_t(term_rule<Terms>::in_omega));
+    template <class T>
+    using rule = term_rule<T, A>;
+
+    /// in_omega[i]: term i is absorbed by the x-update; otherwise it is split and proxed.
+    static constexpr std::array<bool, size> in_omega{rule<Terms>::in_omega...};
+    static constexpr std::size_t omega_count = (std::size_t(0) + ... + std::size_t(rule<Terms>::in_omega));
     static constexpr std::size_t psi_count = size - omega_count;
 
     template <class Acc, class... Rest>
     struct common_variable { using type = Acc; };
     template <class Acc, class T, class... Rest>
     struct common_variable<Acc, T, Rest...>
-        : common_variable<typename traits::merge_variables<Acc, typename term_rule<T>::variable>::type, Rest...> {};
+        : common_variable<typename traits::merge_variables<Acc, typename rule<T>::variable>::type, Rest...> {};
 
     using variable = typename common_variable<traits::no_variable, Terms...>::type;
     static_assert(!std::is_same_v<variable, traits::several_variables>,
@@ -52,6 +78,24 @@ struct plan_t<dsl::problem_t<Terms...>> {
                   "two different variables");
     static_assert(!std::is_same_v<variable, traits::no_variable>,
                   "this problem has no variable: every term is a constant");
+
+    /// For ADMM / HQS: the x-update solves (Σ Gram blocks) x = rhs; it is singular for sure when
+    /// every operator goes through grad (constant images are in the null space).
+    static constexpr bool all_grad = (... && rule<Terms>::grad_only);
+    static constexpr bool viable = linearized(A) || !all_grad;
+
+    static constexpr XUpdate x_update = linearized(A)                         ? XUpdate::closed_form_prox
+                                        : (... && rule<Terms>::gram_diagonal) ? XUpdate::elementwise
+                                        : (... && rule<Terms>::dct_diagonal)  ? XUpdate::dct
+                                        : (... && rule<Terms>::fft_diagonal)  ? XUpdate::fft
+                                                                              : XUpdate::cg;
 };
+
+/// The reason a plan is not viable, for the run-time error of pg::solve and the static_assert of
+/// pg::solve<Algorithm>.
+inline constexpr const char* singular_x_update_message =
+    "ADMM and HQS solve the x-update as a linear system, which is singular when every term applies "
+    "grad (constant images are in its null space): add a term such as sum_squares(x - b) or use "
+    "pock_chambolle / ladmm";
 
 }  // namespace proxgen::plan

@@ -5,17 +5,9 @@
 #include <limits>
 
 #include "proxgen/image.hpp"
+#include "proxgen/plan/algorithm.hpp"
 
 namespace proxgen {
-
-enum class Algorithm {
-    admm,            ///< ADMM with a closed-form/CG x-update (planner issue; throws for now)
-    ladmm,           ///< linearized ADMM (Parikh & Boyd, Proximal Algorithms §4.4.2)
-    pock_chambolle,  ///< primal–dual hybrid gradient (Chambolle & Pock 2011), accelerated when Ω is strongly convex
-    hqs              ///< half-quadratic splitting (planner issue; throws for now)
-};
-
-const char* name(Algorithm a);
 
 /// What a callback sees after each iteration. Residual fields are NaN on iterations where
 /// residuals were not measured (see Options::check_every).
@@ -46,6 +38,14 @@ struct Options {
 
     // Linearized ADMM: μ ≤ λ/‖K‖². Defaults: λ = 1/‖K‖, μ = λ/‖K‖².
     double lambda = 0, mu = 0;
+
+    // ADMM and HQS: the penalty ρ (0: from the problem's scale, see docs/algorithms.md).
+    double rho = 0;
+    bool adaptive_rho = true;     ///< ADMM: residual balancing (Boyd et al. 2011, §3.4.1)
+    double hqs_growth = 1.1;      ///< HQS: ρ ← ρ·growth every iteration ...
+    double hqs_max_ratio = 1e5;   ///< ... up to ρ₀·max_ratio; HQS stops only once there
+    double cg_tol = 1e-5;         ///< CG x-update: relative residual
+    int cg_max_iters = 50;
 
     /// Initial x (warm start); empty: start from 0. Must have the variable's shape.
     Image x0;

@@ -38,6 +38,7 @@ struct Result {
     double solve_seconds = 0;    ///< the iterations (excluding JIT compilation)
     double compile_seconds = 0;  ///< JIT compilation in this call (0 on a cache hit)
     Algorithm algorithm = Algorithm::pock_chambolle;
+    int cg_iterations = 0;       ///< inner CG iterations in total (CG x-updates only)
 
     /// The solution for variable v.
     template <class Tag, int R>

@@ -1,16 +1,21 @@
 // What each linear/affine node is, mathematically. The planner reads only these traits:
-//   variable      the variable_t the expression depends on (no_variable / several_variables)
-//   is_identity   the expression is exactly the variable
-//   is_diagonal   K x = d ⊙ x for some image d (a diagonal matrix in space)
-//   is_freq_diagonal  K is diagonal in the Fourier basis (circular convolutions and their sums)
-//   has_offset    the expression is affine with a non-zero constant part
-//   norm_bound(e) an upper bound on ‖K‖₂ of the linear part (run time: it may read a kernel)
+//   variable          the variable_t the expression depends on (no_variable / several_variables)
+//   is_identity       the expression is exactly the variable
+//   is_scalar_identity  s · x (+ constants): a multiple of the identity
+//   is_diagonal       K x = d ⊙ x for some image d (diagonal in space)
+//   is_gram_diagonal  KᵀK is diagonal (diagonal K, or a subsampling of one)
+//   is_fft_diagonal   diagonal in the DFT basis (circular conv, periodic grad, and sums/scales)
+//   is_dct_diagonal   diagonal in the DCT-II basis (Neumann grad of a multiple of x, and sums/scales)
+//   is_grad_only      every path to the variable goes through grad (null space ⊇ constants)
+//   has_offset        the expression is affine with a non-zero constant part
+//   norm_bound(e)     an upper bound on ‖K‖₂ of the linear part (run time: it may read a kernel)
 //   diagonal_min_abs(e)  for diagonal K, a lower bound on min |d| (0 when unknown)
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include <utility>
 
 #include "proxgen/dsl/linear.hpp"
 
@@ -34,20 +39,27 @@ struct merge_variables<no_variable, no_variable> { using type = no_variable; };
 template <class E>
 struct linear_traits;
 
-/// Shared defaults for nodes with one operand that keep its diagonality/variable.
+/// Defaults for an operator applied to one operand: it keeps the operand's variable and offset
+/// and is none of the special kinds unless it says so.
 template <class E>
 struct unary_traits {
     using variable = typename linear_traits<E>::variable;
     static constexpr bool is_identity = false;
+    static constexpr bool is_scalar_identity = false;
     static constexpr bool has_offset = linear_traits<E>::has_offset;
+    static constexpr bool is_grad_only = linear_traits<E>::is_grad_only;
 };
 
 template <class Tag, int R>
 struct linear_traits<dsl::variable_t<Tag, R>> {
     using variable = dsl::variable_t<Tag, R>;
     static constexpr bool is_identity = true;
+    static constexpr bool is_scalar_identity = true;
     static constexpr bool is_diagonal = true;
-    static constexpr bool is_freq_diagonal = true;
+    static constexpr bool is_gram_diagonal = true;
+    static constexpr bool is_fft_diagonal = true;
+    static constexpr bool is_dct_diagonal = true;
+    static constexpr bool is_grad_only = false;
     static constexpr bool has_offset = false;
     static double norm_bound(const dsl::variable_t<Tag, R>&) { return 1.0; }
     static double diagonal_min_abs(const dsl::variable_t<Tag, R>&) { return 1.0; }
@@ -56,7 +68,9 @@ struct linear_traits<dsl::variable_t<Tag, R>> {
 template <class E>
 struct linear_traits<dsl::conv_t<E>> : unary_traits<E> {
     static constexpr bool is_diagonal = false;
-    static constexpr bool is_freq_diagonal = linear_traits<E>::is_freq_diagonal;
+    static constexpr bool is_gram_diagonal = false;
+    static constexpr bool is_fft_diagonal = linear_traits<E>::is_fft_diagonal;
+    static constexpr bool is_dct_diagonal = false;  // circular convolution does not commute with the DCT
     // ‖k ⊛ x‖ ≤ ‖k‖₁ ‖x‖ (Young's inequality; also max |OTF| ≤ ‖k‖₁).
     static double norm_bound(const dsl::conv_t<E>& e) {
         double l1 = 0;
@@ -67,21 +81,24 @@ struct linear_traits<dsl::conv_t<E>> : unary_traits<E> {
     static double diagonal_min_abs(const dsl::conv_t<E>&) { return 0.0; }
 };
 
-template <class E>
-struct linear_traits<dsl::grad_t<E>> : unary_traits<E> {
+template <class E, class B>
+struct linear_traits<dsl::grad_t<E, B>> : unary_traits<E> {
     static constexpr bool is_diagonal = false;
-    // Neumann boundaries: diagonal in the DCT, not the FFT; periodic ones are FFT-diagonal, but
-    // that is a run-time choice (grad(x, pg::periodic)), read by the planner from the IR.
-    static constexpr bool is_freq_diagonal = false;
+    static constexpr bool is_gram_diagonal = false;
+    static constexpr bool is_fft_diagonal = dsl::grad_t<E, B>::periodic && linear_traits<E>::is_fft_diagonal;
+    static constexpr bool is_dct_diagonal = !dsl::grad_t<E, B>::periodic && linear_traits<E>::is_scalar_identity;
+    static constexpr bool is_grad_only = true;
     // Each of the two difference operators has norm ≤ 2: ‖∇‖ ≤ √(4 + 4).
-    static double norm_bound(const dsl::grad_t<E>& e) { return std::sqrt(8.0) * linear_traits<E>::norm_bound(e.arg); }
-    static double diagonal_min_abs(const dsl::grad_t<E>&) { return 0.0; }
+    static double norm_bound(const dsl::grad_t<E, B>& e) { return std::sqrt(8.0) * linear_traits<E>::norm_bound(e.arg); }
+    static double diagonal_min_abs(const dsl::grad_t<E, B>&) { return 0.0; }
 };
 
 template <class E>
 struct linear_traits<dsl::mul_elemwise_t<E>> : unary_traits<E> {
     static constexpr bool is_diagonal = linear_traits<E>::is_diagonal;
-    static constexpr bool is_freq_diagonal = false;
+    static constexpr bool is_gram_diagonal = linear_traits<E>::is_diagonal;
+    static constexpr bool is_fft_diagonal = false;
+    static constexpr bool is_dct_diagonal = false;
     static std::pair<double, double> abs_range(const Image& w) {
         double lo = INFINITY, hi = 0;
         const float* d = w.data();
@@ -101,8 +118,11 @@ struct linear_traits<dsl::mul_elemwise_t<E>> : unary_traits<E> {
 
 template <class E>
 struct linear_traits<dsl::scale_t<E>> : unary_traits<E> {
+    static constexpr bool is_scalar_identity = linear_traits<E>::is_scalar_identity;
     static constexpr bool is_diagonal = linear_traits<E>::is_diagonal;
-    static constexpr bool is_freq_diagonal = linear_traits<E>::is_freq_diagonal;
+    static constexpr bool is_gram_diagonal = linear_traits<E>::is_gram_diagonal;
+    static constexpr bool is_fft_diagonal = linear_traits<E>::is_fft_diagonal;
+    static constexpr bool is_dct_diagonal = linear_traits<E>::is_dct_diagonal;
     static double norm_bound(const dsl::scale_t<E>& e) { return std::abs(e.factor) * linear_traits<E>::norm_bound(e.arg); }
     static double diagonal_min_abs(const dsl::scale_t<E>& e) {
         return std::abs(e.factor) * linear_traits<E>::diagonal_min_abs(e.arg);
@@ -111,15 +131,18 @@ struct linear_traits<dsl::scale_t<E>> : unary_traits<E> {
 
 template <class A, class B>
 struct linear_traits<dsl::sum_t<A, B>> {
-    using variable = typename merge_variables<typename linear_traits<A>::variable,
-                                              typename linear_traits<B>::variable>::type;
+    using LA = linear_traits<A>;
+    using LB = linear_traits<B>;
+    using variable = typename merge_variables<typename LA::variable, typename LB::variable>::type;
     static constexpr bool is_identity = false;
-    static constexpr bool is_diagonal = linear_traits<A>::is_diagonal && linear_traits<B>::is_diagonal;
-    static constexpr bool is_freq_diagonal = linear_traits<A>::is_freq_diagonal && linear_traits<B>::is_freq_diagonal;
-    static constexpr bool has_offset = linear_traits<A>::has_offset || linear_traits<B>::has_offset;
-    static double norm_bound(const dsl::sum_t<A, B>& e) {
-        return linear_traits<A>::norm_bound(e.lhs) + linear_traits<B>::norm_bound(e.rhs);
-    }
+    static constexpr bool is_scalar_identity = LA::is_scalar_identity && LB::is_scalar_identity;
+    static constexpr bool is_diagonal = LA::is_diagonal && LB::is_diagonal;
+    static constexpr bool is_gram_diagonal = is_diagonal;
+    static constexpr bool is_fft_diagonal = LA::is_fft_diagonal && LB::is_fft_diagonal;
+    static constexpr bool is_dct_diagonal = LA::is_dct_diagonal && LB::is_dct_diagonal;
+    static constexpr bool is_grad_only = LA::is_grad_only && LB::is_grad_only;
+    static constexpr bool has_offset = LA::has_offset || LB::has_offset;
+    static double norm_bound(const dsl::sum_t<A, B>& e) { return LA::norm_bound(e.lhs) + LB::norm_bound(e.rhs); }
     // d₁ + d₂ may cancel anywhere: no useful lower bound without looking at every pixel.
     static double diagonal_min_abs(const dsl::sum_t<A, B>&) { return 0.0; }
 };
@@ -127,20 +150,27 @@ struct linear_traits<dsl::sum_t<A, B>> {
 template <class E>
 struct linear_traits<dsl::subsample_t<E>> : unary_traits<E> {
     static constexpr bool is_diagonal = false;
-    static constexpr bool is_freq_diagonal = false;
+    static constexpr bool is_gram_diagonal = linear_traits<E>::is_diagonal;  // SᵀS is a 0/1 mask
+    static constexpr bool is_fft_diagonal = false;
+    static constexpr bool is_dct_diagonal = false;
     static double norm_bound(const dsl::subsample_t<E>& e) { return linear_traits<E>::norm_bound(e.arg); }
     static double diagonal_min_abs(const dsl::subsample_t<E>&) { return 0.0; }
 };
 
 template <class E>
 struct linear_traits<dsl::offset_t<E>> {
-    using variable = typename linear_traits<E>::variable;
+    using L = linear_traits<E>;
+    using variable = typename L::variable;
     static constexpr bool is_identity = false;
-    static constexpr bool is_diagonal = linear_traits<E>::is_diagonal;
-    static constexpr bool is_freq_diagonal = linear_traits<E>::is_freq_diagonal;
+    static constexpr bool is_scalar_identity = L::is_scalar_identity;
+    static constexpr bool is_diagonal = L::is_diagonal;
+    static constexpr bool is_gram_diagonal = L::is_gram_diagonal;
+    static constexpr bool is_fft_diagonal = L::is_fft_diagonal;
+    static constexpr bool is_dct_diagonal = L::is_dct_diagonal;
+    static constexpr bool is_grad_only = L::is_grad_only;
     static constexpr bool has_offset = true;
-    static double norm_bound(const dsl::offset_t<E>& e) { return linear_traits<E>::norm_bound(e.arg); }
-    static double diagonal_min_abs(const dsl::offset_t<E>& e) { return linear_traits<E>::diagonal_min_abs(e.arg); }
+    static double norm_bound(const dsl::offset_t<E>& e) { return L::norm_bound(e.arg); }
+    static double diagonal_min_abs(const dsl::offset_t<E>& e) { return L::diagonal_min_abs(e.arg); }
 };
 
 }  // namespace proxgen::traits

@@ -1,4 +1,5 @@
-// What each penalty is: its name, whether it is an indicator (a constraint), whether it is a
+// What each penalty is: its name, whether an elementwise weight can be absorbed into its argument
+// (separable penalties),  whether it is an indicator (a constraint), whether it is a
 // quadratic that the x-update can absorb in closed form, and its strong convexity modulus.
 // The closed-form proxes themselves are lowered in src/lower/prox.cpp.
 #pragma once
@@ -17,6 +18,10 @@ struct penalty_traits<dsl::penalty_kind::sum_squares> {
     static constexpr bool is_quadratic = true;
     static constexpr double strong_convexity = 2.0;  // ∇²‖v‖² = 2I
 };
+
+/// f(w ⊙ v) has a per-element prox for any w: every penalty but the grouped one.
+template <dsl::penalty_kind K>
+inline constexpr bool is_separable = K != dsl::penalty_kind::group_norm1;
 template <>
 struct penalty_traits<dsl::penalty_kind::norm1> {
     static constexpr const char* name = "norm1";
@@ -35,6 +40,21 @@ template <>
 struct penalty_traits<dsl::penalty_kind::nonneg> {
     static constexpr const char* name = "nonneg";
     static constexpr bool is_indicator = true;
+    static constexpr bool is_quadratic = false;
+    static constexpr double strong_convexity = 0.0;
+};
+
+template <>
+struct penalty_traits<dsl::penalty_kind::poisson> {
+    static constexpr const char* name = "poisson_norm";
+    static constexpr bool is_indicator = false;  // has a domain (e >= 0) but is finite inside it
+    static constexpr bool is_quadratic = false;
+    static constexpr double strong_convexity = 0.0;
+};
+template <>
+struct penalty_traits<dsl::penalty_kind::sum_entries> {
+    static constexpr const char* name = "sum_entries";
+    static constexpr bool is_indicator = false;
     static constexpr bool is_quadratic = false;
     static constexpr double strong_convexity = 0.0;
 };

@@ -1,0 +1,243 @@
+// ADMM (Boyd et al. 2011, scaled form) and half-quadratic splitting, split z_i = K_i x:
+//   x⁺ = argmin_x Ω(x) + ρ/2 Σ‖K_i x − z_i + u_i‖²   solved as (G_Ω + ρ Σ K_iᵀK_i) x = rhs by the
+//        plan's strategy: elementwise (one fused pipeline), FFT / DCT (spectral.cpp), or CG
+//   z⁺ = prox_{Ψ,ρ}(K x⁺ + u),  u⁺ = u + K x⁺ − z⁺     (split_steps.cpp; HQS keeps u = 0)
+// ADMM adapts ρ by residual balancing (Boyd §3.4.1); HQS raises ρ geometrically, the penalty
+// method's way to the constrained optimum.
+#include <algorithm>
+#include <cmath>
+
+#include "proxgen/error.hpp"
+#include "spectral.hpp"
+#include "split_steps.hpp"
+
+namespace proxgen::detail {
+
+using namespace Halide;
+using lower::Lowered;
+using lower::Part;
+using lower::Stages;
+
+namespace {
+
+struct QuadraticKernels {
+    lower::Params params;
+    ImageParam x;
+    ImageParam direction;  // CG: the vector G is applied to
+    Param<float> rho{"rho_x"};
+    Pipeline rhs_or_x;     // elementwise: x itself; otherwise the right-hand side
+    Pipeline gram_apply;   // CG only
+    std::unique_ptr<SplitPipelines> split;
+
+    explicit QuadraticKernels(const ir::Problem& p)
+        : params(p), x(Float(32), int(p.variable_shape.size()), "x"),
+          direction(Float(32), int(p.variable_shape.size()), "direction") {
+        const int rv = int(p.variable_shape.size());
+        const auto av = lower::args(rv);
+        const Lowered xin = lower::input(x);
+        lower::Lowerer L(p, params, xin.extents);
+        split = std::make_unique<SplitPipelines>(p, L, x);
+
+        // G v = Σ_Ω 2α Aᵀ(a² ⊙ A v) + ρ Σ_Ψ KᵀK v;  rhs = −Σ_Ω 2α Aᵀ(a ⊙ g) + ρ Σ_Ψ Kᵀ(z − u)
+        auto gram = [&](const Lowered& v, Stages& st) {
+            Expr g = 0.0f;
+            for (const auto& t : p.omega) {
+                const lower::ProxSpec f = L.prox_spec(t, xin, st);
+                Lowered av_ = L.forward(t.expr, v, Part::linear, st);
+                const auto a = lower::args(av_.rank());
+                Lowered w{Func("weighted_Av"), av_.extents};
+                w.f(a) = 2.0f * f.alpha * (*f.a)(a) * (*f.a)(a) * av_.f(a);
+                if (auto back = L.adjoint(t.expr, w, st)) g += (*back)(av);
+            }
+            for (const auto& t : p.psi) {
+                Lowered kv = L.forward(t.expr, v, Part::linear, st);
+                if (auto back = L.adjoint(t.expr, kv, st)) g += rho * (*back)(av);
+            }
+            return g;
+        };
+        Stages st;
+        Expr rhs = 0.0f;
+        for (const auto& t : p.omega) {
+            const lower::ProxSpec f = L.prox_spec(t, xin, st);
+            if (!f.c) continue;
+            const auto a = lower::args(int(t.expr.shape.size()));
+            Lowered w{Func("omega_rhs_arg"), L.extents(t.expr)};
+            w.f(a) = -2.0f * f.alpha * (*f.a)(a) * (*f.c)(a);
+            if (auto back = L.adjoint(t.expr, w, st)) rhs += (*back)(av);
+        }
+        for (std::size_t i = 0; i < p.psi.size(); ++i) {
+            const Lowered zi = lower::input(split->z[i]), ui = lower::input(split->u[i]);
+            const auto a = lower::args(zi.rank());
+            Lowered w{Func("psi_rhs_arg"), zi.extents};
+            w.f(a) = zi.f(a) - ui.f(a);
+            if (auto back = L.adjoint(p.psi[i].expr, w, st)) rhs += rho * (*back)(av);
+        }
+        Func out("x_rhs");
+        if (p.x_update == plan::XUpdate::elementwise) {
+            // G is diagonal, so its diagonal is G·1
+            const Lowered ones = lower::constant_like(1.0f, xin.extents);
+            out(av) = rhs / gram(ones, st);
+        } else {
+            out(av) = rhs;
+        }
+        lower::schedule_output(out, rv, st);
+        rhs_or_x = Pipeline(out);
+        compile(rhs_or_x);
+        if (p.x_update == plan::XUpdate::cg) {
+            Stages sg;
+            Func gp("gram_apply");
+            gp(av) = gram(lower::input(direction), sg);
+            lower::schedule_output(gp, rv, sg);
+            gram_apply = Pipeline(gp);
+            compile(gram_apply);
+        }
+    }
+};
+
+double dot(const Image& a, const Image& b) {
+    double s = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) s += double(a.data()[i]) * b.data()[i];
+    return s;
+}
+
+/// The x-update of ADMM/HQS for one problem: owns the buffers of its strategy.
+class XUpdate {
+public:
+    XUpdate(const ir::Problem& p, QuadraticKernels& k, const Options& opt)
+        : p_(p), k_(k), opt_(opt), rhs_(p.variable_shape) {
+        if (p.x_update == plan::XUpdate::cg) r_ = Image(p.variable_shape), d_ = Image(p.variable_shape), gd_ = Image(p.variable_shape);
+    }
+
+    /// x ← argmin for the current z, u (bound by the caller) and ρ; x is also the CG warm start.
+    void solve(Image& x, double rho) {
+        k_.rho.set(float(rho));
+        set(k_.x, x);
+        switch (p_.x_update) {
+        case plan::XUpdate::elementwise: run(k_.rhs_or_x, {&rhs_}); std::swap(x, rhs_); return;
+        case plan::XUpdate::fft:
+        case plan::XUpdate::dct:
+            run(k_.rhs_or_x, {&rhs_});
+            spectral_for(rho).solve(rhs_, x);
+            return;
+        case plan::XUpdate::cg: run(k_.rhs_or_x, {&rhs_}); conjugate_gradient(x); return;
+        case plan::XUpdate::closed_form_prox: break;
+        }
+        PROXGEN_INTERNAL_ASSERT(false);
+    }
+    int cg_iterations() const { return cg_total_; }
+
+private:
+    spectral::GramSolver& spectral_for(double rho) {
+        if (!gram_ || rho != gram_rho_) {
+            const auto basis = p_.x_update == plan::XUpdate::fft ? spectral::Basis::fft : spectral::Basis::dct;
+            gram_ = std::make_unique<spectral::GramSolver>(basis, p_.variable_shape);
+            for (const auto& t : p_.omega) gram_->add_term(t.expr, 2.0 * t.weight * double(t.beta) * t.beta);
+            for (const auto& t : p_.psi) gram_->add_term(t.expr, rho);
+            gram_->finalize();
+            gram_rho_ = rho;
+        }
+        return *gram_;
+    }
+
+    void apply_gram(const Image& v, Image& out) {
+        set(k_.direction, v);
+        run(k_.gram_apply, {&out});
+    }
+
+    /// Conjugate gradient on G x = rhs from the current x (warm start); stops at a relative residual
+    /// of opt.cg_tol or after opt.cg_max_iters.
+    void conjugate_gradient(Image& x) {
+        apply_gram(x, gd_);
+        for (std::size_t i = 0; i < x.size(); ++i) r_.data()[i] = rhs_.data()[i] - gd_.data()[i];
+        std::copy(r_.data(), r_.data() + r_.size(), d_.data());
+        double rs = dot(r_, r_);
+        const double stop = opt_.cg_tol * opt_.cg_tol * std::max(dot(rhs_, rhs_), 1e-30);
+        for (int k = 0; k < opt_.cg_max_iters && rs > stop; ++k) {
+            apply_gram(d_, gd_);
+            const double dgd = dot(d_, gd_);
+            if (!(dgd > 0)) break;  // G is positive semi-definite: d is in its null space
+            const double step = rs / dgd;
+            for (std::size_t i = 0; i < x.size(); ++i) {
+                x.data()[i] += float(step * d_.data()[i]);
+                r_.data()[i] -= float(step * gd_.data()[i]);
+            }
+            const double rs_next = dot(r_, r_);
+            const double beta = rs_next / rs;
+            for (std::size_t i = 0; i < x.size(); ++i) d_.data()[i] = float(r_.data()[i] + beta * d_.data()[i]);
+            rs = rs_next;
+            ++cg_total_;
+        }
+    }
+
+    const ir::Problem& p_;
+    QuadraticKernels& k_;
+    const Options& opt_;
+    Image rhs_, r_, d_, gd_;
+    std::unique_ptr<spectral::GramSolver> gram_;
+    double gram_rho_ = 0;
+    int cg_total_ = 0;
+};
+
+/// ρ₀: the geometric mean of the Ω curvature and the Ψ operators' scale, 1 when there is no Ω:
+/// balances the two halves of the x-update on the problem's own scale (documented in
+/// docs/algorithms.md).
+double default_rho(const ir::Problem& p) {
+    double omega = 0;
+    for (const auto& t : p.omega) omega += 2.0 * t.weight * double(t.beta) * t.beta * t.norm_bound * t.norm_bound;
+    const double L = stacked_norm_bound(p);
+    if (omega <= 0 || L <= 0) return 1.0;
+    return std::sqrt(omega) / L;
+}
+
+}  // namespace
+
+double admm_rho(const ir::Problem& p, const Options& opt) { return opt.rho > 0 ? opt.rho : default_rho(p); }
+
+Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm) {
+    const bool hqs = p.algorithm == Algorithm::hqs;
+    Result res;
+    auto K = cached_as<QuadraticKernels>(std::string(hqs ? "hqs:" : "admm:") + ir::signature(p),
+                                         [&] { return std::make_shared<QuadraticKernels>(p); }, res.compile_seconds);
+    K->params.bind(p);
+    if (opt.rho < 0 || !std::isfinite(opt.rho)) fail("Options: rho must be finite and >= 0 (0: automatic), got {}", opt.rho);
+    if (hqs && !(opt.hqs_growth > 1.0)) fail("Options: hqs_growth must be > 1, got {}", opt.hqs_growth);
+    double rho = admm_rho(p, opt);
+    const double rho_max = rho * opt.hqs_max_ratio;
+
+    Image x = initial_x(p, opt, warm);
+    SplitState state(p, opt, warm, p.algorithm);
+    XUpdate xu(p, *K, opt);
+    Monitor mon(p, opt, res);
+    int it = 0;
+    bool converged = false, stopped = false;
+    while (it < opt.max_iters && !converged && !stopped) {
+        ++it;
+        state.bind(*K->split);
+        xu.solve(x, rho);
+        state.update(*K->split, K->x, x, rho, !hqs);
+        if (mon.should_check(it)) {
+            converged = state.check(*K->split, K->x, x, rho, mon, it);
+            if (hqs) converged = converged && rho >= rho_max;  // the penalty must have grown first
+            else if (opt.adaptive_rho && !converged) {
+                // residual balancing: keep ‖r‖ and ‖s‖ within a factor 10 of each other
+                const auto& h = res.history.back();
+                const double factor = h.primal_residual > 10 * h.dual_residual   ? 2.0
+                                      : h.dual_residual > 10 * h.primal_residual ? 0.5
+                                                                                 : 1.0;
+                if (factor != 1.0) {
+                    rho *= factor;
+                    state.rescale_dual(1.0 / factor);
+                }
+            }
+        }
+        if (hqs) rho = std::min(rho * opt.hqs_growth, rho_max);
+        if (!mon.after_iteration(it)) stopped = true;
+    }
+    mon.finish(it, converged, stopped);
+    res.x = x;
+    res.duals = state.duals();
+    res.cg_iterations = xu.cg_iterations();
+    return res;
+}
+
+}  // namespace proxgen::detail

@@ -1,0 +1,381 @@
+// Spectral x-updates. Conventions (forward DFT X[k] = Σ_n x[n] e^{−2πikn/N}):
+//  - conv (centre c = floor(size/2)): out[i] = Σ_a k[a] x[i − (a − c)], transfer Σ_a k[a] e^{−2πik(a−c)/N};
+//  - periodic grad, each axis: x[n+1] − x[n], transfer e^{2πik/N} − 1;
+//  - Neumann grad, each axis, in the DCT-II basis c_k[n] = cos(πk(n+½)/N): D c_k = −2 sin(πk/2N) s_k
+//    with s_k[n] = sin(πk(n+1)/N) (0 at n = N−1, as Neumann wants). The s_k are orthogonal with the
+//    norms of the c_k, so DᵀD c_k = 4 sin²(πk/2N) c_k, and amplitudes of one component add exactly.
+//    A circular convolution is not diagonal in the DCT, nor is a grad of a grad (D maps cosines
+//    to sines, and a second D does not map sines to anything diagonal), so neither is allowed there.
+// Each node's transfer is a list of components (one per index of the axes it adds beyond the
+// variable's: grad makes two); the Gram diagonal is Σ_j w_j Σ_c |H_c|².
+#include "spectral.hpp"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <numbers>
+#include <tuple>
+
+#include "proxgen/error.hpp"
+
+namespace proxgen::spectral {
+
+namespace {
+
+using cd = std::complex<double>;
+using Spectrum = std::vector<cd>;
+
+struct Grid {
+    Basis basis;
+    int W, H;    // spatial extents
+    int nx, ny;  // spectral extents: (W/2+1) × H for the real-to-complex DFT, W × H for the DCT
+};
+
+struct Transfer {
+    bool zero = true;  // a constant: no linear part
+    std::vector<Spectrum> comps;
+};
+
+bool allows(const ir::Node& n, Basis b, bool inside_grad) {
+    switch (n.op) {
+    case ir::Op::variable:
+    case ir::Op::constant: return true;
+    case ir::Op::scale:
+    case ir::Op::sum:
+        return std::all_of(n.args.begin(), n.args.end(), [&](const ir::Node& a) { return allows(a, b, inside_grad); });
+    case ir::Op::conv: return b == Basis::fft && allows(n.args[0], b, inside_grad);
+    case ir::Op::grad:
+        if (b == Basis::fft) return n.periodic && allows(n.args[0], b, true);
+        return b == Basis::dct && !n.periodic && !inside_grad && allows(n.args[0], b, true);
+    default: return false;  // mul_elemwise, subsample: diagonal in space, not in frequency
+    }
+}
+
+const ir::Node* find_variable(const ir::Node& n) {
+    if (n.op == ir::Op::variable) return &n;
+    for (const auto& a : n.args)
+        if (const auto* v = find_variable(a)) return v;
+    return nullptr;
+}
+
+/// DFT of the kernel zero-padded to W × H and rolled by (−kw/2, −kh/2), on the half grid: first a
+/// 1-D DFT of every kernel row along x, then the sum over rows with the y phases (kh·nx·ny work).
+Spectrum kernel_transfer(const Image& k, const Grid& g) {
+    const int kw = k.width(), kh = k.height(), cx = kw / 2, cy = kh / 2;
+    const double two_pi = 2 * std::numbers::pi;
+    std::vector<cd> tw(g.W), th(g.H);
+    for (int m = 0; m < g.W; ++m) tw[m] = std::polar(1.0, -two_pi * m / g.W);
+    for (int m = 0; m < g.H; ++m) th[m] = std::polar(1.0, -two_pi * m / g.H);
+    auto wrap = [](long long v, int n) { return int(((v % n) + n) % n); };
+    std::vector<Spectrum> rows(kh, Spectrum(g.nx));
+    for (int b = 0; b < kh; ++b)
+        for (int a = 0; a < kw; ++a) {
+            const double v = k(a, b);
+            if (v == 0) continue;
+            const int s = wrap(a - cx, g.W);
+            for (int kx = 0; kx < g.nx; ++kx) rows[b][kx] += v * tw[(long long)kx * s % g.W];
+        }
+    Spectrum out(std::size_t(g.nx) * g.ny);
+    for (int b = 0; b < kh; ++b) {
+        const int s = wrap(b - cy, g.H);
+        for (int ky = 0; ky < g.ny; ++ky) {
+            const cd p = th[(long long)ky * s % g.H];
+            cd* o = &out[std::size_t(ky) * g.nx];
+            for (int kx = 0; kx < g.nx; ++kx) o[kx] += rows[b][kx] * p;
+        }
+    }
+    return out;
+}
+
+/// grad's component along `axis` (0: x, 1: y).
+Spectrum grad_transfer(const Grid& g, int axis) {
+    Spectrum out(std::size_t(g.nx) * g.ny);
+    const int n = axis == 0 ? g.W : g.H;
+    for (int ky = 0; ky < g.ny; ++ky)
+        for (int kx = 0; kx < g.nx; ++kx) {
+            const int f = axis == 0 ? kx : ky;
+            out[std::size_t(ky) * g.nx + kx] = g.basis == Basis::fft
+                ? std::polar(1.0, 2 * std::numbers::pi * f / n) - 1.0
+                : cd(-2 * std::sin(std::numbers::pi * f / (2.0 * n)));
+        }
+    return out;
+}
+
+Transfer transfer(const ir::Node& n, const Grid& g) {
+    switch (n.op) {
+    case ir::Op::variable: return {false, {Spectrum(std::size_t(g.nx) * g.ny, cd(1.0))}};
+    case ir::Op::constant: return {};
+    case ir::Op::scale: {
+        Transfer t = transfer(n.args[0], g);
+        for (auto& c : t.comps)
+            for (auto& v : c) v *= double(n.scalar);
+        return t;
+    }
+    case ir::Op::sum: {
+        Transfer a = transfer(n.args[0], g), b = transfer(n.args[1], g);
+        if (a.zero) return b;
+        if (b.zero) return a;
+        PROXGEN_INTERNAL_ASSERT(a.comps.size() == b.comps.size());
+        for (std::size_t c = 0; c < a.comps.size(); ++c)
+            for (std::size_t i = 0; i < a.comps[c].size(); ++i) a.comps[c][i] += b.comps[c][i];
+        return a;
+    }
+    case ir::Op::conv: {
+        Transfer t = transfer(n.args[0], g);
+        if (t.zero) return t;
+        const Spectrum k = kernel_transfer(n.image, g);
+        for (auto& c : t.comps)
+            for (std::size_t i = 0; i < c.size(); ++i) c[i] *= k[i];
+        return t;
+    }
+    case ir::Op::grad: {
+        Transfer t = transfer(n.args[0], g);
+        if (t.zero) return t;
+        Transfer out{false, {}};
+        for (int axis = 0; axis < 2; ++axis) {  // the new last axis is the slowest: x parts first
+            const Spectrum d = grad_transfer(g, axis);
+            for (const auto& c : t.comps) {
+                Spectrum s(c.size());
+                for (std::size_t i = 0; i < c.size(); ++i) s[i] = c[i] * d[i];
+                out.comps.push_back(std::move(s));
+            }
+        }
+        return out;
+    }
+    default: PROXGEN_INTERNAL_ASSERT(false);
+    }
+    return {};
+}
+
+// ---- FFTW plans: one per (basis, direction, W, H, channels), process-wide, created under a mutex
+// (the planner is not thread-safe; fftwf_execute_* on distinct arrays is). FFTW_ESTIMATE: see
+// bench/bench_spectral.cpp — FFTW_MEASURE costs seconds per new size and gains little here.
+constexpr unsigned kPlannerFlags = FFTW_ESTIMATE;
+constexpr long kThreadedFrom = 128 * 128;  // below this, a second thread costs more than it saves
+
+std::mutex& planner_mutex() {
+    static std::mutex m;
+    return m;
+}
+
+fftwf_plan plan_for(Basis b, bool forward, int W, int H, int C) {
+    static std::map<std::tuple<int, bool, int, int, int>, fftwf_plan> plans;  // never destroyed
+    std::lock_guard lock(planner_mutex());
+    static const bool threads_ok = fftwf_init_threads() != 0;
+    auto key = std::make_tuple(int(b), forward, W, H, C);
+    if (auto it = plans.find(key); it != plans.end()) return it->second;
+    if (threads_ok) fftwf_plan_with_nthreads(long(W) * H * C >= kThreadedFrom ? 2 : 1);
+    const int n[2] = {H, W};  // row-major (H, W) = Halide's x-fastest layout, one plane per channel
+    const int real_dist = W * H, cplx_dist = (W / 2 + 1) * H;
+    // Scratch arrays of fftwf_malloc's alignment: solve() uses arrays of that same alignment.
+    float* r = fftwf_alloc_real(std::size_t(real_dist) * C);
+    float* r2 = fftwf_alloc_real(std::size_t(real_dist) * C);
+    fftwf_complex* c = fftwf_alloc_complex(std::size_t(cplx_dist) * C);
+    fftwf_plan p = nullptr;
+    if (b == Basis::fft) {
+        p = forward ? fftwf_plan_many_dft_r2c(2, n, C, r, nullptr, 1, real_dist, c, nullptr, 1, cplx_dist, kPlannerFlags)
+                    : fftwf_plan_many_dft_c2r(2, n, C, c, nullptr, 1, cplx_dist, r, nullptr, 1, real_dist, kPlannerFlags);
+    } else {
+        const fftwf_r2r_kind k = forward ? FFTW_REDFT10 : FFTW_REDFT01;  // DCT-II, DCT-III
+        const fftwf_r2r_kind kinds[2] = {k, k};
+        p = fftwf_plan_many_r2r(2, n, C, r, nullptr, 1, real_dist, r2, nullptr, 1, real_dist, kinds, kPlannerFlags);
+    }
+    fftwf_free(r);
+    fftwf_free(r2);
+    fftwf_free(c);
+    if (p == nullptr) fail("x-update: FFTW could not plan a {}x{}x{} {}", W, H, C, name(b));
+    plans.emplace(key, p);
+    return p;
+}
+
+/// Whether img's samples are one dense block in the variable's layout with FFTW's alignment, so
+/// that the transforms can read or write it directly.
+bool direct(const Image& img) {
+    const auto& buf = img.buffer();
+    long stride = 1;
+    for (int d = 0; d < buf.dimensions(); ++d) {
+        if (buf.dim(d).stride() != stride) return false;
+        stride *= buf.dim(d).extent();
+    }
+    return fftwf_alignment_of(const_cast<float*>(img.data())) == 0;
+}
+
+/// Copies between a strided image and a dense x-fastest block (to_dense: image → block).
+void copy_dense(const Image& img, float* dense, bool to_dense) {
+    const auto& buf = img.buffer();
+    int ext[4] = {1, 1, 1, 1};
+    long str[4] = {0, 0, 0, 0};
+    for (int d = 0; d < buf.dimensions(); ++d) ext[d] = buf.dim(d).extent(), str[d] = buf.dim(d).stride();
+    float* base = const_cast<float*>(img.data());
+    std::size_t i = 0;
+    for (int c3 = 0; c3 < ext[3]; ++c3)
+        for (int c2 = 0; c2 < ext[2]; ++c2)
+            for (int y = 0; y < ext[1]; ++y) {
+                float* row = base + c3 * str[3] + c2 * str[2] + y * str[1];
+                for (int x = 0; x < ext[0]; ++x, ++i) {
+                    if (to_dense) dense[i] = row[x * str[0]];
+                    else row[x * str[0]] = dense[i];
+                }
+            }
+}
+
+}  // namespace
+
+const char* name(Basis b) {
+    switch (b) {
+    case Basis::fft: return "fft";
+    case Basis::dct: return "dct";
+    default: return "none";
+    }
+}
+
+bool diagonal_in(const ir::Node& expr, Basis b) { return b != Basis::none && allows(expr, b, false); }
+
+Basis basis_of(const ir::Node& linear_expr) {
+    if (diagonal_in(linear_expr, Basis::fft)) return Basis::fft;
+    if (diagonal_in(linear_expr, Basis::dct)) return Basis::dct;
+    return Basis::none;
+}
+
+Basis common_basis(const std::vector<const ir::Node*>& exprs) {
+    for (Basis b : {Basis::dct, Basis::fft})
+        if (std::all_of(exprs.begin(), exprs.end(), [&](const ir::Node* e) { return diagonal_in(*e, b); }))
+            return b;
+    return Basis::none;
+}
+
+struct GramSolver::Impl {
+    Grid grid{};
+    std::vector<int> shape;
+    int channels = 1;
+    std::vector<double> gram;  // nx × ny, x fastest
+    bool ready = false;
+    std::vector<float> inverse;  // 1 / (gram · transform round-trip factor)
+    fftwf_plan fwd = nullptr, bwd = nullptr;
+    std::mutex m;
+    float* real = nullptr;  // W·H·C: rhs or x when they cannot be used in place
+    float* mid = nullptr;   // the coefficients: C × nx·ny complex (fft) or real (dct)
+
+    ~Impl() {
+        fftwf_free(real);
+        fftwf_free(mid);
+    }
+    std::size_t spatial() const { return std::size_t(grid.W) * grid.H; }
+    std::size_t spectral() const { return std::size_t(grid.nx) * grid.ny; }
+};
+
+GramSolver::GramSolver(Basis basis, std::vector<int> variable_shape) : impl_(std::make_unique<Impl>()) {
+    if (basis == Basis::none) fail("x-update: GramSolver needs the fft or the dct basis");
+    if (variable_shape.size() < 2 || variable_shape.size() > 4)
+        fail("x-update: a spectral solve needs a 2-D variable (optionally with channels), got {}",
+             shape_string(variable_shape));
+    for (int s : variable_shape)
+        if (s < 1) fail("x-update: the variable's shape {} has an empty axis", shape_string(variable_shape));
+    auto& I = *impl_;
+    const int W = variable_shape[0], H = variable_shape[1];
+    I.grid = {basis, W, H, basis == Basis::fft ? W / 2 + 1 : W, H};
+    for (std::size_t d = 2; d < variable_shape.size(); ++d) I.channels *= variable_shape[d];
+    I.shape = std::move(variable_shape);
+    I.gram.assign(I.spectral(), 0.0);
+}
+
+GramSolver::~GramSolver() = default;
+GramSolver::GramSolver(GramSolver&&) noexcept = default;
+GramSolver& GramSolver::operator=(GramSolver&&) noexcept = default;
+
+void GramSolver::add_term(const ir::Node& expr, double weight) {
+    auto& I = *impl_;
+    if (!diagonal_in(expr, I.grid.basis))
+        fail("x-update: {} is not diagonal in the {} basis", ir::to_string(expr), name(I.grid.basis));
+    const ir::Node* v = find_variable(expr);
+    if (v == nullptr) return;  // a constant: no quadratic part
+    if (v->shape != I.shape)
+        fail("x-update: {} acts on a {} variable but the solver's is {}", ir::to_string(expr),
+             shape_string(v->shape), shape_string(I.shape));
+    const Transfer t = transfer(expr, I.grid);
+    if (t.zero) return;
+    for (const auto& c : t.comps)
+        for (std::size_t i = 0; i < c.size(); ++i) I.gram[i] += weight * std::norm(c[i]);
+    I.ready = false;
+}
+
+void GramSolver::add_identity(double weight) {
+    for (double& g : impl_->gram) g += weight;
+    impl_->ready = false;
+}
+
+void GramSolver::finalize() {
+    auto& I = *impl_;
+    if (I.ready) return;
+    const auto [lo, hi] = std::minmax_element(I.gram.begin(), I.gram.end());
+    if (!std::isfinite(*hi) || !(*hi > 0) || !(*lo >= 1e-12 * *hi)) {
+        const std::size_t i = std::size_t(lo - I.gram.begin());
+        fail("x-update: the quadratic part is singular (its {} eigenvalue at frequency ({}, {}) is {:g}, the "
+             "largest {:g}): the problem needs a term that fixes the constant/mean component (frequency "
+             "(0, 0)) and every other frequency its operators remove, e.g. a data term or a small weight "
+             "times sum_squares(x)",
+             name(I.grid.basis), i % I.grid.nx, i / I.grid.nx, *lo, *hi);
+    }
+    const double roundtrip = I.grid.basis == Basis::fft ? double(I.spatial()) : 4.0 * double(I.spatial());
+    I.inverse.resize(I.gram.size());
+    for (std::size_t i = 0; i < I.gram.size(); ++i) I.inverse[i] = float(1.0 / (I.gram[i] * roundtrip));
+    if (I.fwd == nullptr) {
+        I.fwd = plan_for(I.grid.basis, true, I.grid.W, I.grid.H, I.channels);
+        I.bwd = plan_for(I.grid.basis, false, I.grid.W, I.grid.H, I.channels);
+        I.real = fftwf_alloc_real(I.spatial() * I.channels);
+        I.mid = I.grid.basis == Basis::fft
+            ? reinterpret_cast<float*>(fftwf_alloc_complex(I.spectral() * I.channels))
+            : fftwf_alloc_real(I.spatial() * I.channels);
+        if (I.real == nullptr || I.mid == nullptr) fail("x-update: out of memory for the FFT work arrays");
+    }
+    I.ready = true;
+}
+
+void GramSolver::solve(const Image& rhs, Image& x) const {
+    auto& I = *impl_;
+    std::lock_guard lock(I.m);
+    if (!I.ready) const_cast<GramSolver*>(this)->finalize();
+    if (rhs.sizes() != I.shape)
+        fail("x-update: the right-hand side is {} but the variable is {}", rhs.shape_string(), shape_string(I.shape));
+    float* in = const_cast<float*>(rhs.data());  // FFTW's r2c and r2r preserve an out-of-place input
+    if (!direct(rhs)) {
+        copy_dense(rhs, I.real, true);
+        in = I.real;
+    }
+    const bool fft = I.grid.basis == Basis::fft;
+    if (fft) fftwf_execute_dft_r2c(I.fwd, in, reinterpret_cast<fftwf_complex*>(I.mid));
+    else fftwf_execute_r2r(I.fwd, in, I.mid);
+
+    const std::size_t m = I.spectral();
+    const float* g = I.inverse.data();
+    for (int c = 0; c < I.channels; ++c) {
+        if (fft) {
+            float* s = I.mid + 2 * m * c;
+            for (std::size_t i = 0; i < m; ++i) {
+                s[2 * i] *= g[i];
+                s[2 * i + 1] *= g[i];
+            }
+        } else {
+            float* s = I.mid + m * c;
+            for (std::size_t i = 0; i < m; ++i) s[i] *= g[i];
+        }
+    }
+
+    if (x.sizes() != I.shape) x = Image(I.shape);
+    float* out = direct(x) ? x.data() : I.real;
+    if (fft) fftwf_execute_dft_c2r(I.bwd, reinterpret_cast<fftwf_complex*>(I.mid), out);
+    else fftwf_execute_r2r(I.bwd, I.mid, out);
+    if (out == I.real) copy_dense(x, I.real, false);
+}
+
+double GramSolver::min_eigenvalue() const { return *std::min_element(impl_->gram.begin(), impl_->gram.end()); }
+double GramSolver::max_eigenvalue() const { return *std::max_element(impl_->gram.begin(), impl_->gram.end()); }
+Basis GramSolver::basis() const { return impl_->grid.basis; }
+const std::vector<int>& GramSolver::variable_shape() const { return impl_->shape; }
+
+}  // namespace proxgen::spectral

@@ -1,0 +1,65 @@
+// Internal: frequency-domain x-updates for ADMM / half-quadratic splitting. The x-update solves
+//     (Σ_j w_j K_jᵀK_j) x = rhs
+// in closed form when every K_j is diagonal in one orthogonal basis: the DFT (circular convolution,
+// periodic grad) or the DCT-II (Neumann grad). The Gram matrix is then a diagonal, computed once
+// from the IR trees, and a solve is one forward transform, one pointwise division and one inverse
+// transform per channel (FFTW, single precision; plans cached process-wide).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "proxgen/image.hpp"
+#include "proxgen/ir/ir.hpp"
+
+namespace proxgen::spectral {
+
+enum class Basis { none, fft, dct };
+
+const char* name(Basis b);
+
+/// Whether the linear part of expr is diagonal in basis b (b = none: false).
+bool diagonal_in(const ir::Node& expr, Basis b);
+
+/// fft if every node is variable/scale/sum/constant/conv/periodic grad; else dct if every node is
+/// variable/scale/sum/constant/Neumann grad (no grad nested in a grad); else none (mul_elemwise,
+/// subsample, conv mixed with Neumann grad, periodic mixed with Neumann grad). A tree without conv
+/// and grad is diagonal in both and gets fft here; common_basis() picks among several trees.
+Basis basis_of(const ir::Node& linear_expr);
+
+/// A basis in which all the given expressions are diagonal: dct when all allow it (its implied
+/// reflective boundary avoids the wrap-around of periodic ones), else fft, else none.
+Basis common_basis(const std::vector<const ir::Node*>& exprs);
+
+/// The diagonal of Σ_j w_j K_jᵀK_j in a spectral basis, and its inverse applied to images of the
+/// variable's shape. Every channel (every index beyond x and y) gets the same 2-D operator.
+/// solve() serialises on an internal mutex (it reuses the object's work arrays).
+class GramSolver {
+public:
+    GramSolver(Basis basis, std::vector<int> variable_shape);
+    ~GramSolver();
+    GramSolver(GramSolver&&) noexcept;
+    GramSolver& operator=(GramSolver&&) noexcept;
+
+    /// Accumulates weight · |K(ω)|² (summed over K's output components, e.g. both of grad's).
+    /// Throws proxgen::Error if expr is not diagonal in this basis or its variable has another shape.
+    void add_term(const ir::Node& expr, double weight);
+    /// Accumulates weight · I.
+    void add_identity(double weight);
+    /// Checks the Gram (throws proxgen::Error if it is singular: some eigenvalue < 1e-12 · max),
+    /// prepares its inverse, the FFTW plans and the work arrays. solve() calls it when needed.
+    void finalize();
+    /// x = Gram⁻¹ rhs. x is (re)allocated if it does not have the variable's shape; x may be rhs.
+    void solve(const Image& rhs, Image& x) const;
+
+    double min_eigenvalue() const;
+    double max_eigenvalue() const;
+    Basis basis() const;
+    const std::vector<int>& variable_shape() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace proxgen::spectral

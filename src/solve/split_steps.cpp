@@ -1,0 +1,144 @@
+#include "split_steps.hpp"
+
+#include <cmath>
+
+namespace proxgen::detail {
+
+using namespace Halide;
+using lower::Lowered;
+using lower::Part;
+using lower::Stages;
+
+SplitPipelines::SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const ImageParam& x) {
+    const int rv = int(p.variable_shape.size());
+    const auto av = lower::args(rv);
+    for (std::size_t i = 0; i < p.psi.size(); ++i) {
+        const int r = int(p.psi[i].expr.shape.size());
+        z.emplace_back(Float(32), r, "z" + std::to_string(i));
+        z_prev.emplace_back(Float(32), r, "z_prev" + std::to_string(i));
+        u.emplace_back(Float(32), r, "u" + std::to_string(i));
+    }
+    const Lowered xin = lower::input(x);
+    if (!p.psi.empty()) {  // (z, u)-update: one Tuple-valued output per term
+        std::vector<Func> outs;
+        for (std::size_t i = 0; i < p.psi.size(); ++i) {
+            const auto& t = p.psi[i];
+            Stages st;
+            const Lowered ui = lower::input(u[i]);
+            const auto a = lower::args(ui.rank());
+            Lowered kx = L.forward(t.expr, xin, Part::linear, st);
+            const lower::ProxSpec f = L.prox_spec(t, xin, st);
+            Func v_f("z_arg");
+            v_f(a) = kx.f(a) + ui.f(a);
+            st.add(v_f);
+            Func zf = lower::prox(f, Lowered{v_f, ui.extents}, rho, st);
+            Func out("zu_next" + std::to_string(i));
+            out(a) = Tuple(zf(a), v_f(a) - zf(a));
+            lower::schedule_output(out, ui.rank(), st);
+            outs.push_back(out);
+        }
+        zu_step = Pipeline(outs);
+        compile(zu_step);
+    }
+    // residual ingredients: Kᵀ(z − z_prev), Kᵀu, K_i x
+    std::vector<Func> outs;
+    Stages s1, s2;
+    Expr kdz = 0.0f, ktu = 0.0f;
+    for (std::size_t i = 0; i < p.psi.size(); ++i) {
+        const Lowered zi = lower::input(z[i]), zp = lower::input(z_prev[i]), ui = lower::input(u[i]);
+        const auto a = lower::args(zi.rank());
+        Lowered dz{Func("dz"), zi.extents};
+        dz.f(a) = zi.f(a) - zp.f(a);
+        if (auto g = L.adjoint(p.psi[i].expr, dz, s1)) kdz += (*g)(av);
+        if (auto g = L.adjoint(p.psi[i].expr, ui, s2)) ktu += (*g)(av);
+    }
+    Func kdz_f("kt_dz"), ktu_f("kt_u");
+    kdz_f(av) = kdz;
+    ktu_f(av) = ktu;
+    lower::schedule_output(kdz_f, rv, s1);
+    lower::schedule_output(ktu_f, rv, s2);
+    outs.push_back(kdz_f);
+    outs.push_back(ktu_f);
+    for (std::size_t i = 0; i < p.psi.size(); ++i) {
+        Stages st;
+        Lowered kx = L.forward(p.psi[i].expr, xin, Part::linear, st);
+        Func kx_f("kx" + std::to_string(i));
+        kx_f(lower::args(kx.rank())) = kx.f(lower::args(kx.rank()));
+        lower::schedule_output(kx_f, kx.rank(), st);
+        outs.push_back(kx_f);
+    }
+    residual = Pipeline(outs);
+    compile(residual);
+}
+
+SplitState::SplitState(const ir::Problem& p, const Options& opt, const Result* warm, Algorithm a)
+    : problem_(p), opt_(opt), shapes_(psi_shapes(p)), r_kdz_(p.variable_shape), r_ktu_(p.variable_shape) {
+    const std::size_t n = shapes_.size();
+    const bool warm_duals =
+        warm && warm->signature == ir::signature(p) && warm->algorithm == a && warm->duals.size() == 2 * n;
+    for (std::size_t i = 0; i < n; ++i) {
+        z_.push_back(warm_duals ? warm->duals[i].copy() : Image(shapes_[i]));
+        u_.push_back(warm_duals ? warm->duals[n + i].copy() : Image(shapes_[i]));
+        z_next_.emplace_back(shapes_[i]);
+        u_next_.emplace_back(shapes_[i]);
+        r_kx_.emplace_back(shapes_[i]);
+    }
+}
+
+void SplitState::bind(SplitPipelines& k) const {
+    for (std::size_t i = 0; i < z_.size(); ++i) {
+        set(k.z[i], z_[i]);
+        set(k.u[i], u_[i]);
+    }
+}
+
+void SplitState::update(SplitPipelines& k, ImageParam& x_param, const Image& x, double rho, bool keep_dual) {
+    if (z_.empty()) return;
+    set(x_param, x);
+    bind(k);
+    k.rho.set(float(rho));
+    std::vector<Image*> outs;
+    for (std::size_t i = 0; i < z_.size(); ++i) {
+        outs.push_back(&z_next_[i]);
+        outs.push_back(&u_next_[i]);
+    }
+    run(k.zu_step, outs);
+    std::swap(z_, z_next_);  // z_next_ now holds the previous z
+    if (keep_dual) std::swap(u_, u_next_);
+}
+
+bool SplitState::check(SplitPipelines& k, ImageParam& x_param, const Image& x, double rho, Monitor& mon, int it) {
+    set(x_param, x);
+    for (std::size_t i = 0; i < z_.size(); ++i) {
+        set(k.z[i], z_[i]);
+        set(k.z_prev[i], z_next_[i]);
+        set(k.u[i], u_[i]);
+    }
+    std::vector<Image*> outs{&r_kdz_, &r_ktu_};
+    for (auto& img : r_kx_) outs.push_back(&img);
+    run(k.residual, outs);
+    double r2 = 0, kx2 = 0, z2 = 0;
+    for (std::size_t i = 0; i < z_.size(); ++i) {
+        r2 += std::pow(norm2_diff(r_kx_[i], z_[i]), 2);
+        kx2 += std::pow(norm2(r_kx_[i]), 2);
+        z2 += std::pow(norm2(z_[i]), 2);
+    }
+    const double sqrt_n = std::sqrt(double(x.size())), sqrt_m = std::sqrt(double(psi_elements(problem_)));
+    const double r_pri = std::sqrt(r2), r_dual = rho * norm2(r_kdz_);
+    const double eps_pri = sqrt_m * opt_.eps_abs + opt_.eps_rel * std::sqrt(std::max(kx2, z2));
+    const double eps_dual = sqrt_n * opt_.eps_abs + opt_.eps_rel * rho * norm2(r_ktu_);
+    return mon.record(it, r_pri, eps_pri, r_dual, eps_dual, x);
+}
+
+void SplitState::rescale_dual(double factor) {
+    for (auto& u : u_)
+        for (std::size_t i = 0; i < u.size(); ++i) u.data()[i] = float(u.data()[i] * factor);
+}
+
+std::vector<Image> SplitState::duals() const {
+    std::vector<Image> d = z_;
+    d.insert(d.end(), u_.begin(), u_.end());
+    return d;
+}
+
+}  // namespace proxgen::detail

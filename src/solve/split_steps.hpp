@@ -1,0 +1,46 @@
+// Internal: the steps every split algorithm with z_i = K_i x shares (ADMM, linearized ADMM, HQS):
+//   (z⁺, u⁺) = (prox_{Ψ,ρ}(K x + u), K x + u − z⁺)        one pipeline, a Tuple output per term
+//   residual ingredients K_i x, Kᵀ(z − z_prev), Kᵀu        one pipeline, run every check
+// and the C++ state around them (double-buffered z and u, Boyd's residuals and tolerances).
+#pragma once
+
+#include <vector>
+
+#include "engine.hpp"
+
+namespace proxgen::detail {
+
+/// Pipelines of the (z, u)-update and the residuals for the Ψ terms of p.
+struct SplitPipelines {
+    std::vector<Halide::ImageParam> z, z_prev, u;
+    Halide::Param<float> rho{"rho"};
+    Halide::Pipeline zu_step, residual;
+    /// x is the variable's input parameter, shared with the algorithm's x-update pipeline.
+    SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const Halide::ImageParam& x);
+};
+
+/// The split variables z_i and scaled duals u_i with their double buffers and residual outputs.
+class SplitState {
+public:
+    SplitState(const ir::Problem& p, const Options& opt, const Result* warm, Algorithm a);
+    /// (z, u) ← prox step at x with penalty ρ; with keep_dual = false (HQS) u stays 0.
+    void update(SplitPipelines& k, Halide::ImageParam& x_param, const Image& x, double rho, bool keep_dual);
+    /// Boyd et al. 2011 (§3.3): r = ‖Kx − z‖, s = ρ‖Kᵀ(z − z_prev)‖,
+    /// ε_pri = √m ε_abs + ε_rel max(‖Kx‖, ‖z‖), ε_dual = √n ε_abs + ε_rel ρ‖Kᵀu‖; records them.
+    bool check(SplitPipelines& k, Halide::ImageParam& x_param, const Image& x, double rho, Monitor& mon, int it);
+    /// Binds z and u (current) to the pipeline inputs of an x-update.
+    void bind(SplitPipelines& k) const;
+    /// u ← u · factor (when ρ changes, the scaled dual u = y/ρ must follow).
+    void rescale_dual(double factor);
+    std::vector<Image> duals() const;
+    const std::vector<Image>& z() const { return z_; }
+
+private:
+    const ir::Problem& problem_;
+    const Options& opt_;
+    std::vector<std::vector<int>> shapes_;
+    std::vector<Image> z_, u_, z_next_, u_next_, r_kx_;
+    Image r_kdz_, r_ktu_;
+};
+
+}  // namespace proxgen::detail
