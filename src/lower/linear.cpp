@@ -136,10 +136,13 @@ Func circular_filter(const Lowered& in, const ImageParam& kernel, int sgn, Stage
     const int r = in.rank();
     const auto& ax = axes();
     Expr W = in.extents[0], H = in.extents[1];
-    // Halide's % is Euclidean, so the wrap is valid for negative indices. The padded copy is
-    // computed once per strip; the taps then read it with affine (vector) loads.
-    Func padded("wrapped");
-    padded(args(r)) = at(in.f, r, ax[0] % W, ax[1] % H);
+    // The wrap goes through BoundaryConditions::repeat_image, whose `likely` lets Halide split the
+    // x loop so the interior reads with plain vector loads and only the borders pay for the
+    // modulo; the padded copy is computed once per strip and the taps then read it with affine
+    // vector loads. (Measured 512², 9×9 kernel: 5.4 ms → see bench/ for the current number.)
+    Region bounds{{0, W}, {0, H}};
+    for (int d = 2; d < r; ++d) bounds.push_back(Range());
+    Func padded = BoundaryConditions::repeat_image(in.f, bounds);
     st.add(padded);
     Expr kw = kernel.dim(0).extent(), kh = kernel.dim(1).extent();
     RDom t(0, kw, 0, kh, "tap");
