@@ -95,6 +95,10 @@ Halide::Func prox(const ProxSpec& f, const Lowered& v, Halide::Expr rho, Stages&
 /// Closed-form x-update of the Ω terms: argmin_x Ω(x) + 1/(2τ) ‖x − v‖². Identity when Ω is empty.
 Halide::Func omega_prox(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);
 
+/// Right-hand side of the spectral Ω prox (PC / L-ADMM with fft / dct x-updates):
+/// (I + 2τ Σ α β² AᵀA) x = result; the caller solves it with a spectral::GramSolver.
+Halide::Func omega_spectral_rhs(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);
+
 /// Hand CPU schedule of an output: strips of rows in parallel, vectorized along x, the staged
 /// Funcs computed per strip. Call once per output Func, before compiling.
 void schedule_output(Halide::Func out, int rank, const Stages& st);

@@ -101,3 +101,26 @@ Func omega_prox(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
 }
 
 }  // namespace proxgen::lower
+
+namespace proxgen::lower {
+
+Func omega_spectral_rhs(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
+    // argmin_x Σ α‖β A x + g‖² + 1/(2τ)‖x − v‖²  ⇔  (I + 2τ Σ α β² AᵀA) x = v − 2τ Σ α β Aᵀ g
+    const int r = v.rank();
+    const auto at = args(r);
+    Expr rhs = v.f(at);
+    for (const auto& t : L.problem().omega) {
+        PROXGEN_INTERNAL_ASSERT(t.penalty == ir::Penalty::sum_squares);
+        ProxSpec f = L.prox_spec(t, v, st);
+        if (!f.c) continue;
+        const auto a = args(int(t.expr.shape.size()));
+        Lowered w{Func("omega_constant"), L.extents(t.expr)};
+        w.f(a) = 2.0f * tau * f.alpha * (*f.a)(a) * (*f.c)(a);
+        if (auto back = L.adjoint(t.expr, w, st)) rhs -= (*back)(at);
+    }
+    Func out("x_rhs");
+    out(at) = rhs;
+    return out;
+}
+
+}  // namespace proxgen::lower

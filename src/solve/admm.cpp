@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "proxgen/error.hpp"
-#include "spectral.hpp"
+#include "spectral_gram.hpp"
 #include "split_steps.hpp"
 
 namespace proxgen::detail {
@@ -117,7 +117,7 @@ public:
         case plan::XUpdate::fft:
         case plan::XUpdate::dct:
             run(k_.rhs_or_x, {&rhs_});
-            spectral_for(rho).solve(rhs_, x);
+            spectral_.solve(rhs_, x, 0.0, 1.0, rho);
             return;
         case plan::XUpdate::cg: run(k_.rhs_or_x, {&rhs_}); conjugate_gradient(x); return;
         case plan::XUpdate::closed_form_prox: break;
@@ -127,18 +127,6 @@ public:
     int cg_iterations() const { return cg_total_; }
 
 private:
-    spectral::GramSolver& spectral_for(double rho) {
-        if (!gram_ || rho != gram_rho_) {
-            const auto basis = p_.x_update == plan::XUpdate::fft ? spectral::Basis::fft : spectral::Basis::dct;
-            gram_ = std::make_unique<spectral::GramSolver>(basis, p_.variable_shape);
-            for (const auto& t : p_.omega) gram_->add_term(t.expr, 2.0 * t.weight * double(t.beta) * t.beta);
-            for (const auto& t : p_.psi) gram_->add_term(t.expr, rho);
-            gram_->finalize();
-            gram_rho_ = rho;
-        }
-        return *gram_;
-    }
-
     void apply_gram(const Image& v, Image& out) {
         set(k_.direction, v);
         run(k_.gram_apply, {&out});
@@ -173,8 +161,7 @@ private:
     QuadraticKernels& k_;
     const Options& opt_;
     Image rhs_, r_, d_, gd_;
-    std::unique_ptr<spectral::GramSolver> gram_;
-    double gram_rho_ = 0;
+    SpectralGram spectral_{p_};
     int cg_total_ = 0;
 };
 

@@ -318,10 +318,15 @@ std::string x_update_description(const ir::Problem& p) {
     case plan::XUpdate::closed_form_prox:
         return "closed-form prox of Omega per pixel (diagonal quadratics and interval constraints)";
     case plan::XUpdate::elementwise: return "elementwise solve (the Gram matrix is diagonal)";
-    case plan::XUpdate::fft: return "FFT solve (every operator is diagonal in the DFT: circular conv, periodic grad)";
+    case plan::XUpdate::fft:
+        return plan::linearized(p.algorithm)
+                   ? "FFT solve of the Omega quadratics' prox (circular conv and periodic grad are diagonal in the DFT)"
+                   : "FFT solve (every operator is diagonal in the DFT: circular conv, periodic grad)";
     case plan::XUpdate::dct:
-        return "DCT solve (exact: every operator is a multiple of the identity or a Neumann grad, which the "
-               "DCT-II diagonalizes)";
+        return plan::linearized(p.algorithm)
+                   ? "DCT solve of the Omega quadratics' prox (exact: Neumann grad is diagonal in the DCT-II)"
+                   : "DCT solve (exact: every operator is a multiple of the identity or a Neumann grad, which "
+                     "the DCT-II diagonalizes)";
     case plan::XUpdate::cg:
         return "conjugate gradient, warm-started (no single basis diagonalizes every operator)";
     }

@@ -48,6 +48,11 @@ double stacked_norm_bound(const ir::Problem& p);
 /// Number of elements of all Ψ outputs (m) and of x (n), for the √dim·ε_abs tolerances.
 std::size_t psi_elements(const ir::Problem& p);
 
+/// The x-update of this plan goes through a transform (fft / dct).
+inline bool spectral(const ir::Problem& p) {
+    return p.x_update == plan::XUpdate::fft || p.x_update == plan::XUpdate::dct;
+}
+
 /// Shared bookkeeping of the loop: timing, history, stopping, callback, verbose table.
 class Monitor {
 public:

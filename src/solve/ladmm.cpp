@@ -4,6 +4,7 @@
 // with 0 < μ ≤ λ/‖K‖². Residuals and stopping as Boyd et al. 2011 with ρ = 1/λ.
 #include <cmath>
 
+#include "spectral_gram.hpp"
 #include "split_steps.hpp"
 #include "proxgen/error.hpp"
 
@@ -42,7 +43,7 @@ struct LADMMKernels {
         }
         Lowered v{Func("x_arg"), xin.extents};
         v.f(av) = xin.f(av) - (mu / lambda) * kt;
-        Func prox = lower::omega_prox(L, v, mu, st);
+        Func prox = spectral(p) ? lower::omega_spectral_rhs(L, v, mu, st) : lower::omega_prox(L, v, mu, st);
         Func x_next("x_next");
         x_next(av) = prox(av);
         lower::schedule_output(x_next, rv, st);
@@ -75,6 +76,8 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
 
     Image x = initial_x(p, opt, warm), x_next(p.variable_shape);
     SplitState state(p, opt, warm, Algorithm::ladmm);
+    Image rhs = spectral(p) ? Image(p.variable_shape) : Image();
+    SpectralGram gram(p);
     const double rho = 1.0 / steps.lambda;
     Monitor mon(p, opt, res);
     int it = 0;
@@ -83,7 +86,12 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
         ++it;
         set(K->x, x);
         state.bind(*K->split);
-        run(K->x_step, {&x_next});
+        if (spectral(p)) {
+            run(K->x_step, {&rhs});
+            gram.solve(rhs, x_next, 1.0, steps.mu, 0.0);
+        } else {
+            run(K->x_step, {&x_next});
+        }
         std::swap(x, x_next);
         state.update(*K->split, K->x, x, rho, true);
         if (mon.should_check(it)) converged = state.check(*K->split, K->x, x, rho, mon, it);

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "engine.hpp"
+#include "spectral_gram.hpp"
 #include "proxgen/error.hpp"
 
 namespace proxgen::detail {
@@ -80,7 +81,8 @@ struct PCKernels {
             for (std::size_t i = 0; i < p.psi.size(); ++i)
                 if (auto g = L.adjoint(p.psi[i].expr, lower::input(y[i]), st)) kty += (*g)(av);
             v.f(av) = xin.f(av) - tau * kty;
-            Func out = lower::omega_prox(L, v, tau, st);
+            // spectral plans output the right-hand side of the Ω prox; C++ finishes it with FFTW
+            Func out = spectral(p) ? lower::omega_spectral_rhs(L, v, tau, st) : lower::omega_prox(L, v, tau, st);
             Func x_next("x_next");
             x_next(av) = out(av);
             lower::schedule_output(x_next, rv, st);
@@ -185,6 +187,8 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
         y_next.emplace_back(shapes[i]);
     }
     std::vector<Image> r_y(shapes.size() * 2);
+    Image rhs = spectral(p) ? Image(p.variable_shape) : Image();
+    SpectralGram gram(p);
     Image r_primal(p.variable_shape), r_kty(p.variable_shape);
 
     const double sqrt_n = std::sqrt(double(x.size())), sqrt_m = std::sqrt(double(psi_elements(p)));
@@ -208,7 +212,12 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
         set(K->x, x);
         for (std::size_t i = 0; i < y.size(); ++i) set(K->y[i], y[i]);
         K->tau.set(float(tau));
-        run(K->primal, {&x_prev2});
+        if (spectral(p)) {
+            run(K->primal, {&rhs});
+            gram.solve(rhs, x_prev2, 1.0, tau, 0.0);
+        } else {
+            run(K->primal, {&x_prev2});
+        }
         // rotate: x ← x_{n+1} (just written), x_prev ← x_n, x_prev2 ← x_{n−1}
         Image newest = std::move(x_prev2);
         x_prev2 = std::move(x_prev);

@@ -152,43 +152,32 @@ Transfer transfer(const ir::Node& n, const Grid& g) {
     return {};
 }
 
-// ---- FFTW plans: one per (basis, direction, W, H, channels), process-wide, created under a mutex
-// (the planner is not thread-safe; fftwf_execute_* on distinct arrays is). FFTW_ESTIMATE: see
-// bench/bench_spectral.cpp — FFTW_MEASURE costs seconds per new size and gains little here.
+// ---- FFTW plans: r2c and c2r per (direction, W, H, channels), for both bases, process-wide,
+// created under a mutex (the planner is not thread-safe; fftwf_execute_* on distinct arrays is).
+// FFTW_ESTIMATE: FFTW_MEASURE makes the r2c/c2r pair 1.1-1.4x faster but costs 0.5-1 s of planning
+// per new size (measured at 512² and 1024², see the report in bench/bench_spectral.cpp).
 constexpr unsigned kPlannerFlags = FFTW_ESTIMATE;
 constexpr long kThreadedFrom = 128 * 128;  // below this, a second thread costs more than it saves
 
-std::mutex& planner_mutex() {
+fftwf_plan plan_for(bool forward, int W, int H, int C) {
     static std::mutex m;
-    return m;
-}
-
-fftwf_plan plan_for(Basis b, bool forward, int W, int H, int C) {
-    static std::map<std::tuple<int, bool, int, int, int>, fftwf_plan> plans;  // never destroyed
-    std::lock_guard lock(planner_mutex());
+    static std::map<std::tuple<bool, int, int, int>, fftwf_plan> plans;  // never destroyed
+    std::lock_guard lock(m);
     static const bool threads_ok = fftwf_init_threads() != 0;
-    auto key = std::make_tuple(int(b), forward, W, H, C);
+    auto key = std::make_tuple(forward, W, H, C);
     if (auto it = plans.find(key); it != plans.end()) return it->second;
     if (threads_ok) fftwf_plan_with_nthreads(long(W) * H * C >= kThreadedFrom ? 2 : 1);
     const int n[2] = {H, W};  // row-major (H, W) = Halide's x-fastest layout, one plane per channel
     const int real_dist = W * H, cplx_dist = (W / 2 + 1) * H;
     // Scratch arrays of fftwf_malloc's alignment: solve() uses arrays of that same alignment.
     float* r = fftwf_alloc_real(std::size_t(real_dist) * C);
-    float* r2 = fftwf_alloc_real(std::size_t(real_dist) * C);
     fftwf_complex* c = fftwf_alloc_complex(std::size_t(cplx_dist) * C);
-    fftwf_plan p = nullptr;
-    if (b == Basis::fft) {
-        p = forward ? fftwf_plan_many_dft_r2c(2, n, C, r, nullptr, 1, real_dist, c, nullptr, 1, cplx_dist, kPlannerFlags)
-                    : fftwf_plan_many_dft_c2r(2, n, C, c, nullptr, 1, cplx_dist, r, nullptr, 1, real_dist, kPlannerFlags);
-    } else {
-        const fftwf_r2r_kind k = forward ? FFTW_REDFT10 : FFTW_REDFT01;  // DCT-II, DCT-III
-        const fftwf_r2r_kind kinds[2] = {k, k};
-        p = fftwf_plan_many_r2r(2, n, C, r, nullptr, 1, real_dist, r2, nullptr, 1, real_dist, kinds, kPlannerFlags);
-    }
+    fftwf_plan p = forward
+        ? fftwf_plan_many_dft_r2c(2, n, C, r, nullptr, 1, real_dist, c, nullptr, 1, cplx_dist, kPlannerFlags)
+        : fftwf_plan_many_dft_c2r(2, n, C, c, nullptr, 1, cplx_dist, r, nullptr, 1, real_dist, kPlannerFlags);
     fftwf_free(r);
-    fftwf_free(r2);
     fftwf_free(c);
-    if (p == nullptr) fail("x-update: FFTW could not plan a {}x{}x{} {}", W, H, C, name(b));
+    if (p == nullptr) fail("x-update: FFTW could not plan a {}x{}x{} transform", W, H, C);
     plans.emplace(key, p);
     return p;
 }
@@ -205,23 +194,71 @@ bool direct(const Image& img) {
     return fftwf_alignment_of(const_cast<float*>(img.data())) == 0;
 }
 
-/// Copies between a strided image and a dense x-fastest block (to_dense: image → block).
-void copy_dense(const Image& img, float* dense, bool to_dense) {
+/// Makhoul's order along an axis of n samples (J. Makhoul, IEEE TASSP 28(1), 1980): even samples
+/// ascending, then odd ones descending. The real DFT of the reordered signal gives the DCT-II with
+/// O(n) extra work, so the dct basis uses the same r2c/c2r plans as the fft one.
+int makhoul(int i, int n) { return 2 * i < n ? 2 * i : 2 * (n - 1 - i) + 1; }
+
+/// dense[c][y][x] ← img(x, y, c) (to_dense) or back, with Makhoul's order on both axes if reorder.
+void copy_dense(const Image& img, float* dense, bool to_dense, bool reorder) {
     const auto& buf = img.buffer();
     int ext[4] = {1, 1, 1, 1};
     long str[4] = {0, 0, 0, 0};
     for (int d = 0; d < buf.dimensions(); ++d) ext[d] = buf.dim(d).extent(), str[d] = buf.dim(d).stride();
     float* base = const_cast<float*>(img.data());
-    std::size_t i = 0;
+    const int W = ext[0], even = (W + 1) / 2;
     for (int c3 = 0; c3 < ext[3]; ++c3)
         for (int c2 = 0; c2 < ext[2]; ++c2)
-            for (int y = 0; y < ext[1]; ++y) {
-                float* row = base + c3 * str[3] + c2 * str[2] + y * str[1];
-                for (int x = 0; x < ext[0]; ++x, ++i) {
-                    if (to_dense) dense[i] = row[x * str[0]];
-                    else row[x * str[0]] = dense[i];
+            for (int y = 0; y < ext[1]; ++y, dense += W) {
+                float* row = base + c3 * str[3] + c2 * str[2] + (reorder ? makhoul(y, ext[1]) : y) * str[1];
+                if (!reorder) {  // an Image's x stride is 1
+                    if (to_dense) std::copy(row, row + W, dense);
+                    else std::copy(dense, dense + W, row);
+                } else if (to_dense) {
+                    for (int n = 0; n < even; ++n) dense[n] = row[2 * n];
+                    for (int n = 0; n < W / 2; ++n) dense[W - 1 - n] = row[2 * n + 1];
+                } else {
+                    for (int n = 0; n < even; ++n) row[2 * n] = dense[n];
+                    for (int n = 0; n < W / 2; ++n) row[2 * n + 1] = dense[W - 1 - n];
                 }
             }
+}
+
+using cf = std::complex<float>;
+
+/// The DCT-domain division, in place on the r2c spectrum V (hx × H) of one Makhoul-reordered plane.
+/// Forward (2-D Makhoul): Q(k1,k2) = a V(k1,k2) + ā V(k1,−k2) with a = e^{−iπk2/2H}, and
+/// z = e^{−iπk1/2W} Q, give the DCT-II (FFTW's REDFT10 scale) as X(k1,k2) = 2 Re z and
+/// X(W−k1,k2) = −2 Im z. Dividing both by their eigenvalues is z' = g_re Re z + i g_im Im z, and the
+/// inverse relations Q' = e^{iπk1/2W} z', V'(k1,k2) = ½ ā (Q'(k1,k2) − i Q'(k1,H−k2)), with
+/// Q'(k1,H) = 0, give the spectrum of the reordered solution. Frequencies k2 and m2 = H−k2 go
+/// together; with w0 = e^{−iπk1/2W} a, w1 = e^{−iπk1/2W} ā, A = w0 V(k2), B = w1 V(m2):
+/// z(k2) = A + B, z(m2) = i(A − B), V'(k2) = ½ w̄0 (u0 − i u1), V'(m2) = ½ w̄1 (u0 + i u1), u = z'.
+/// Real arithmetic (std::complex's NaN-checked product is 3x slower); the ½ is folded into g.
+void dct_divide(cf* V, const cf* t1, const cf* t2, const float* gre, const float* gim, int hx, int H) {
+    for (int k2 = 0; k2 <= H / 2; ++k2) {
+        const int m2 = (H - k2) % H;
+        float* v0 = reinterpret_cast<float*>(V + std::size_t(k2) * hx);
+        float* v1 = reinterpret_cast<float*>(V + std::size_t(m2) * hx);
+        const float *gr0 = gre + std::size_t(k2) * hx, *gi0 = gim + std::size_t(k2) * hx;
+        const float *gr1 = gre + std::size_t(m2) * hx, *gi1 = gim + std::size_t(m2) * hx;
+        const float ar = t2[k2].real(), ai = t2[k2].imag();
+        for (int k1 = 0; k1 < hx; ++k1) {
+            const float tr = t1[k1].real(), ti = t1[k1].imag();
+            const float w0r = tr * ar - ti * ai, w0i = tr * ai + ti * ar;  // t1·a
+            const float w1r = tr * ar + ti * ai, w1i = ti * ar - tr * ai;  // t1·ā
+            const float x0r = v0[2 * k1], x0i = v0[2 * k1 + 1], x1r = v1[2 * k1], x1i = v1[2 * k1 + 1];
+            const float Ar = w0r * x0r - w0i * x0i, Ai = w0r * x0i + w0i * x0r;
+            const float Br = w1r * x1r - w1i * x1i, Bi = w1r * x1i + w1i * x1r;
+            const float u0r = gr0[k1] * (Ar + Br), u0i = gi0[k1] * (Ai + Bi);
+            const float u1r = gr1[k1] * (Bi - Ai), u1i = gi1[k1] * (Ar - Br);
+            const float pr = u0r + u1i, pi = u0i - u1r, qr = u0r - u1i, qi = u0i + u1r;
+            v0[2 * k1] = w0r * pr + w0i * pi;  // w̄0 · p
+            v0[2 * k1 + 1] = w0r * pi - w0i * pr;
+            v1[2 * k1] = w1r * qr + w1i * qi;  // w̄1 · q
+            v1[2 * k1 + 1] = w1r * qi - w1i * qr;
+        }
+    }
 }
 
 }  // namespace
@@ -252,21 +289,25 @@ Basis common_basis(const std::vector<const ir::Node*>& exprs) {
 struct GramSolver::Impl {
     Grid grid{};
     std::vector<int> shape;
-    int channels = 1;
-    std::vector<double> gram;  // nx × ny, x fastest
+    int channels = 1, hx = 1;  // hx = W/2+1: the r2c spectrum is hx × H per channel
+    std::vector<double> gram;  // the eigenvalues, nx × ny, x fastest
     bool ready = false;
-    std::vector<float> inverse;  // 1 / (gram · transform round-trip factor)
+    // on the hx × H half spectrum: 1/(eigenvalue · W·H) (fft); for the dct, of X(k1,·) in gre and
+    // of X(W−k1,·) in gim (see dct_divide)
+    std::vector<float> gre, gim;
+    std::vector<cf> t1, t2;       // dct twiddles e^{−iπk1/2W}, e^{−iπk2/2H}
     fftwf_plan fwd = nullptr, bwd = nullptr;
     std::mutex m;
-    float* real = nullptr;  // W·H·C: rhs or x when they cannot be used in place
-    float* mid = nullptr;   // the coefficients: C × nx·ny complex (fft) or real (dct)
+    float* real = nullptr;  // W·H·C: the (reordered) rhs or x when they cannot be used in place
+    cf* spec = nullptr;     // C × hx·H
 
     ~Impl() {
         fftwf_free(real);
-        fftwf_free(mid);
+        fftwf_free(spec);
     }
     std::size_t spatial() const { return std::size_t(grid.W) * grid.H; }
     std::size_t spectral() const { return std::size_t(grid.nx) * grid.ny; }
+    std::size_t half() const { return std::size_t(hx) * grid.H; }
 };
 
 GramSolver::GramSolver(Basis basis, std::vector<int> variable_shape) : impl_(std::make_unique<Impl>()) {
@@ -279,6 +320,7 @@ GramSolver::GramSolver(Basis basis, std::vector<int> variable_shape) : impl_(std
     auto& I = *impl_;
     const int W = variable_shape[0], H = variable_shape[1];
     I.grid = {basis, W, H, basis == Basis::fft ? W / 2 + 1 : W, H};
+    I.hx = W / 2 + 1;
     for (std::size_t d = 2; d < variable_shape.size(); ++d) I.channels *= variable_shape[d];
     I.shape = std::move(variable_shape);
     I.gram.assign(I.spectral(), 0.0);
@@ -321,17 +363,29 @@ void GramSolver::finalize() {
              "times sum_squares(x)",
              name(I.grid.basis), i % I.grid.nx, i / I.grid.nx, *lo, *hi);
     }
-    const double roundtrip = I.grid.basis == Basis::fft ? double(I.spatial()) : 4.0 * double(I.spatial());
-    I.inverse.resize(I.gram.size());
-    for (std::size_t i = 0; i < I.gram.size(); ++i) I.inverse[i] = float(1.0 / (I.gram[i] * roundtrip));
+    const int W = I.grid.W, H = I.grid.H, hx = I.hx;
+    const double scale = I.grid.basis == Basis::fft ? 1.0 : 0.5;  // dct_divide's ½
+    auto inv = [&](int k1, int k2) {
+        return float(scale / (I.gram[std::size_t(k2) * I.grid.nx + k1] * double(I.spatial())));
+    };
+    I.gre.resize(I.half());
+    I.gim.resize(I.half());
+    for (int k2 = 0; k2 < H; ++k2)
+        for (int k1 = 0; k1 < hx; ++k1) {
+            const std::size_t i = std::size_t(k2) * hx + k1;
+            I.gre[i] = inv(k1, k2);
+            I.gim[i] = I.grid.basis == Basis::fft || 2 * k1 == W ? I.gre[i] : k1 == 0 ? 0.0f : inv(W - k1, k2);
+        }
     if (I.fwd == nullptr) {
-        I.fwd = plan_for(I.grid.basis, true, I.grid.W, I.grid.H, I.channels);
-        I.bwd = plan_for(I.grid.basis, false, I.grid.W, I.grid.H, I.channels);
+        I.t1.resize(hx);
+        I.t2.resize(H);
+        for (int k = 0; k < hx; ++k) I.t1[k] = std::polar(1.0f, float(-std::numbers::pi * k / (2.0 * W)));
+        for (int k = 0; k < H; ++k) I.t2[k] = std::polar(1.0f, float(-std::numbers::pi * k / (2.0 * H)));
+        I.fwd = plan_for(true, W, H, I.channels);
+        I.bwd = plan_for(false, W, H, I.channels);
         I.real = fftwf_alloc_real(I.spatial() * I.channels);
-        I.mid = I.grid.basis == Basis::fft
-            ? reinterpret_cast<float*>(fftwf_alloc_complex(I.spectral() * I.channels))
-            : fftwf_alloc_real(I.spatial() * I.channels);
-        if (I.real == nullptr || I.mid == nullptr) fail("x-update: out of memory for the FFT work arrays");
+        I.spec = reinterpret_cast<cf*>(fftwf_alloc_complex(I.half() * I.channels));
+        if (I.real == nullptr || I.spec == nullptr) fail("x-update: out of memory for the FFT work arrays");
     }
     I.ready = true;
 }
@@ -342,35 +396,27 @@ void GramSolver::solve(const Image& rhs, Image& x) const {
     if (!I.ready) const_cast<GramSolver*>(this)->finalize();
     if (rhs.sizes() != I.shape)
         fail("x-update: the right-hand side is {} but the variable is {}", rhs.shape_string(), shape_string(I.shape));
-    float* in = const_cast<float*>(rhs.data());  // FFTW's r2c and r2r preserve an out-of-place input
-    if (!direct(rhs)) {
-        copy_dense(rhs, I.real, true);
+    const bool fft = I.grid.basis == Basis::fft;
+    float* in = const_cast<float*>(rhs.data());  // FFTW's out-of-place r2c preserves its input
+    if (!fft || !direct(rhs)) {
+        copy_dense(rhs, I.real, true, !fft);
         in = I.real;
     }
-    const bool fft = I.grid.basis == Basis::fft;
-    if (fft) fftwf_execute_dft_r2c(I.fwd, in, reinterpret_cast<fftwf_complex*>(I.mid));
-    else fftwf_execute_r2r(I.fwd, in, I.mid);
-
-    const std::size_t m = I.spectral();
-    const float* g = I.inverse.data();
+    auto* spec = reinterpret_cast<fftwf_complex*>(I.spec);
+    fftwf_execute_dft_r2c(I.fwd, in, spec);
+    const std::size_t m = I.half();
     for (int c = 0; c < I.channels; ++c) {
+        cf* s = I.spec + m * c;
         if (fft) {
-            float* s = I.mid + 2 * m * c;
-            for (std::size_t i = 0; i < m; ++i) {
-                s[2 * i] *= g[i];
-                s[2 * i + 1] *= g[i];
-            }
+            for (std::size_t i = 0; i < m; ++i) s[i] *= I.gre[i];
         } else {
-            float* s = I.mid + m * c;
-            for (std::size_t i = 0; i < m; ++i) s[i] *= g[i];
+            dct_divide(s, I.t1.data(), I.t2.data(), I.gre.data(), I.gim.data(), I.hx, I.grid.H);
         }
     }
-
     if (x.sizes() != I.shape) x = Image(I.shape);
-    float* out = direct(x) ? x.data() : I.real;
-    if (fft) fftwf_execute_dft_c2r(I.bwd, reinterpret_cast<fftwf_complex*>(I.mid), out);
-    else fftwf_execute_r2r(I.bwd, I.mid, out);
-    if (out == I.real) copy_dense(x, I.real, false);
+    float* out = fft && direct(x) ? x.data() : I.real;
+    fftwf_execute_dft_c2r(I.bwd, spec, out);
+    if (out == I.real) copy_dense(x, I.real, false, !fft);
 }
 
 double GramSolver::min_eigenvalue() const { return *std::min_element(impl_->gram.begin(), impl_->gram.end()); }

@@ -18,8 +18,9 @@ namespace proxgen::plan {
 enum class XUpdate {
     closed_form_prox,  ///< PC / L-ADMM: per-pixel prox of the diagonal Ω terms
     elementwise,       ///< ADMM / HQS: the Gram matrix is diagonal: one division per pixel
-    fft,               ///< ADMM / HQS: every operator is diagonal in the DFT (circular conv, periodic grad)
-    dct,               ///< ADMM / HQS: every operator is diagonal in the DCT-II (Neumann grad)
+    fft,               ///< ADMM / HQS: every operator is diagonal in the DFT (circular conv, periodic
+                       ///< grad); PC / L-ADMM: the prox of the Ω quadratics is one FFT solve
+    dct,               ///< the same in the DCT-II basis (Neumann grad)
     cg                 ///< ADMM / HQS: matrix-free conjugate gradient, warm-started
 };
 
@@ -36,12 +37,13 @@ struct term_rule {
     /// PC and L-ADMM absorb what has a per-pixel closed-form joint prox: a quadratic of a diagonal
     /// operator, or a constraint e ≥ 0 on one (an interval per pixel). ADMM and HQS absorb every
     /// quadratic into a linear solve.
-    static constexpr bool in_omega = linearized(A)
-        ? (lt::is_diagonal && (pt::is_quadratic || Term::kind == dsl::penalty_kind::nonneg))
-        : pt::is_quadratic;
-    // Gram contributions: an Ω quadratic adds Aᵀ W² A (weights break frequency diagonality), a Ψ
-    // term adds KᵀK (its weights live in the prox).
-    static constexpr bool weights_matter = in_omega && Term::weighted;
+    static constexpr bool closed_form = lt::is_diagonal && (pt::is_quadratic || Term::kind == dsl::penalty_kind::nonneg);
+    /// A quadratic whose prox needs a transform (FFT / DCT) rather than a per-pixel formula.
+    static constexpr bool spectral_quadratic =
+        pt::is_quadratic && !Term::weighted && !lt::is_diagonal && (lt::is_fft_diagonal || lt::is_dct_diagonal);
+    // Gram contributions (ADMM / HQS): an Ω quadratic adds Aᵀ W² A (weights break frequency
+    // diagonality), a Ψ term adds KᵀK (its weights live in the prox).
+    static constexpr bool weights_matter = pt::is_quadratic && Term::weighted;
     static constexpr bool gram_diagonal = lt::is_gram_diagonal && (!weights_matter || lt::is_diagonal);
     static constexpr bool fft_diagonal = lt::is_fft_diagonal && !weights_matter;
     static constexpr bool dct_diagonal = lt::is_dct_diagonal && !weights_matter;
@@ -61,9 +63,28 @@ struct plan_t<dsl::problem_t<Terms...>, A> {
     template <class T>
     using rule = term_rule<T, A>;
 
+    /// PC / L-ADMM: when a quadratic such as ‖k ⊛ x − b‖² is diagonal in a transform, its exact prox
+    /// (one transform pair per iteration) beats splitting it; Ω then holds every unweighted quadratic
+    /// diagonal in that basis, and constraints move to Ψ (their joint prox is no longer closed form).
+    static constexpr bool spectral_prox = linearized(A) && (... || rule<Terms>::spectral_quadratic);
+    template <class T>
+    static constexpr bool quadratic_in_basis(bool dct) {
+        using R = rule<T>;
+        return R::pt::is_quadratic && !T::weighted && (dct ? R::dct_diagonal : R::fft_diagonal);
+    }
+    /// The basis: DCT when every non-diagonal spectral quadratic is DCT-diagonal, else FFT.
+    static constexpr bool spectral_dct = (... && (!rule<Terms>::spectral_quadratic || rule<Terms>::dct_diagonal));
+
+    template <class T>
+    static constexpr bool absorbed() {
+        if constexpr (!linearized(A)) return rule<T>::pt::is_quadratic;
+        else if constexpr (spectral_prox) return quadratic_in_basis<T>(spectral_dct);
+        else return rule<T>::closed_form;
+    }
+
     /// in_omega[i]: term i is absorbed by the x-update; otherwise it is split and proxed.
-    static constexpr std::array<bool, size> in_omega{rule<Terms>::in_omega...};
-    static constexpr std::size_t omega_count = (std::size_t(0) + ... + std::size_t(rule<Terms>::in_omega));
+    static constexpr std::array<bool, size> in_omega{absorbed<Terms>()...};
+    static constexpr std::size_t omega_count = (std::size_t(0) + ... + std::size_t(absorbed<Terms>()));
     static constexpr std::size_t psi_count = size - omega_count;
 
     template <class Acc, class... Rest>
@@ -84,7 +105,8 @@ struct plan_t<dsl::problem_t<Terms...>, A> {
     static constexpr bool all_grad = (... && rule<Terms>::grad_only);
     static constexpr bool viable = linearized(A) || !all_grad;
 
-    static constexpr XUpdate x_update = linearized(A)                         ? XUpdate::closed_form_prox
+    static constexpr XUpdate x_update = spectral_prox                         ? (spectral_dct ? XUpdate::dct : XUpdate::fft)
+                                        : linearized(A)                         ? XUpdate::closed_form_prox
                                         : (... && rule<Terms>::gram_diagonal) ? XUpdate::elementwise
                                         : (... && rule<Terms>::dct_diagonal)  ? XUpdate::dct
                                         : (... && rule<Terms>::fft_diagonal)  ? XUpdate::fft

@@ -1,0 +1,21 @@
+#include "spectral_gram.hpp"
+
+namespace proxgen::detail {
+
+void SpectralGram::solve(const Image& rhs, Image& x, double identity, double omega_scale, double psi_scale) {
+    if (!gram_ || identity != identity_ || omega_scale != omega_ || psi_scale != psi_) {
+        const auto basis = p_.x_update == plan::XUpdate::fft ? spectral::Basis::fft : spectral::Basis::dct;
+        gram_ = std::make_unique<spectral::GramSolver>(basis, p_.variable_shape);
+        if (identity > 0) gram_->add_identity(identity);
+        for (const auto& t : p_.omega) gram_->add_term(t.expr, omega_scale * 2.0 * t.weight * double(t.beta) * t.beta);
+        if (psi_scale > 0)
+            for (const auto& t : p_.psi) gram_->add_term(t.expr, psi_scale);
+        gram_->finalize();
+        identity_ = identity;
+        omega_ = omega_scale;
+        psi_ = psi_scale;
+    }
+    gram_->solve(rhs, x);
+}
+
+}  // namespace proxgen::detail
