@@ -44,10 +44,16 @@ TEST_CASE("PC and L-ADMM absorb diagonal quadratics and constraints, the rest is
 
     using deconv = decltype(pg::sum_squares(pg::conv(k, x) - b) + 0.01f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x));
     using P2 = pg::detail::plan_of<deconv, A::ladmm>;
-    STATIC_REQUIRE(!P2::in_omega[0]);  // conv is not diagonal in space
+    STATIC_REQUIRE(P2::in_omega[0]);   // circular conv: its quadratic has an exact FFT prox
     STATIC_REQUIRE(!P2::in_omega[1]);
-    STATIC_REQUIRE(P2::in_omega[2]);
+    STATIC_REQUIRE(!P2::in_omega[2]);  // so the constraint is split
     STATIC_REQUIRE(P2::psi_count == 2);
+    STATIC_REQUIRE(P2::x_update == pg::plan::XUpdate::fft);
+    using masked = decltype(pg::sum_squares(pg::mul_elemwise(b, pg::conv(k, x)) - b) + pg::nonneg(x));
+    using P4 = pg::detail::plan_of<masked, A::pock_chambolle>;  // weights break the FFT: split it
+    STATIC_REQUIRE(!P4::in_omega[0]);
+    STATIC_REQUIRE(P4::in_omega[1]);
+    STATIC_REQUIRE(P4::x_update == pg::plan::XUpdate::closed_form_prox);
 
     // after the rewrites: weights and scales are absorbed into the prox, so these are diagonal
     using weighted = decltype(pg::sum_squares(pg::mul_elemwise(b, x) - b) + pg::norm1(x) + pg::nonneg(2.0f * x) +
@@ -109,7 +115,7 @@ TEST_CASE("describe prints the plan", "[plan]") {
     auto prob = pg::sum_squares(pg::conv(k, x) - b) + 0.01f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x);
     const std::string d = pg::describe(prob, pg::Algorithm::pock_chambolle);
     CHECK_THAT(d, Contains("Omega") && Contains("nonneg(x)") && Contains("Psi") && Contains("group_norm1(grad(x))") &&
-                      Contains("conv(k[5x5], x)") && Contains("tau") && Contains("closed-form"));
+                      Contains("conv(k[5x5], x)") && Contains("tau") && Contains("FFT solve"));
     CHECK_THAT(pg::describe(prob, pg::Algorithm::ladmm), Contains("lambda") && Contains("mu"));
     CHECK_THAT(pg::describe(prob, pg::Algorithm::admm), Contains("conjugate gradient") && Contains("rho"));
     auto denoise = pg::sum_squares(x - b) + 0.1f * pg::group_norm1(pg::grad(x));
