@@ -188,20 +188,31 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
     K->params.bind(p);
     if (opt.rho < 0 || !std::isfinite(opt.rho)) fail("Options: rho must be finite and >= 0 (0: automatic), got {}", opt.rho);
     if (hqs && !(opt.hqs_growth > 1.0)) fail("Options: hqs_growth must be > 1, got {}", opt.hqs_growth);
+    if (hqs && opt.hqs_every < 1) fail("Options: hqs_every must be >= 1, got {}", opt.hqs_every);
     double rho = admm_rho(p, opt);
     const double rho_max = rho * opt.hqs_max_ratio;
 
     Image x = initial_x(p, opt, warm);
     SplitState state(p, opt, warm, p.algorithm);
     XUpdate xu(p, *K, opt);
+    Image x_prev = hqs ? Image(p.variable_shape) : Image(), x_hat = hqs ? Image(p.variable_shape) : Image();
     Monitor mon(p, opt, res);
     int it = 0;
     bool converged = false, stopped = false;
     while (it < opt.max_iters && !converged && !stopped) {
         ++it;
         state.bind(*K->split);
+        if (hqs) std::copy(x.data(), x.data() + x.size(), x_prev.data());
         xu.solve(x, rho);
-        state.update(*K->split, K->x, x, rho, !hqs);
+        if (hqs && it > 1) {
+            // (adaptive restarts, O'Donoghue & Candès, measured slower here: 728.87 vs 728.82 at 1000)
+            const double m = double(it - 1) / (it + 2);
+            for (std::size_t i = 0; i < x.size(); ++i)
+                x_hat.data()[i] = float(x.data()[i] + m * (x.data()[i] - x_prev.data()[i]));
+            state.update(*K->split, K->x, x_hat, rho, false);
+        } else {
+            state.update(*K->split, K->x, x, rho, !hqs);
+        }
         if (mon.should_check(it)) {
             converged = state.check(*K->split, K->x, x, rho, mon, it);
             if (hqs) converged = converged && rho >= rho_max;  // the penalty must have grown first
@@ -217,7 +228,8 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
                 }
             }
         }
-        if (hqs) rho = std::min(rho * opt.hqs_growth, rho_max);
+        // piecewise constant, so spectral Gram matrices are rebuilt only every hqs_every iterations
+        if (hqs && it % opt.hqs_every == 0) rho = std::min(rho * opt.hqs_growth, rho_max);
         if (!mon.after_iteration(it)) stopped = true;
     }
     mon.finish(it, converged, stopped);

@@ -8,6 +8,9 @@
 //    to sines, and a second D does not map sines to anything diagonal), so neither is allowed there.
 // Each node's transfer is a list of components (one per index of the axes it adds beyond the
 // variable's: grad makes two); the Gram diagonal is Σ_j w_j Σ_c |H_c|².
+// Transforms: both bases run FFTW's 2-D r2c/c2r. The dct basis computes the DCT-II (REDFT10) and its
+// inverse (REDFT01 / 4) through Makhoul's reordering and O(WH) twiddles (dct_divide): FFTW's own
+// REDFT10/01 measured 5x slower under FFTW_ESTIMATE and still 2x slower under FFTW_MEASURE.
 #include "spectral.hpp"
 
 #include <fftw3.h>
@@ -15,7 +18,6 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <cstring>
 #include <map>
 #include <mutex>
 #include <numbers>
@@ -154,8 +156,9 @@ Transfer transfer(const ir::Node& n, const Grid& g) {
 
 // ---- FFTW plans: r2c and c2r per (direction, W, H, channels), for both bases, process-wide,
 // created under a mutex (the planner is not thread-safe; fftwf_execute_* on distinct arrays is).
-// FFTW_ESTIMATE: FFTW_MEASURE makes the r2c/c2r pair 1.1-1.4x faster but costs 0.5-1 s of planning
-// per new size (measured at 512² and 1024², see the report in bench/bench_spectral.cpp).
+// FFTW_ESTIMATE: FFTW_MEASURE made the r2c+c2r pair 1.3x (512²) to 1.4-1.8x (1024²) faster, i.e.
+// 0.3 ms and 2-4 ms per solve, but cost 0.7-1.4 s of planning per new size (wisdom only lives in the
+// process): it pays back after ~3000 solves at 512² and ~300 at 1024², more than an x-update loop runs.
 constexpr unsigned kPlannerFlags = FFTW_ESTIMATE;
 constexpr long kThreadedFrom = 128 * 128;  // below this, a second thread costs more than it saves
 
@@ -163,7 +166,11 @@ fftwf_plan plan_for(bool forward, int W, int H, int C) {
     static std::mutex m;
     static std::map<std::tuple<bool, int, int, int>, fftwf_plan> plans;  // never destroyed
     std::lock_guard lock(m);
-    static const bool threads_ok = fftwf_init_threads() != 0;
+    static const bool threads_ok = [] {
+        const bool ok = fftwf_init_threads() != 0;
+        fftwf_make_planner_thread_safe();  // also guards planners other code in the process may run
+        return ok;
+    }();
     auto key = std::make_tuple(forward, W, H, C);
     if (auto it = plans.find(key); it != plans.end()) return it->second;
     if (threads_ok) fftwf_plan_with_nthreads(long(W) * H * C >= kThreadedFrom ? 2 : 1);
@@ -301,10 +308,7 @@ struct GramSolver::Impl {
     float* real = nullptr;  // W·H·C: the (reordered) rhs or x when they cannot be used in place
     cf* spec = nullptr;     // C × hx·H
 
-    ~Impl() {
-        fftwf_free(real);
-        fftwf_free(spec);
-    }
+    ~Impl() { fftwf_free(real); fftwf_free(spec); }
     std::size_t spatial() const { return std::size_t(grid.W) * grid.H; }
     std::size_t spectral() const { return std::size_t(grid.nx) * grid.ny; }
     std::size_t half() const { return std::size_t(hx) * grid.H; }

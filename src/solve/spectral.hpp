@@ -3,7 +3,8 @@
 // in closed form when every K_j is diagonal in one orthogonal basis: the DFT (circular convolution,
 // periodic grad) or the DCT-II (Neumann grad). The Gram matrix is then a diagonal, computed once
 // from the IR trees, and a solve is one forward transform, one pointwise division and one inverse
-// transform per channel (FFTW, single precision; plans cached process-wide).
+// transform per channel (FFTW r2c/c2r in single precision for both bases, the DCT through Makhoul's
+// reordering; plans cached process-wide).
 #pragma once
 
 #include <memory>
