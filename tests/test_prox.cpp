@@ -1,5 +1,6 @@
-// Every prox satisfies its optimality condition  0 ∈ α ∂f(z + c) + ρ (z − v)  on random inputs,
-// including exact zeros and tiny values (no NaN from 0/0), with and without an offset c.
+// Every prox satisfies its optimality condition on random inputs, in the generalised form the
+// planner produces:  z = argmin α f(a ⊙ z + c) + ρ/2 ‖z − v‖²  ⇔  ρ(v − z) ∈ α a ⊙ ∂f(a ⊙ z + c),
+// including exact zeros and tiny values (no NaN from 0/0), a = 0 (then z = v) and negative a.
 #include <catch2/catch.hpp>
 
 #include <proxgen/lower/evaluate.hpp>
@@ -20,11 +21,19 @@ pg::Image nasty_input(const std::vector<int>& shape, unsigned seed) {
     return v;
 }
 
+/// Elementwise scales with zeros and negative entries.
+pg::Image scales(const std::vector<int>& shape, unsigned seed) {
+    pg::Image a = random_image(shape, seed, -2.0f, 2.0f);
+    for (std::size_t i = 0; i < a.size(); i += 5) a.data()[i] = 0.0f;
+    return a;
+}
+
 struct Case {
     float alpha, rho;
-    bool with_offset;
+    bool offset, scaled;
 };
-const Case cases[] = {{0.5f, 1.0f, false}, {0.1f, 3.0f, true}, {2.0f, 0.25f, false}, {0.0f, 1.0f, true}, {1.0f, 1e-3f, false}};
+const Case cases[] = {{0.5f, 1.0f, false, false}, {0.1f, 3.0f, true, false}, {2.0f, 0.25f, false, true},
+                      {0.0f, 1.0f, true, true},   {1.0f, 1e-3f, false, false}, {0.7f, 2.0f, true, true}};
 
 bool all_finite(const pg::Image& a) {
     for (std::size_t i = 0; i < a.size(); ++i)
@@ -32,84 +41,122 @@ bool all_finite(const pg::Image& a) {
     return true;
 }
 
-}  // namespace
-
-TEST_CASE("sum_squares prox: 2α(z + c) + ρ(z − v) = 0", "[prox]") {
+/// Runs the prox of f for every case and calls check(g, a, t, i) per element, where
+/// g = ρ(v − z)/α is the (scaled) subgradient the prox produced and t = a z + c.
+template <class Check>
+void for_each_case(Penalty f, const std::vector<int>& shape, Check check, const pg::Image& counts = pg::Image()) {
+    unsigned seed = 1;
     for (const auto& cs : cases) {
-        const pg::Image v = nasty_input({13, 7}, 1);
-        const pg::Image c = cs.with_offset ? random_image({13, 7}, 2) : pg::Image();
-        const pg::Image z = pg::lower::apply_prox(Penalty::sum_squares, cs.alpha, cs.rho, v, c);
+        INFO("alpha " << cs.alpha << " rho " << cs.rho << " offset " << cs.offset << " scaled " << cs.scaled);
+        const pg::Image v = nasty_input(shape, seed++);
+        pg::lower::ProxData d;
+        if (cs.offset) d.c = random_image(shape, seed++);
+        if (cs.scaled) d.a = scales(shape, seed++);
+        d.counts = counts;
+        const pg::Image z = pg::lower::apply_prox(f, cs.alpha, cs.rho, v, d);
         REQUIRE(all_finite(z));
         for (std::size_t i = 0; i < z.size(); ++i) {
-            const double zc = z.data()[i] + (c.empty() ? 0.0 : c.data()[i]);
-            CHECK(std::abs(2 * cs.alpha * zc + cs.rho * (z.data()[i] - v.data()[i])) <= 1e-5 * (1 + cs.rho + cs.alpha));
+            const double a = d.a.empty() ? 1.0 : d.a.data()[i];
+            const double t = a * z.data()[i] + (d.c.empty() ? 0.0 : d.c.data()[i]);
+            const double r = cs.rho * (double(v.data()[i]) - z.data()[i]);
+            if (a == 0.0) {
+                CHECK(z.data()[i] == v.data()[i]);  // f does not see z: the identity
+                continue;
+            }
+            // z = (t − c)/a loses float32 digits of c when |a| is tiny: only the exact a = 0 case
+            // above is checked there
+            if (std::abs(a) < 0.05) continue;
+            check(r, cs.alpha * a, t, i);
         }
     }
+}
+
+const double tol = 1e-4;
+
+}  // namespace
+
+TEST_CASE("sum_squares prox: ρ(v − z) = 2αa t", "[prox]") {
+    for_each_case(Penalty::sum_squares, {13, 7}, [](double r, double aa, double t, std::size_t) {
+        CHECK(std::abs(r - 2 * aa * t) <= tol * (1 + std::abs(r) + std::abs(2 * aa * t)));
+    });
 }
 
 TEST_CASE("norm1 prox: soft threshold optimality", "[prox]") {
-    for (const auto& cs : cases) {
-        const pg::Image v = nasty_input({9, 11}, 3);
-        const pg::Image c = cs.with_offset ? random_image({9, 11}, 4) : pg::Image();
-        const pg::Image z = pg::lower::apply_prox(Penalty::norm1, cs.alpha, cs.rho, v, c);
-        REQUIRE(all_finite(z));
-        for (std::size_t i = 0; i < z.size(); ++i) {
-            const double zc = z.data()[i] + (c.empty() ? 0.0 : c.data()[i]);
-            const double g = cs.rho * (v.data()[i] - z.data()[i]);  // must lie in α ∂|·|(zc)
-            if (std::abs(zc) > 1e-6) CHECK(std::abs(g - cs.alpha * (zc > 0 ? 1 : -1)) <= 1e-4 * (1 + cs.alpha));
-            else CHECK(std::abs(g) <= cs.alpha * (1 + 1e-5) + 1e-6);
-        }
-    }
+    for_each_case(Penalty::norm1, {9, 11}, [](double r, double aa, double t, std::size_t) {
+        if (std::abs(t) > 1e-5) CHECK(std::abs(r - aa * (t > 0 ? 1 : -1)) <= tol * (1 + std::abs(aa)));
+        else CHECK(std::abs(r) <= std::abs(aa) * (1 + 1e-5) + 1e-5);
+    });
 }
 
-TEST_CASE("group_norm1 prox: block soft threshold optimality", "[prox]") {
-    for (const auto& cs : cases) {
-        for (int groups : {1, 2, 3}) {
-            const pg::Image v = nasty_input({8, 5, groups}, 5);
-            const pg::Image c = cs.with_offset ? random_image({8, 5, groups}, 6) : pg::Image();
-            const pg::Image z = pg::lower::apply_prox(Penalty::group_norm1, cs.alpha, cs.rho, v, c);
-            REQUIRE(all_finite(z));
-            const std::size_t stride = 8 * 5;
-            for (std::size_t p = 0; p < stride; ++p) {
-                double n2 = 0, g2 = 0;
-                std::vector<double> zc(groups), g(groups);
-                for (int k = 0; k < groups; ++k) {
-                    const std::size_t i = p + k * stride;
-                    zc[k] = z.data()[i] + (c.empty() ? 0.0 : c.data()[i]);
-                    g[k] = cs.rho * (v.data()[i] - z.data()[i]);
-                    n2 += zc[k] * zc[k];
-                    g2 += g[k] * g[k];
+TEST_CASE("nonneg prox: projection onto a z + c >= 0", "[prox]") {
+    for_each_case(Penalty::nonneg, {10, 10}, [](double r, double aa, double t, std::size_t) {
+        CHECK(t >= -1e-5);
+        if (t > 1e-5) CHECK(std::abs(r) <= 1e-5);
+        else CHECK(r * aa <= 1e-5);  // normal cone of {t >= 0}: r ∈ a · (−∞, 0]
+    });
+}
+
+TEST_CASE("sum_entries prox: a shift by α a / ρ", "[prox]") {
+    for_each_case(Penalty::sum_entries, {6, 5}, [](double r, double aa, double, std::size_t) {
+        CHECK(std::abs(r - aa) <= tol * (1 + std::abs(aa)));
+    });
+}
+
+TEST_CASE("poisson prox: ρ(v − z) = αa (1 − b/t) with t >= 0", "[prox]") {
+    pg::Image counts = random_image({12, 8}, 99, 0.0f, 20.0f);
+    for (std::size_t i = 0; i < counts.size(); ++i) counts.data()[i] = std::round(counts.data()[i]);
+    for (std::size_t i = 0; i < counts.size(); i += 4) counts.data()[i] = 0.0f;  // zero counts: t may be 0
+    for_each_case(
+        Penalty::poisson, {12, 8},
+        [&](double r, double aa, double t, std::size_t i) {
+            const double b = counts.data()[i];
+            CHECK(t >= -1e-5);
+            // r = αa(1 − b/t), multiplied by t so that tiny t (u ≪ 0) does not blow up the check
+            if (t > 0) CHECK(std::abs(r * t - aa * (t - b)) <= 1e-3 * (std::abs(r * t) + std::abs(aa) * (t + b)) + 1e-5 * (1 + t));
+            else CHECK((b == 0.0 || aa == 0.0));  // the boundary is only optimal without counts
+        },
+        counts);
+}
+
+TEST_CASE("group_norm1 prox: block soft threshold with group weights and a scalar scale", "[prox]") {
+    for (int groups : {1, 2, 3}) {
+        for (bool weighted : {false, true}) {
+            for (float beta : {1.0f, -1.5f}) {
+                const pg::Image v = nasty_input({8, 5, groups}, 5);
+                pg::lower::ProxData d;
+                d.c = random_image({8, 5, groups}, 6);
+                d.a = pg::Image({8, 5, groups});
+                for (std::size_t i = 0; i < d.a.size(); ++i) d.a.data()[i] = beta;
+                if (weighted) d.group_weight = random_image({8, 5}, 7, 0.0f, 2.0f);
+                const float alpha = 0.3f, rho = 2.0f;
+                const pg::Image z = pg::lower::apply_prox(Penalty::group_norm1, alpha, rho, v, d);
+                REQUIRE(all_finite(z));
+                const std::size_t stride = 8 * 5;
+                for (std::size_t p = 0; p < stride; ++p) {
+                    const double w = weighted ? d.group_weight.data()[p] : 1.0, aw = alpha * w * std::abs(beta);
+                    double n2 = 0, g2 = 0;
+                    std::vector<double> t(groups), g(groups);
+                    for (int k = 0; k < groups; ++k) {
+                        const std::size_t i = p + k * stride;
+                        t[k] = beta * z.data()[i] + d.c.data()[i];
+                        g[k] = rho * (double(v.data()[i]) - z.data()[i]) * (beta > 0 ? 1 : -1);
+                        n2 += t[k] * t[k];
+                        g2 += g[k] * g[k];
+                    }
+                    const double n = std::sqrt(n2);
+                    if (n > 1e-5)
+                        for (int k = 0; k < groups; ++k) CHECK(std::abs(g[k] - aw * t[k] / n) <= tol * (1 + aw));
+                    else
+                        CHECK(std::sqrt(g2) <= aw * (1 + 1e-5) + 1e-5);
                 }
-                const double n = std::sqrt(n2);
-                if (n > 1e-6)
-                    for (int k = 0; k < groups; ++k) CHECK(std::abs(g[k] - cs.alpha * zc[k] / n) <= 1e-4 * (1 + cs.alpha));
-                else
-                    CHECK(std::sqrt(g2) <= cs.alpha * (1 + 1e-5) + 1e-6);
             }
-        }
-    }
-}
-
-TEST_CASE("nonneg prox: projection onto z + c >= 0", "[prox]") {
-    for (const auto& cs : cases) {
-        const pg::Image v = nasty_input({10, 10}, 7);
-        const pg::Image c = cs.with_offset ? random_image({10, 10}, 8) : pg::Image();
-        const pg::Image z = pg::lower::apply_prox(Penalty::nonneg, cs.alpha, cs.rho, v, c);
-        REQUIRE(all_finite(z));
-        for (std::size_t i = 0; i < z.size(); ++i) {
-            const double off = c.empty() ? 0.0 : c.data()[i];
-            const double zc = z.data()[i] + off, g = v.data()[i] - z.data()[i];
-            CHECK(zc >= -1e-6);
-            // normal cone of {t >= 0}: g == 0 inside, g <= 0 on the boundary
-            if (zc > 1e-6) CHECK(std::abs(g) <= 1e-6);
-            else CHECK(g <= 1e-6);
         }
     }
 }
 
 TEST_CASE("prox at zero threshold is the identity and stays finite at v = 0", "[prox]") {
     const pg::Image zero({6, 4, 2});
-    for (auto f : {Penalty::sum_squares, Penalty::norm1, Penalty::group_norm1, Penalty::nonneg}) {
+    for (auto f : {Penalty::sum_squares, Penalty::norm1, Penalty::group_norm1, Penalty::nonneg, Penalty::sum_entries}) {
         const pg::Image z = pg::lower::apply_prox(f, 0.0f, 1.0f, zero);
         REQUIRE(all_finite(z));
         for (std::size_t i = 0; i < z.size(); ++i) CHECK(z.data()[i] == 0.0f);

@@ -73,23 +73,41 @@ Image apply_adjoint(const ir::Node& expr, const Image& y) {
     return realize_one(out, rv, st, p.variable_shape);
 }
 
-Image apply_prox(ir::Penalty f, float alpha, float rho, const Image& v, const Image& c) {
-    if (!c.empty() && c.sizes() != v.sizes())
-        fail("apply_prox: the offset is {} but v is {}", c.shape_string(), v.shape_string());
-    ImageParam vp(Float(32), v.dimensions(), "v"), cp(Float(32), v.dimensions(), "c");
+Image apply_prox(ir::Penalty f, float alpha, float rho, const Image& v, const ProxData& data) {
+    const int r = v.dimensions();
+    std::vector<int> group_shape = v.sizes();
+    group_shape.pop_back();
+    auto check = [&](const Image& img, const char* what, const std::vector<int>& shape) {
+        if (!img.empty() && img.sizes() != shape)
+            fail("apply_prox: {} is {} but should be {}", what, img.shape_string(), shape_string(shape));
+    };
+    check(data.a, "a", v.sizes());
+    check(data.c, "c", v.sizes());
+    check(data.counts, "counts", v.sizes());
+    check(data.group_weight, "the group weight", group_shape);
+    std::vector<ImageParam> keep;  // parameters must outlive the realization
+    auto func_of = [&](const Image& img, const char* name) -> std::optional<Func> {
+        if (img.empty()) return std::nullopt;
+        keep.emplace_back(Float(32), img.dimensions(), name);
+        detail::set(keep.back(), img);
+        return input(keep.back()).f;
+    };
+    ImageParam vp(Float(32), r, "v");
     detail::set(vp, v);
-    if (!c.empty()) detail::set(cp, c);
-    Param<float> a("alpha", alpha), r("rho", rho);
-    Stages st;
-    Lowered vin = input(vp);
+    Param<float> a("alpha", alpha), rp("rho", rho);
     ProxSpec spec;
     spec.penalty = f;
     spec.alpha = a;
-    if (!c.empty()) spec.c = input(cp).f;
-    Func z = prox(spec, vin, r, st);
+    spec.a = func_of(data.a, "a");
+    spec.c = func_of(data.c, "c");
+    spec.data = func_of(data.counts, "counts");
+    spec.group_weight = func_of(data.group_weight, "group_weight");
+    Stages st;
+    Lowered vin = input(vp);
+    Func z = prox(spec, vin, rp, st);
     Func out("apply_prox");
-    out(args(vin.rank())) = z(args(vin.rank()));
-    return realize_one(out, vin.rank(), st, v.sizes());
+    out(args(r)) = z(args(r));
+    return realize_one(out, r, st, v.sizes());
 }
 
 }  // namespace proxgen::lower

@@ -11,7 +11,13 @@ namespace proxgen::lower {
 Image apply_linear(const ir::Node& expr, const Image& x);
 /// Kᵀ y in the variable's space.
 Image apply_adjoint(const ir::Node& expr, const Image& y);
-/// argmin_z α f(z + c) + ρ/2 ‖z − v‖²; c may be empty (no offset).
-Image apply_prox(ir::Penalty f, float alpha, float rho, const Image& v, const Image& c = Image());
+/// The optional parameters of the generalised prox form α f(a ⊙ z + c): a (elementwise scale),
+/// c (offset), counts (poisson_norm), group weights (group_norm1; v's shape without its last axis).
+struct ProxData {
+    Image a, c, counts, group_weight;
+};
+
+/// argmin_z α f(a ⊙ z + c) + ρ/2 ‖z − v‖²; empty images in `data` mean a = 1, c = 0, none.
+Image apply_prox(ir::Penalty f, float alpha, float rho, const Image& v, const ProxData& data = {});
 
 }  // namespace proxgen::lower
