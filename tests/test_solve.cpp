@@ -31,7 +31,7 @@ TEST_CASE("TV denoise reaches ProxImaL's objective within 1e-4 in 1000 iteration
     const pg::Image reference = pg::load_image(pg::test::shared_dir() + "/reference/denoise_512_pc_2000.npy");
     CHECK(std::abs(pg::objective(prob, reference) - proximal_best) < 1e-3);  // our objective agrees with theirs
 
-    for (auto alg : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm}) {
+    for (auto alg : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm, pg::Algorithm::admm, pg::Algorithm::hqs}) {
         const pg::Result res = pg::solve(prob, fixed_iterations(alg, 1000));
         const double f = pg::objective(prob, res);
         INFO(pg::name(alg) << ": objective " << f);
