@@ -30,17 +30,12 @@ namespace proxgen::spectral {
 namespace {
 
 using cd = std::complex<double>;
-using Spectrum = std::vector<cd>;
+using Row = std::vector<cd>;  // one row (fixed ky) of a transfer function on the spectral grid
 
 struct Grid {
     Basis basis;
     int W, H;    // spatial extents
     int nx, ny;  // spectral extents: (W/2+1) × H for the real-to-complex DFT, W × H for the DCT
-};
-
-struct Transfer {
-    bool zero = true;  // a constant: no linear part
-    std::vector<Spectrum> comps;
 };
 
 bool allows(const ir::Node& n, Basis b, bool inside_grad) {
@@ -65,94 +60,89 @@ const ir::Node* find_variable(const ir::Node& n) {
     return nullptr;
 }
 
-/// DFT of the kernel zero-padded to W × H and rolled by (−kw/2, −kh/2), on the half grid: first a
-/// 1-D DFT of every kernel row along x, then the sum over rows with the y phases (kh·nx·ny work).
-Spectrum kernel_transfer(const Image& k, const Grid& g) {
-    const int kw = k.width(), kh = k.height(), cx = kw / 2, cy = kh / 2;
-    const double two_pi = 2 * std::numbers::pi;
-    std::vector<cd> tw(g.W), th(g.H);
-    for (int m = 0; m < g.W; ++m) tw[m] = std::polar(1.0, -two_pi * m / g.W);
-    for (int m = 0; m < g.H; ++m) th[m] = std::polar(1.0, -two_pi * m / g.H);
-    auto wrap = [](long long v, int n) { return int(((v % n) + n) % n); };
-    std::vector<Spectrum> rows(kh, Spectrum(g.nx));
-    for (int b = 0; b < kh; ++b)
-        for (int a = 0; a < kw; ++a) {
-            const double v = k(a, b);
-            if (v == 0) continue;
-            const int s = wrap(a - cx, g.W);
-            for (int kx = 0; kx < g.nx; ++kx) rows[b][kx] += v * tw[(long long)kx * s % g.W];
+/// Evaluates the transfer functions of an expression one spectral row at a time, from 1-D tables
+/// (no transcendental per frequency and no W×H temporaries: a Gram is built in O(nodes·W·H)).
+class Transfer {
+public:
+    Transfer(const ir::Node& root, const Grid& g) : g_(g), gx_(g.nx), gy_(g.ny), th_(g.H) {
+        for (int k = 0; k < g.nx; ++k) gx_[k] = factor(k, g.W);
+        for (int k = 0; k < g.ny; ++k) gy_[k] = factor(k, g.H);
+        for (int m = 0; m < g.H; ++m) th_[m] = std::polar(1.0, -2 * std::numbers::pi * m / g.H);
+        prepare(root);
+    }
+    /// The components of n's transfer on row ky (grad makes two per operand component: x parts
+    /// first, as its new last axis is the slowest); false for a constant (no linear part).
+    bool row(const ir::Node& n, int ky, std::vector<Row>& out) const {
+        switch (n.op) {
+        case ir::Op::variable: out.assign(1, Row(g_.nx, cd(1.0))); return true;
+        case ir::Op::constant: return false;
+        case ir::Op::sum: {
+            std::vector<Row> b;
+            const bool za = !row(n.args[0], ky, out), zb = !row(n.args[1], ky, b);
+            if (za) out = std::move(b);
+            if (za || zb) return !(za && zb);
+            PROXGEN_INTERNAL_ASSERT(out.size() == b.size());
+            for (std::size_t c = 0; c < out.size(); ++c)
+                for (int k = 0; k < g_.nx; ++k) out[c][k] += b[c][k];
+            return true;
         }
-    Spectrum out(std::size_t(g.nx) * g.ny);
-    for (int b = 0; b < kh; ++b) {
-        const int s = wrap(b - cy, g.H);
-        for (int ky = 0; ky < g.ny; ++ky) {
-            const cd p = th[(long long)ky * s % g.H];
-            cd* o = &out[std::size_t(ky) * g.nx];
-            for (int kx = 0; kx < g.nx; ++kx) o[kx] += rows[b][kx] * p;
+        default: break;
         }
-    }
-    return out;
-}
-
-/// grad's component along `axis` (0: x, 1: y).
-Spectrum grad_transfer(const Grid& g, int axis) {
-    Spectrum out(std::size_t(g.nx) * g.ny);
-    const int n = axis == 0 ? g.W : g.H;
-    for (int ky = 0; ky < g.ny; ++ky)
-        for (int kx = 0; kx < g.nx; ++kx) {
-            const int f = axis == 0 ? kx : ky;
-            out[std::size_t(ky) * g.nx + kx] = g.basis == Basis::fft
-                ? std::polar(1.0, 2 * std::numbers::pi * f / n) - 1.0
-                : cd(-2 * std::sin(std::numbers::pi * f / (2.0 * n)));
-        }
-    return out;
-}
-
-Transfer transfer(const ir::Node& n, const Grid& g) {
-    switch (n.op) {
-    case ir::Op::variable: return {false, {Spectrum(std::size_t(g.nx) * g.ny, cd(1.0))}};
-    case ir::Op::constant: return {};
-    case ir::Op::scale: {
-        Transfer t = transfer(n.args[0], g);
-        for (auto& c : t.comps)
-            for (auto& v : c) v *= double(n.scalar);
-        return t;
-    }
-    case ir::Op::sum: {
-        Transfer a = transfer(n.args[0], g), b = transfer(n.args[1], g);
-        if (a.zero) return b;
-        if (b.zero) return a;
-        PROXGEN_INTERNAL_ASSERT(a.comps.size() == b.comps.size());
-        for (std::size_t c = 0; c < a.comps.size(); ++c)
-            for (std::size_t i = 0; i < a.comps[c].size(); ++i) a.comps[c][i] += b.comps[c][i];
-        return a;
-    }
-    case ir::Op::conv: {
-        Transfer t = transfer(n.args[0], g);
-        if (t.zero) return t;
-        const Spectrum k = kernel_transfer(n.image, g);
-        for (auto& c : t.comps)
-            for (std::size_t i = 0; i < c.size(); ++i) c[i] *= k[i];
-        return t;
-    }
-    case ir::Op::grad: {
-        Transfer t = transfer(n.args[0], g);
-        if (t.zero) return t;
-        Transfer out{false, {}};
-        for (int axis = 0; axis < 2; ++axis) {  // the new last axis is the slowest: x parts first
-            const Spectrum d = grad_transfer(g, axis);
-            for (const auto& c : t.comps) {
-                Spectrum s(c.size());
-                for (std::size_t i = 0; i < c.size(); ++i) s[i] = c[i] * d[i];
-                out.comps.push_back(std::move(s));
+        if (!row(n.args[0], ky, out)) return false;
+        if (n.op == ir::Op::scale) {
+            for (auto& c : out)
+                for (auto& v : c) v *= double(n.scalar);
+        } else if (n.op == ir::Op::conv) {  // Σ_b (row DFT of kernel row b) · e^{−2πi ky (b−kh/2)/H}
+            const auto& [rows, shifts] = convs_.at(&n);
+            Row k(g_.nx);
+            for (std::size_t b = 0; b < shifts.size(); ++b) {
+                const cd p = th_[(long long)ky * shifts[b] % g_.H];
+                for (int kx = 0; kx < g_.nx; ++kx) k[kx] += rows[b * g_.nx + kx] * p;
+            }
+            for (auto& c : out)
+                for (int kx = 0; kx < g_.nx; ++kx) c[kx] *= k[kx];
+        } else {  // grad
+            PROXGEN_INTERNAL_ASSERT(n.op == ir::Op::grad);
+            const std::size_t m = out.size();
+            out.resize(2 * m);
+            for (std::size_t c = 0; c < m; ++c) {
+                out[m + c] = out[c];
+                for (int kx = 0; kx < g_.nx; ++kx) out[c][kx] *= gx_[kx];
+                for (auto& v : out[m + c]) v *= gy_[ky];
             }
         }
-        return out;
+        return true;
     }
-    default: PROXGEN_INTERNAL_ASSERT(false);
+
+private:
+    /// One axis of grad: e^{2πik/n} − 1 (periodic, DFT) or −2 sin(πk/2n) (Neumann, DCT).
+    cd factor(int k, int n) const {
+        return g_.basis == Basis::fft ? std::polar(1.0, 2 * std::numbers::pi * k / n) - 1.0
+                                      : cd(-2 * std::sin(std::numbers::pi * k / (2.0 * n)));
     }
-    return {};
-}
+    /// For every conv: the DFT along x of each kernel row, zero-padded to W and rolled by −kw/2,
+    /// and each row's y shift (b − kh/2) mod H.
+    void prepare(const ir::Node& n) {
+        for (const auto& a : n.args) prepare(a);
+        if (n.op != ir::Op::conv) return;
+        const Image& k = n.image;
+        const int kw = k.width(), kh = k.height();
+        auto wrap = [](long long v, int m) { return int(((v % m) + m) % m); };
+        std::vector<cd> tw(g_.W);
+        for (int m = 0; m < g_.W; ++m) tw[m] = std::polar(1.0, -2 * std::numbers::pi * m / g_.W);
+        auto& [rows, shifts] = convs_[&n];
+        rows.assign(std::size_t(kh) * g_.nx, cd(0));
+        for (int b = 0; b < kh; ++b) {
+            shifts.push_back(wrap(b - kh / 2, g_.H));
+            for (int a = 0; a < kw; ++a)
+                for (int kx = 0, s = wrap(a - kw / 2, g_.W); kx < g_.nx; ++kx)
+                    rows[b * g_.nx + kx] += double(k(a, b)) * tw[wrap((long long)kx * s, g_.W)];
+        }
+    }
+    const Grid& g_;
+    std::vector<cd> gx_, gy_, th_;
+    std::map<const ir::Node*, std::pair<std::vector<cd>, std::vector<int>>> convs_;
+};
 
 // ---- FFTW plans: r2c and c2r per (direction, W, H, channels), for both bases, process-wide,
 // created under a mutex (the planner is not thread-safe; fftwf_execute_* on distinct arrays is).
@@ -343,10 +333,14 @@ void GramSolver::add_term(const ir::Node& expr, double weight) {
     if (v->shape != I.shape)
         fail("x-update: {} acts on a {} variable but the solver's is {}", ir::to_string(expr),
              shape_string(v->shape), shape_string(I.shape));
-    const Transfer t = transfer(expr, I.grid);
-    if (t.zero) return;
-    for (const auto& c : t.comps)
-        for (std::size_t i = 0; i < c.size(); ++i) I.gram[i] += weight * std::norm(c[i]);
+    const Transfer t(expr, I.grid);
+    std::vector<Row> comps;
+    for (int ky = 0; ky < I.grid.ny; ++ky) {
+        if (!t.row(expr, ky, comps)) return;  // only constants
+        double* g = &I.gram[std::size_t(ky) * I.grid.nx];
+        for (const auto& c : comps)
+            for (int kx = 0; kx < I.grid.nx; ++kx) g[kx] += weight * std::norm(c[kx]);
+    }
     I.ready = false;
 }
 

@@ -1,0 +1,245 @@
+// Spectral x-updates (src/solve/spectral.*): for expressions diagonal in the DFT or the DCT, the
+// GramSolver's x satisfies (c·I + Σ_j w_j K_jᵀK_j) x = rhs, checked with the exact (Halide) K and
+// Kᵀ of lower::apply_linear / apply_adjoint, at odd, even, 1×N, N×1 and multi-channel sizes; the
+// basis classification; and the singular-Gram error.
+//
+// CMake (tests/CMakeLists.txt):
+//   add_executable(test_spectral test_spectral.cpp $<TARGET_OBJECTS:proxgen_catch_main>)
+//   target_link_libraries(test_spectral PRIVATE proxgen Catch2::Catch2)
+//   target_compile_definitions(test_spectral PRIVATE PROXGEN_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+//   catch_discover_tests(test_spectral)
+#include <catch2/catch.hpp>
+
+#include <proxgen/lower/evaluate.hpp>
+#include <proxgen/lower/to_ir.hpp>
+
+#include "../src/solve/spectral.hpp"
+#include "test_support.hpp"
+
+namespace pg = proxgen;
+namespace sp = proxgen::spectral;
+using pg::test::norm;
+using pg::test::random_image;
+using sp::Basis;
+
+namespace {
+
+struct Weighted {
+    pg::ir::Node expr;
+    double weight;
+};
+
+template <class E>
+Weighted term(const E& e, double w) {
+    return {pg::lower::to_ir(e), w};
+}
+
+
+/// Solves with identity·I + Σ w K_jᵀK_j and checks the residual with the exact operators.
+void check_solve(Basis b, const std::vector<int>& shape, const std::vector<Weighted>& terms, double identity,
+                 unsigned seed) {
+    sp::GramSolver s(b, shape);
+    std::string text = fmt::format("{} on {}: {}·I", sp::name(b), pg::shape_string(shape), identity);
+    for (const auto& t : terms) {
+        REQUIRE(sp::diagonal_in(t.expr, b));
+        s.add_term(t.expr, t.weight);
+        text += fmt::format(" + {}·|{}|²", t.weight, pg::ir::to_string(t.expr));
+    }
+    if (identity != 0) s.add_identity(identity);
+    const pg::Image rhs = random_image(shape, seed);
+    pg::Image x;
+    s.solve(rhs, x);
+    REQUIRE(x.sizes() == shape);
+    pg::Image ax(shape);
+    for (std::size_t i = 0; i < ax.size(); ++i) ax.data()[i] = float(identity * x.data()[i]);
+    for (const auto& t : terms) {
+        const pg::Image ktkx = pg::lower::apply_adjoint(t.expr, pg::lower::apply_linear(t.expr, x));
+        for (std::size_t i = 0; i < ax.size(); ++i) ax.data()[i] += float(t.weight * ktkx.data()[i]);
+    }
+    pg::Image r(shape);
+    for (std::size_t i = 0; i < r.size(); ++i) r.data()[i] = ax.data()[i] - rhs.data()[i];
+    INFO(text << "  (min eigenvalue " << s.min_eigenvalue() << ", max " << s.max_eigenvalue() << ")");
+    CHECK(norm(r) <= 1e-4 * norm(rhs));
+}
+
+pg::Image kernel(int kw, int kh, const std::vector<int>& shape, unsigned seed) {
+    return random_image({std::min(kw, shape[0]), std::min(kh, shape[1])}, seed, 0.0f, 1.0f);
+}
+
+/// Calls f(x) with a variable of the given 2-D or 3-D shape.
+template <class F>
+void with_variable(const std::vector<int>& s, F&& f) {
+    if (s.size() == 2) f(pg::variable(s[0], s[1]));
+    else f(pg::variable(s[0], s[1], s[2]));
+}
+
+/// The fft cases on one shape: scale, conv with odd, even and 9×9 kernels, periodic grad, sums.
+/// `full` = false keeps the 7 that differ most (each check JIT-compiles K and Kᵀ, which is slow).
+void fft_cases(const std::vector<int>& s, unsigned seed, bool full) {
+    with_variable(s, [&](auto x) {
+        const auto k3 = kernel(3, 3, s, seed), k4 = kernel(4, 2, s, seed + 1), k9 = kernel(9, 9, s, seed + 2);
+        const auto b = random_image(s, seed + 3);
+        check_solve(Basis::fft, s, {term(x, 1.3)}, 0, ++seed);
+        check_solve(Basis::fft, s, {term(pg::conv(k3, x), 1.0)}, 0.5, ++seed);
+        check_solve(Basis::fft, s, {term(pg::conv(k4, x), 2.0)}, 0.5, ++seed);
+        check_solve(Basis::fft, s, {term(pg::grad(x, pg::periodic), 0.8)}, 0.3, ++seed);
+        // deconvolution + TV-like quadratic: the conv fixes the mean, no identity needed
+        check_solve(Basis::fft, s, {term(pg::conv(k3, x), 1.0), term(pg::grad(x, pg::periodic), 0.3)}, 0, ++seed);
+        // sums inside one expression: transfer amplitudes add, not |.|²
+        check_solve(Basis::fft, s, {term(pg::conv(k3, x) + 0.5f * x, 1.0), term(pg::grad(x, pg::periodic), 0.5)}, 0,
+                    ++seed);
+        check_solve(Basis::fft, s, {term(pg::grad(x, pg::periodic) - pg::grad(pg::conv(k3, x), pg::periodic), 1.0)},
+                    0.4, ++seed);
+        if (!full) return;
+        check_solve(Basis::fft, s, {term(2.0f * x, 0.7)}, 0, ++seed);
+        check_solve(Basis::fft, s, {term(pg::conv(k9, x), 1.0)}, 0.5, ++seed);
+        check_solve(Basis::fft, s, {term(pg::grad(pg::conv(k4, x), pg::periodic), 1.0)}, 0.2, ++seed);
+        check_solve(Basis::fft, s, {term(pg::conv(k9, x) - b, 1.0)}, 0.1, ++seed);  // offset: no linear part
+    });
+}
+
+/// Every dct case on one shape: scale, Neumann grad, sums inside and around grad, offsets.
+void dct_cases(const std::vector<int>& s, unsigned seed) {
+    with_variable(s, [&](auto x) {
+        const auto b = random_image(s, seed + 1);
+        check_solve(Basis::dct, s, {term(x, 1.3)}, 0, ++seed);
+        check_solve(Basis::dct, s, {term(2.0f * x, 0.7)}, 0, ++seed);
+        check_solve(Basis::dct, s, {term(pg::grad(x), 1.0)}, 0.25, ++seed);
+        check_solve(Basis::dct, s, {term(0.5f * x, 1.0), term(pg::grad(x), 2.0)}, 0, ++seed);
+        check_solve(Basis::dct, s, {term(pg::grad(0.5f * x + x), 1.0), term(x - b, 0.5)}, 0, ++seed);
+        check_solve(Basis::dct, s, {term(pg::grad(x) + pg::grad(-3.0f * x), 0.7)}, 0.1, ++seed);
+        check_solve(Basis::dct, s, {term(2.0f * pg::grad(x - b), 1.0)}, 1.0, ++seed);
+    });
+}
+
+}  // namespace
+
+// One test case per shape group, so that ctest -j runs them in parallel (each check JIT-compiles
+// K and Kᵀ, which dominates the run time).
+TEST_CASE("fft x-update on 32x24 and 17x9", "[spectral]") {
+    fft_cases({32, 24}, 100, true);
+    fft_cases({17, 9}, 200, true);
+}
+TEST_CASE("fft x-update on 1x16 and 16x1", "[spectral]") {
+    fft_cases({1, 16}, 300, false);
+    fft_cases({16, 1}, 400, false);
+}
+TEST_CASE("fft x-update on a 3-channel 17x9 variable", "[spectral]") { fft_cases({17, 9, 3}, 500, false); }
+TEST_CASE("dct x-update on 32x24 and 17x9", "[spectral]") {
+    dct_cases({32, 24}, 600);
+    dct_cases({17, 9}, 700);
+}
+TEST_CASE("dct x-update on 1x16 and 16x1", "[spectral]") {
+    dct_cases({1, 16}, 800);
+    dct_cases({16, 1}, 900);
+}
+TEST_CASE("dct x-update on a 3-channel 17x9 variable", "[spectral]") { dct_cases({17, 9, 3}, 1000); }
+
+TEST_CASE("spectral solve: strided images, in place, repeated solves", "[spectral]") {
+    for (Basis basis : {Basis::fft, Basis::dct}) {
+        auto x = pg::variable(32, 24);
+        sp::GramSolver s(basis, {32, 24});
+        const auto g = basis == Basis::fft ? pg::lower::to_ir(pg::grad(x, pg::periodic)) : pg::lower::to_ir(pg::grad(x));
+        s.add_term(g, 1.0);
+        s.add_identity(0.5);
+        const pg::Image rhs = random_image({32, 24}, 7);
+        pg::Image x1;
+        s.solve(rhs, x1);
+        // a crop of a larger buffer: y stride 40, not dense, and not FFTW-aligned at its start
+        pg::Image::Buffer big(40, 30), big_out(40, 30);
+        big.fill(0.0f);
+        auto view = [](pg::Image::Buffer& buf) {
+            auto v = buf.cropped(0, 3, 32).cropped(1, 2, 24);
+            v.set_min(0, 0);
+            return v;
+        };
+        pg::Image rhs_strided(view(big));
+        rhs_strided.buffer().copy_from(rhs.buffer());
+        pg::Image x_strided(view(big_out));
+        s.solve(rhs_strided, x_strided);
+        pg::Image in_place = rhs.copy();
+        s.solve(in_place, in_place);
+        pg::Image again;
+        s.solve(rhs, again);
+        for (int j = 0; j < 24; ++j)
+            for (int i = 0; i < 32; ++i) {
+                CHECK(x_strided(i, j) == x1(i, j));
+                CHECK(in_place(i, j) == x1(i, j));
+                CHECK(again(i, j) == x1(i, j));
+            }
+        CHECK(s.min_eigenvalue() == Approx(0.5));
+        CHECK(s.max_eigenvalue() <= 8.5 + 1e-9);
+    }
+}
+
+TEST_CASE("basis_of and common_basis", "[spectral]") {
+    auto x = pg::variable(16, 12);
+    const pg::Image k = random_image({3, 3}, 1), w = random_image({16, 12}, 2), b = random_image({16, 12}, 3);
+    using pg::lower::to_ir;
+    const auto id = to_ir(2.0f * x - b), cv = to_ir(pg::conv(k, x)), gp = to_ir(pg::grad(x, pg::periodic)),
+               gn = to_ir(pg::grad(x)), mul = to_ir(pg::mul_elemwise(w, x));
+    CHECK(sp::basis_of(id) == Basis::fft);  // diagonal in both; basis_of prefers fft
+    CHECK(sp::basis_of(cv) == Basis::fft);
+    CHECK(sp::basis_of(gp) == Basis::fft);
+    CHECK(sp::basis_of(gn) == Basis::dct);
+    CHECK(sp::basis_of(to_ir(pg::grad(pg::conv(k, x), pg::periodic) + pg::grad(x, pg::periodic))) == Basis::fft);
+    CHECK(sp::basis_of(to_ir(pg::conv(k, pg::grad(x, pg::periodic)))) == Basis::fft);
+    CHECK(sp::basis_of(to_ir(pg::grad(pg::grad(x, pg::periodic), pg::periodic))) == Basis::fft);
+    CHECK(sp::basis_of(to_ir(pg::grad(0.5f * x + x) - pg::grad(x))) == Basis::dct);
+    CHECK(sp::basis_of(mul) == Basis::none);
+    CHECK(sp::basis_of(to_ir(pg::subsample(x, 2, 2))) == Basis::none);
+    CHECK(sp::basis_of(to_ir(pg::conv(k, x) + pg::mul_elemwise(w, x))) == Basis::none);
+    CHECK(sp::basis_of(to_ir(pg::grad(pg::conv(k, x)))) == Basis::none);  // conv with Neumann grad
+    CHECK(sp::basis_of(to_ir(pg::grad(x) + pg::grad(x, pg::periodic))) == Basis::none);
+    CHECK(sp::basis_of(to_ir(pg::grad(pg::grad(x)))) == Basis::none);  // D maps cosines to sines
+    CHECK(sp::diagonal_in(id, Basis::dct));
+    CHECK_FALSE(sp::diagonal_in(cv, Basis::dct));
+    CHECK_FALSE(sp::diagonal_in(gn, Basis::fft));
+    CHECK_FALSE(sp::diagonal_in(id, Basis::none));
+
+    CHECK(sp::common_basis({&id}) == Basis::dct);
+    CHECK(sp::common_basis({&id, &gn}) == Basis::dct);
+    CHECK(sp::common_basis({&id, &cv}) == Basis::fft);
+    CHECK(sp::common_basis({&cv, &gp, &id}) == Basis::fft);
+    CHECK(sp::common_basis({&cv, &gn}) == Basis::none);
+    CHECK(sp::common_basis({&gp, &gn}) == Basis::none);
+    CHECK(sp::common_basis({&id, &mul}) == Basis::none);
+    CHECK(sp::common_basis({}) == Basis::dct);
+}
+
+TEST_CASE("GramSolver rejects wrong bases and shapes", "[spectral]") {
+    auto x = pg::variable(16, 12);
+    sp::GramSolver f(Basis::fft, {16, 12}), d(Basis::dct, {16, 12});
+    CHECK_THROWS_AS(f.add_term(pg::lower::to_ir(pg::grad(x)), 1.0), pg::Error);
+    CHECK_THROWS_AS(d.add_term(pg::lower::to_ir(pg::grad(x, pg::periodic)), 1.0), pg::Error);
+    CHECK_THROWS_AS(d.add_term(pg::lower::to_ir(pg::conv(random_image({3, 3}, 1), x)), 1.0), pg::Error);
+    CHECK_THROWS_AS(f.add_term(pg::lower::to_ir(pg::variable(12, 16)), 1.0), pg::Error);
+    CHECK_THROWS_AS(sp::GramSolver(Basis::none, {16, 12}), pg::Error);
+    f.add_identity(1.0);
+    pg::Image out;
+    CHECK_THROWS_AS(f.solve(pg::Image({12, 16}), out), pg::Error);
+}
+
+TEST_CASE("a singular Gram is an error, not a division by zero", "[spectral]") {
+    auto x = pg::variable(16, 12);
+    const pg::Image rhs = random_image({16, 12}, 4);
+    pg::Image out;
+    for (auto [basis, g] : {std::pair{Basis::dct, pg::lower::to_ir(pg::grad(x))},
+                            std::pair{Basis::fft, pg::lower::to_ir(pg::grad(x, pg::periodic))}}) {
+        sp::GramSolver s(basis, {16, 12});
+        s.add_term(g, 1.0);
+        CHECK(s.min_eigenvalue() == Approx(0.0).margin(1e-12));
+        CHECK_THROWS_WITH(s.solve(rhs, out), Catch::Contains("singular") && Catch::Contains("constant/mean"));
+        CHECK_THROWS_AS(s.finalize(), pg::Error);
+        s.add_identity(1e-3);  // fixing the mean makes it solvable
+        CHECK_NOTHROW(s.solve(rhs, out));
+    }
+    // a kernel whose DFT vanishes at the Nyquist frequency, and no term at all
+    pg::Image box({2, 1});
+    box(0, 0) = box(1, 0) = 0.5f;
+    sp::GramSolver s(Basis::fft, {16, 12});
+    s.add_term(pg::lower::to_ir(pg::conv(box, x)), 1.0);
+    CHECK_THROWS_WITH(s.solve(rhs, out), Catch::Contains("singular"));
+    sp::GramSolver empty(Basis::dct, {16, 12});
+    CHECK_THROWS_AS(empty.solve(rhs, out), pg::Error);
+}
