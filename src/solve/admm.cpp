@@ -6,6 +6,7 @@
 // method's way to the constrained optimum.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "proxgen/error.hpp"
 #include "spectral_gram.hpp"
@@ -94,6 +95,21 @@ struct QuadraticKernels {
     }
 };
 
+/// The operator with every Neumann grad made periodic: the circulant matrix CG's preconditioner
+/// inverts by FFT (it differs from the true one only near the image border, so preconditioned CG
+/// needs a few iterations). nullopt where no circulant stands in (elementwise weights, subsampling).
+std::optional<ir::Node> circulant_approximation(const ir::Node& n) {
+    if (n.op == ir::Op::mul_elemwise || n.op == ir::Op::subsample) return std::nullopt;
+    ir::Node c = n;
+    if (c.op == ir::Op::grad) c.periodic = true;
+    for (auto& a : c.args) {
+        auto approx = circulant_approximation(a);
+        if (!approx) return std::nullopt;
+        a = std::move(*approx);
+    }
+    return c;
+}
+
 double dot(const Image& a, const Image& b) {
     double s = 0;
     for (std::size_t i = 0; i < a.size(); ++i) s += double(a.data()[i]) * b.data()[i];
@@ -105,8 +121,20 @@ class XUpdate {
 public:
     XUpdate(const ir::Problem& p, QuadraticKernels& k, const Options& opt)
         : p_(p), k_(k), opt_(opt), rhs_(p.variable_shape) {
-        if (p.x_update == plan::XUpdate::cg) r_ = Image(p.variable_shape), d_ = Image(p.variable_shape), gd_ = Image(p.variable_shape);
+        if (p.x_update != plan::XUpdate::cg) return;
+        r_ = Image(p.variable_shape), d_ = Image(p.variable_shape), gd_ = Image(p.variable_shape);
+        s_ = Image(p.variable_shape);
+        for (const auto* terms : {&p.omega, &p.psi})
+            for (const auto& t : *terms) {
+                auto c = circulant_approximation(t.expr);
+                if (!c || (terms == &p.omega && !t.arg_weight.empty())) {
+                    approx_.clear();
+                    return;
+                }
+                approx_.push_back(std::move(*c));
+            }
     }
+    bool preconditioned() const { return !approx_.empty() || (p_.omega.empty() && p_.psi.empty()); }
 
     /// x ← argmin for the current z, u (bound by the caller) and ρ; x is also the CG warm start.
     void solve(Image& x, double rho) {
@@ -119,7 +147,7 @@ public:
             run(k_.rhs_or_x, {&rhs_});
             spectral_.solve(rhs_, x, 0.0, 1.0, rho);
             return;
-        case plan::XUpdate::cg: run(k_.rhs_or_x, {&rhs_}); conjugate_gradient(x); return;
+        case plan::XUpdate::cg: run(k_.rhs_or_x, {&rhs_}); conjugate_gradient(x, rho); return;
         case plan::XUpdate::closed_form_prox: break;
         }
         PROXGEN_INTERNAL_ASSERT(false);
@@ -132,26 +160,47 @@ private:
         run(k_.gram_apply, {&out});
     }
 
-    /// Conjugate gradient on G x = rhs from the current x (warm start); stops at a relative residual
-    /// of opt.cg_tol or after opt.cg_max_iters.
-    void conjugate_gradient(Image& x) {
+    /// s = M⁻¹ r: the circulant preconditioner (FFT solve), or s = r without one.
+    void precondition(double rho) {
+        if (approx_.empty()) {
+            std::copy(r_.data(), r_.data() + r_.size(), s_.data());
+            return;
+        }
+        if (!precond_ || precond_rho_ != rho) {
+            precond_ = std::make_unique<spectral::GramSolver>(spectral::Basis::fft, p_.variable_shape);
+            std::size_t i = 0;
+            for (const auto& t : p_.omega) precond_->add_term(approx_[i++], 2.0 * t.weight * double(t.beta) * t.beta);
+            for (std::size_t j = 0; j < p_.psi.size(); ++j) precond_->add_term(approx_[i++], rho);
+            precond_->finalize();
+            precond_rho_ = rho;
+        }
+        precond_->solve(r_, s_);
+    }
+
+    /// Preconditioned conjugate gradient on G x = rhs from the current x (warm start); stops when
+    /// the residual fell by opt.cg_tol or after opt.cg_max_iters.
+    void conjugate_gradient(Image& x, double rho) {
         apply_gram(x, gd_);
         for (std::size_t i = 0; i < x.size(); ++i) r_.data()[i] = rhs_.data()[i] - gd_.data()[i];
-        std::copy(r_.data(), r_.data() + r_.size(), d_.data());
-        double rs = dot(r_, r_);
-        const double stop = opt_.cg_tol * opt_.cg_tol * std::max(dot(rhs_, rhs_), 1e-30);
-        for (int k = 0; k < opt_.cg_max_iters && rs > stop; ++k) {
+        precondition(rho);
+        std::copy(s_.data(), s_.data() + s_.size(), d_.data());
+        double rs = dot(r_, s_);
+        // relative to the warm start's residual, not to ‖rhs‖: once ρ is large, ‖rhs‖ is dominated
+        // by ρKᵀz and a tolerance on it would freeze x (HQS stalled that way)
+        const double r0 = dot(r_, r_), stop = opt_.cg_tol * opt_.cg_tol * r0;
+        for (int k = 0; k < opt_.cg_max_iters && r0 > 0 && dot(r_, r_) > stop; ++k) {
             apply_gram(d_, gd_);
             const double dgd = dot(d_, gd_);
-            if (!(dgd > 0)) break;  // G is positive semi-definite: d is in its null space
+            if (!(dgd > 0) || !(rs > 0)) break;  // G is positive semi-definite: d is in its null space
             const double step = rs / dgd;
             for (std::size_t i = 0; i < x.size(); ++i) {
                 x.data()[i] += float(step * d_.data()[i]);
                 r_.data()[i] -= float(step * gd_.data()[i]);
             }
-            const double rs_next = dot(r_, r_);
+            precondition(rho);
+            const double rs_next = dot(r_, s_);
             const double beta = rs_next / rs;
-            for (std::size_t i = 0; i < x.size(); ++i) d_.data()[i] = float(r_.data()[i] + beta * d_.data()[i]);
+            for (std::size_t i = 0; i < x.size(); ++i) d_.data()[i] = float(s_.data()[i] + beta * d_.data()[i]);
             rs = rs_next;
             ++cg_total_;
         }
@@ -160,7 +209,10 @@ private:
     const ir::Problem& p_;
     QuadraticKernels& k_;
     const Options& opt_;
-    Image rhs_, r_, d_, gd_;
+    Image rhs_, r_, d_, gd_, s_;
+    std::vector<ir::Node> approx_;  // circulant stand-ins, Ω terms then Ψ terms (empty: none)
+    std::unique_ptr<spectral::GramSolver> precond_;
+    double precond_rho_ = 0;
     SpectralGram spectral_{p_};
     int cg_total_ = 0;
 };

@@ -45,7 +45,7 @@ struct Options {
     double hqs_growth = 2.5;      ///< HQS: ρ ← ρ·growth every hqs_every iterations ...
     int hqs_every = 10;
     double hqs_max_ratio = 1e5;   ///< ... up to ρ₀·max_ratio; HQS stops only once there
-    double cg_tol = 1e-5;         ///< CG x-update: relative residual
+    double cg_tol = 1e-3;         ///< CG x-update: residual reduction from the warm start
     int cg_max_iters = 50;
 
     /// Initial x (warm start); empty: start from 0. Must have the variable's shape.
