@@ -131,10 +131,40 @@ TEST_CASE("both algorithms agree on a deconvolution with nonneg", "[solve]") {
     auto prob = pg::sum_squares(pg::conv(k, x) - b) + 0.005f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x);
     const double f_pc = pg::objective(prob, pg::solve(prob, fixed_iterations(pg::Algorithm::pock_chambolle, 3000)));
     const double f_ladmm = pg::objective(prob, pg::solve(prob, fixed_iterations(pg::Algorithm::ladmm, 3000)));
-    INFO("PC " << f_pc << ", L-ADMM " << f_ladmm);
+    const double f_admm = pg::objective(prob, pg::solve(prob, fixed_iterations(pg::Algorithm::admm, 1000)));
+    INFO("PC " << f_pc << ", L-ADMM " << f_ladmm << ", ADMM " << f_admm);
     CHECK(std::isfinite(f_pc));
     CHECK(std::abs(f_pc - f_ladmm) / f_pc < 1e-3);
+    CHECK(std::abs(f_pc - f_admm) / f_pc < 1e-3);
     CHECK(f_pc < pg::objective(prob, b));
+}
+
+TEST_CASE("Poisson deblurring: PC and ADMM agree, the estimate stays in the domain", "[solve]") {
+    const int w = 40, h = 36;
+    pg::Image k({5, 5});
+    for (int j = 0; j < 5; ++j)
+        for (int i = 0; i < 5; ++i) k(i, j) = 1.0f / 25;
+    pg::Image clean({w, h});
+    for (int j = 0; j < h; ++j)
+        for (int i = 0; i < w; ++i) clean(i, j) = (i > 10 && i < 28 && j > 6) ? 300.0f : 60.0f;
+    auto x = pg::variable(w, h);
+    pg::Image counts = pg::lower::apply_linear(pg::lower::to_ir(pg::conv(k, x)), clean);
+    const pg::Image noise = pg::test::random_image({w, h}, 8, -1, 1);
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        counts.data()[i] = std::round(std::max(0.0f, counts.data()[i] + 3 * std::sqrt(counts.data()[i]) * noise.data()[i]));
+    auto prob = pg::poisson_norm(pg::conv(k, x), counts) + 0.5f * pg::group_norm1(pg::grad(x));
+    pg::Options start = fixed_iterations(pg::Algorithm::pock_chambolle, 4000);
+    start.x0 = counts;  // inside the domain
+    const pg::Result pc = pg::solve(prob, start);
+    start.algorithm = pg::Algorithm::admm;
+    start.max_iters = 1500;
+    const pg::Result admm = pg::solve(prob, start);
+    const double f_pc = pg::objective(prob, pc), f_admm = pg::objective(prob, admm), f0 = pg::objective(prob, counts);
+    INFO("PC " << f_pc << ", ADMM " << f_admm << ", at the counts " << f0);
+    CHECK(std::isfinite(f_pc));
+    CHECK(std::isfinite(f_admm));
+    CHECK(f_pc < f0);
+    CHECK(std::abs(f_pc - f_admm) <= 1e-4 * std::abs(f_pc));
 }
 
 TEST_CASE("1xN and Nx1 images solve without NaN", "[solve]") {
