@@ -15,23 +15,11 @@
 #include <string_view>
 #include <vector>
 
+#include "file_bytes.hpp"
 #include "proxgen/error.hpp"
 
 namespace proxgen::io {
 namespace {
-
-using FilePtr = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
-
-std::vector<unsigned char> read_all(const std::string& path) {
-    FilePtr f(std::fopen(path.c_str(), "rb"), &std::fclose);
-    if (!f) fail("cannot open '{}' for reading: {}", path, std::strerror(errno));
-    std::vector<unsigned char> bytes;
-    unsigned char chunk[1 << 16];
-    std::size_t n;
-    while ((n = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) bytes.insert(bytes.end(), chunk, chunk + n);
-    if (std::ferror(f.get())) fail("error while reading '{}'", path);
-    return bytes;
-}
 
 std::uint64_t load_le(const unsigned char* p, int nbytes) {
     std::uint64_t v = 0;
@@ -177,17 +165,8 @@ void write_npy(const std::string& path, const Image& image) {
                                         static_cast<unsigned char>(dict.size() >> 8)};
     bytes.insert(bytes.end(), dict.begin(), dict.end());
     bytes.reserve(bytes.size() + std::size_t(w) * h * ch * 4);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x)
-            for (int c = 0; c < ch; ++c) {
-                const auto bits = std::bit_cast<std::uint32_t>(image(x, y, c));
-                for (int b = 0; b < 4; ++b) bytes.push_back(static_cast<unsigned char>(bits >> (8 * b)));
-            }
-
-    FilePtr f(std::fopen(path.c_str(), "wb"), &std::fclose);
-    if (!f) fail("cannot open '{}' for writing: {}", path, std::strerror(errno));
-    if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size() || std::fclose(f.release()) != 0)
-        fail("error while writing '{}': {}", path, std::strerror(errno));
+    append_interleaved_f32(bytes, image, false);
+    write_all(path, bytes);
 }
 
 }  // namespace proxgen::io

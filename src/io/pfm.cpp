@@ -12,23 +12,11 @@
 #include <memory>
 #include <vector>
 
+#include "file_bytes.hpp"
 #include "proxgen/error.hpp"
 
 namespace proxgen::io {
 namespace {
-
-using FilePtr = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
-
-std::vector<unsigned char> read_all(const std::string& path) {
-    FilePtr f(std::fopen(path.c_str(), "rb"), &std::fclose);
-    if (!f) fail("cannot open '{}' for reading: {}", path, std::strerror(errno));
-    std::vector<unsigned char> bytes;
-    unsigned char chunk[1 << 16];
-    std::size_t n;
-    while ((n = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) bytes.insert(bytes.end(), chunk, chunk + n);
-    if (std::ferror(f.get())) fail("error while reading '{}'", path);
-    return bytes;
-}
 
 bool is_space(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -97,16 +85,8 @@ void write_pfm(const std::string& path, const Image& image) {
     const std::string header = fmt::format("{}\n{} {}\n-1.0\n", channels == 3 ? "PF" : "Pf", w, h);
     std::vector<unsigned char> bytes(header.begin(), header.end());
     bytes.reserve(bytes.size() + std::size_t(w) * h * channels * 4);
-    for (int y = h - 1; y >= 0; --y)
-        for (int x = 0; x < w; ++x)
-            for (int c = 0; c < channels; ++c) {
-                const auto bits = std::bit_cast<std::uint32_t>(image(x, y, c));
-                for (int b = 0; b < 4; ++b) bytes.push_back(static_cast<unsigned char>(bits >> (8 * b)));
-            }
-    FilePtr f(std::fopen(path.c_str(), "wb"), &std::fclose);
-    if (!f) fail("cannot open '{}' for writing: {}", path, std::strerror(errno));
-    if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size() || std::fclose(f.release()) != 0)
-        fail("error while writing '{}': {}", path, std::strerror(errno));
+    append_interleaved_f32(bytes, image, true);
+    write_all(path, bytes);
 }
 
 }  // namespace proxgen::io

@@ -1,0 +1,45 @@
+#include "file_bytes.hpp"
+
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "proxgen/error.hpp"
+
+namespace proxgen::io {
+
+using FilePtr = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+
+std::vector<unsigned char> read_all(const std::string& path) {
+    FilePtr f(std::fopen(path.c_str(), "rb"), &std::fclose);
+    if (!f) fail("cannot open '{}' for reading: {}", path, std::strerror(errno));
+    std::vector<unsigned char> bytes;
+    unsigned char chunk[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) bytes.insert(bytes.end(), chunk, chunk + n);
+    if (std::ferror(f.get())) fail("error while reading '{}'", path);
+    return bytes;
+}
+
+void write_all(const std::string& path, const std::vector<unsigned char>& bytes) {
+    FilePtr f(std::fopen(path.c_str(), "wb"), &std::fclose);
+    if (!f) fail("cannot open '{}' for writing: {}", path, std::strerror(errno));
+    if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size() || std::fclose(f.release()) != 0)
+        fail("error while writing '{}': {}", path, std::strerror(errno));
+}
+
+void append_interleaved_f32(std::vector<unsigned char>& bytes, const Image& image, bool bottom_up) {
+    const int w = image.width(), h = image.height(), ch = image.channels();
+    for (int r = 0; r < h; ++r) {
+        const int y = bottom_up ? h - 1 - r : r;
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < ch; ++c) {
+                const auto bits = std::bit_cast<std::uint32_t>(image(x, y, c));
+                for (int b = 0; b < 4; ++b) bytes.push_back(static_cast<unsigned char>(bits >> (8 * b)));
+            }
+    }
+}
+
+}  // namespace proxgen::io
