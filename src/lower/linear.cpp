@@ -58,9 +58,22 @@ void Params::bind(const ir::Problem& p) {
         }
 }
 
+int static_last_extent(const ir::Node& n) {
+    switch (n.op) {
+    case ir::Op::grad: return 2;
+    case ir::Op::conv:
+    case ir::Op::mul_elemwise:
+    case ir::Op::scale:
+    case ir::Op::subsample: return static_last_extent(n.args[0]);
+    case ir::Op::sum: return std::max(static_last_extent(n.args[0]), static_last_extent(n.args[1]));
+    default: return 0;
+    }
+}
+
 ProxSpec Lowerer::prox_spec(const ir::Term& t, const Lowered& x, Stages& st) {
     ProxSpec f;
     f.penalty = t.penalty;
+    f.group_size = static_last_extent(t.expr);
     f.alpha = weight(t);
     const int r = int(t.expr.shape.size());
     const auto a_args = args(r);

@@ -53,7 +53,11 @@ struct ProxSpec {
     ir::Penalty penalty = ir::Penalty::sum_squares;
     Halide::Expr alpha;
     std::optional<Halide::Func> a, c, group_weight, data;
+    int group_size = 0;  // > 0: the group axis has this extent for sure (grad's 2): unrolled inline
 };
+
+/// The extent of a node's last axis when the structure fixes it (grad stacks 2 components), else 0.
+int static_last_extent(const ir::Node& n);
 
 
 /// Lowering of one problem's expressions against its parameters.
@@ -100,8 +104,10 @@ Halide::Func omega_prox(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& 
 Halide::Func omega_spectral_rhs(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);
 
 /// Hand CPU schedule of an output: strips of rows in parallel, vectorized along x, the staged
-/// Funcs computed per strip. Call once per output Func, before compiling.
-void schedule_output(Halide::Func out, int rank, const Stages& st);
+/// Funcs computed per strip; a last axis of known small extent (grad's 2 components) is unrolled
+/// inside the vector loop so one pass computes every component of a pixel. Call once per output
+/// Func, before compiling.
+void schedule_output(Halide::Func out, int rank, const Stages& st, int unrolled_last_extent = 0);
 
 /// The JIT target used for every pipeline (host features).
 const Halide::Target& jit_target();

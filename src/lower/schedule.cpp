@@ -12,16 +12,22 @@ const Target& jit_target() {
     return t;
 }
 
-void schedule_output(Func out, int rank, const Stages& st) {
+void schedule_output(Func out, int rank, const Stages& st, int unrolled_last_extent) {
     const auto& ax = axes();
     const int vec = jit_target().natural_vector_size<float>();
     const int strip = 16;
-    Var yo("yo"), yi("yi");
-    out.split(ax[1], yo, yi, strip, TailStrategy::GuardWithIf);
-    std::vector<VarOrRVar> order{ax[0], yi};
-    for (int d = 2; d < rank; ++d) order.push_back(ax[d]);
+    Var yo("yo"), yi("yi"), xo("xo"), xi("xi");
+    const bool unroll = unrolled_last_extent > 0 && rank >= 3;
+    out.split(ax[1], yo, yi, strip, TailStrategy::GuardWithIf)
+        .split(ax[0], xo, xi, vec, TailStrategy::GuardWithIf);
+    std::vector<VarOrRVar> order{xi};
+    if (unroll) order.push_back(ax[rank - 1]);
+    order.push_back(xo);
+    order.push_back(yi);
+    for (int d = 2; d < rank - (unroll ? 1 : 0); ++d) order.push_back(ax[d]);
     order.push_back(yo);
-    out.reorder(order).vectorize(ax[0], vec, TailStrategy::GuardWithIf).parallel(yo);
+    out.reorder(order).vectorize(xi).parallel(yo);
+    if (unroll) out.bound(ax[rank - 1], 0, unrolled_last_extent).unroll(ax[rank - 1]);
     for (Func f : st.funcs) {
         f.compute_at(out, yo).vectorize(ax[0], vec, TailStrategy::GuardWithIf);
         for (int u = 0; u < f.num_update_definitions(); ++u)

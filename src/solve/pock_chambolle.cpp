@@ -66,7 +66,7 @@ struct PCKernels {
                 Func pz = lower::prox(f, v, sigma, st);
                 Func out("y_next" + std::to_string(i));
                 out(a) = w.f(a) - sigma * pz(a);
-                lower::schedule_output(out, r, st);
+                lower::schedule_output(out, r, st, lower::static_last_extent(t.expr));
                 outs.push_back(out);
             }
             dual = Pipeline(outs);

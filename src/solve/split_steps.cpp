@@ -34,7 +34,7 @@ SplitPipelines::SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const Im
             Func zf = lower::prox(f, Lowered{v_f, ui.extents}, rho, st);
             Func out("zu_next" + std::to_string(i));
             out(a) = Tuple(zf(a), v_f(a) - zf(a));
-            lower::schedule_output(out, ui.rank(), st);
+            lower::schedule_output(out, ui.rank(), st, lower::static_last_extent(t.expr));
             outs.push_back(out);
         }
         zu_step = Pipeline(outs);
