@@ -103,6 +103,10 @@ Halide::Func omega_prox(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& 
 /// (I + 2τ Σ α β² AᵀA) x = result; the caller solves it with a spectral::GramSolver.
 Halide::Func omega_spectral_rhs(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);
 
+/// The x-update output of PC / L-ADMM at v with step τ: the closed-form Ω prox, or the right-hand
+/// side of the spectral one (finished by SpectralGram::omega_step), scheduled as "x_next".
+Halide::Func omega_step(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);
+
 /// Hand CPU schedule of an output: strips of rows in parallel, vectorized along x, the staged
 /// Funcs computed per strip; a last axis of known small extent (grad's 2 components) is unrolled
 /// inside the vector loop so one pass computes every component of a pixel. Call once per output

@@ -43,11 +43,7 @@ struct LADMMKernels {
         }
         Lowered v{Func("x_arg"), xin.extents};
         v.f(av) = xin.f(av) - (mu / lambda) * kt;
-        Func prox = spectral(p) ? lower::omega_spectral_rhs(L, v, mu, st) : lower::omega_prox(L, v, mu, st);
-        Func x_next("x_next");
-        x_next(av) = prox(av);
-        lower::schedule_output(x_next, rv, st);
-        x_step = Pipeline(x_next);
+        x_step = Pipeline(lower::omega_step(L, v, mu, st));
         compile(x_step);
     }
 };
@@ -76,7 +72,6 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
 
     Image x = initial_x(p, opt, warm), x_next(p.variable_shape);
     SplitState state(p, opt, warm, Algorithm::ladmm);
-    Image rhs = spectral(p) ? Image(p.variable_shape) : Image();
     SpectralGram gram(p);
     const double rho = 1.0 / steps.lambda;
     Monitor mon(p, opt, res);
@@ -86,12 +81,7 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
         ++it;
         set(K->x, x);
         state.bind(*K->split);
-        if (spectral(p)) {
-            run(K->x_step, {&rhs});
-            gram.solve(rhs, x_next, 1.0, steps.mu, 0.0);
-        } else {
-            run(K->x_step, {&x_next});
-        }
+        gram.omega_step(K->x_step, x_next, steps.mu);
         std::swap(x, x_next);
         state.update(*K->split, K->x, x, rho, true);
         if (mon.should_check(it)) converged = state.check(*K->split, K->x, x, rho, mon, it);

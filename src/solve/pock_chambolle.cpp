@@ -81,12 +81,7 @@ struct PCKernels {
             for (std::size_t i = 0; i < p.psi.size(); ++i)
                 if (auto g = L.adjoint(p.psi[i].expr, lower::input(y[i]), st)) kty += (*g)(av);
             v.f(av) = xin.f(av) - tau * kty;
-            // spectral plans output the right-hand side of the Ω prox; C++ finishes it with FFTW
-            Func out = spectral(p) ? lower::omega_spectral_rhs(L, v, tau, st) : lower::omega_prox(L, v, tau, st);
-            Func x_next("x_next");
-            x_next(av) = out(av);
-            lower::schedule_output(x_next, rv, st);
-            primal = Pipeline(x_next);
+            primal = Pipeline(lower::omega_step(L, v, tau, st));
             compile(primal);
         }
 
@@ -187,7 +182,6 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
         y_next.emplace_back(shapes[i]);
     }
     std::vector<Image> r_y(shapes.size() * 2);
-    Image rhs = spectral(p) ? Image(p.variable_shape) : Image();
     SpectralGram gram(p);
     Image r_primal(p.variable_shape), r_kty(p.variable_shape);
 
@@ -212,12 +206,7 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
         set(K->x, x);
         for (std::size_t i = 0; i < y.size(); ++i) set(K->y[i], y[i]);
         K->tau.set(float(tau));
-        if (spectral(p)) {
-            run(K->primal, {&rhs});
-            gram.solve(rhs, x_prev2, 1.0, tau, 0.0);
-        } else {
-            run(K->primal, {&x_prev2});
-        }
+        gram.omega_step(K->primal, x_prev2, tau);
         // rotate: x ← x_{n+1} (just written), x_prev ← x_n, x_prev2 ← x_{n−1}
         Image newest = std::move(x_prev2);
         x_prev2 = std::move(x_prev);

@@ -1,5 +1,7 @@
 #include "spectral_gram.hpp"
 
+#include "engine.hpp"
+
 namespace proxgen::detail {
 
 void SpectralGram::solve(const Image& rhs, Image& x, double identity, double omega_scale, double psi_scale) {
@@ -16,6 +18,16 @@ void SpectralGram::solve(const Image& rhs, Image& x, double identity, double ome
         psi_ = psi_scale;
     }
     gram_->solve(rhs, x);
+}
+
+void SpectralGram::omega_step(Halide::Pipeline& step, Image& x, double tau) {
+    if (!spectral(p_)) {
+        run(step, {&x});
+        return;
+    }
+    if (rhs_.empty()) rhs_ = Image(p_.variable_shape);
+    run(step, {&rhs_});
+    solve(rhs_, x, 1.0, tau, 0.0);
 }
 
 }  // namespace proxgen::detail

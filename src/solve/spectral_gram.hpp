@@ -6,6 +6,8 @@
 
 #include <memory>
 
+#include <Halide.h>
+
 #include "proxgen/ir/ir.hpp"
 #include "spectral.hpp"
 
@@ -16,11 +18,15 @@ public:
     explicit SpectralGram(const ir::Problem& p) : p_(p) {}
     /// x = Gram⁻¹ rhs for these coefficients.
     void solve(const Image& rhs, Image& x, double identity, double omega_scale, double psi_scale);
+    /// Runs a PC / L-ADMM x-update pipeline (lower::omega_step) into x: directly for a closed-form
+    /// plan, through (I + τ G_Ω)⁻¹ of its right-hand side for a spectral one.
+    void omega_step(Halide::Pipeline& step, Image& x, double tau);
 
 private:
     const ir::Problem& p_;
     std::unique_ptr<spectral::GramSolver> gram_;
     double identity_ = -1, omega_ = -1, psi_ = -1;
+    Image rhs_;
 };
 
 }  // namespace proxgen::detail
