@@ -137,8 +137,7 @@ Func omega_spectral_rhs(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
 }
 
 Func omega_step(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
-    const bool spectral = L.problem().x_update == plan::XUpdate::fft || L.problem().x_update == plan::XUpdate::dct;
-    Func out = spectral ? omega_spectral_rhs(L, v, tau, st) : omega_prox(L, v, tau, st);
+    Func out = plan::spectral(L.problem().x_update) ? omega_spectral_rhs(L, v, tau, st) : omega_prox(L, v, tau, st);
     const auto at = args(v.rank());
     Func x_next("x_next");
     x_next(at) = out(at);

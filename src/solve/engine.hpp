@@ -49,9 +49,7 @@ double stacked_norm_bound(const ir::Problem& p);
 std::size_t psi_elements(const ir::Problem& p);
 
 /// The x-update of this plan goes through a transform (fft / dct).
-inline bool spectral(const ir::Problem& p) {
-    return p.x_update == plan::XUpdate::fft || p.x_update == plan::XUpdate::dct;
-}
+inline bool spectral(const ir::Problem& p) { return plan::spectral(p.x_update); }
 
 /// Shared bookkeeping of the loop: timing, history, stopping, callback, verbose table.
 class Monitor {

@@ -102,8 +102,6 @@ concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<T>>;
 inline constexpr int max_rank = 4;
 
 /// run-time shape of any expression node.
-template <class Tag, int R>
-const std::vector<int>& shape_of(const variable_t<Tag, R>& v) { return v.shape; }
 template <Expression E>
 const std::vector<int>& shape_of(const E& e) { return e.shape; }
 

@@ -106,12 +106,6 @@ inline ir::Penalty to_ir(dsl::penalty_kind k) {
     return ir::Penalty::sum_squares;
 }
 
-inline double min_abs(const Image& w) {
-    double m = INFINITY;
-    for (std::size_t i = 0; i < w.size(); ++i) m = std::min(m, double(std::abs(w.data()[i])));
-    return m;
-}
-
 /// The run-time image of plan_t<normalized problem, A>: Ω and Ψ terms in source order, slots
 /// numbered. `problem` must already be normalized (plan::normalize).
 template <Algorithm A, class... Terms>
@@ -139,7 +133,7 @@ ir::Problem to_ir(const dsl::problem_t<Terms...>& problem) {
             if constexpr (T::kind == dsl::penalty_kind::sum_squares && lt::is_diagonal) {
                 // curvature of α‖β w ⊙ d ⊙ x + c‖² is 2α β² w² d²; terms add up.
                 double dmin = lt::diagonal_min_abs(term.arg) * std::abs(term.beta);
-                if (!term.arg_weight.empty()) dmin *= min_abs(term.arg_weight);
+                if (!term.arg_weight.empty()) dmin *= traits::abs_range(term.arg_weight).first;
                 p.omega_strong_convexity += 2.0 * term.weight * dmin * dmin;
             }
             p.omega.push_back(std::move(t));

@@ -26,6 +26,9 @@ enum class XUpdate {
 
 const char* name(XUpdate x);
 
+/// The x-update goes through a transform (FFT / DCT).
+constexpr bool spectral(XUpdate x) { return x == XUpdate::fft || x == XUpdate::dct; }
+
 constexpr bool linearized(Algorithm a) { return a == Algorithm::pock_chambolle || a == Algorithm::ladmm; }
 
 /// Where one term goes, and what its operator adds to the x-update's Gram matrix.

@@ -39,6 +39,17 @@ struct merge_variables<no_variable, no_variable> { using type = no_variable; };
 template <class E>
 struct linear_traits;
 
+/// min and max of |w| over an image (the diagonal's range of an elementwise weight).
+inline std::pair<double, double> abs_range(const Image& w) {
+    double lo = INFINITY, hi = 0;
+    const float* d = w.data();
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        lo = std::min(lo, double(std::abs(d[i])));
+        hi = std::max(hi, double(std::abs(d[i])));
+    }
+    return {lo, hi};
+}
+
 /// Defaults for an operator applied to one operand: it keeps the operand's variable and offset
 /// and is none of the special kinds unless it says so.
 template <class E>
@@ -99,15 +110,6 @@ struct linear_traits<dsl::mul_elemwise_t<E>> : unary_traits<E> {
     static constexpr bool is_gram_diagonal = linear_traits<E>::is_diagonal;
     static constexpr bool is_fft_diagonal = false;
     static constexpr bool is_dct_diagonal = false;
-    static std::pair<double, double> abs_range(const Image& w) {
-        double lo = INFINITY, hi = 0;
-        const float* d = w.data();
-        for (std::size_t i = 0; i < w.size(); ++i) {
-            lo = std::min(lo, double(std::abs(d[i])));
-            hi = std::max(hi, double(std::abs(d[i])));
-        }
-        return {lo, hi};
-    }
     static double norm_bound(const dsl::mul_elemwise_t<E>& e) {
         return abs_range(e.weight).second * linear_traits<E>::norm_bound(e.arg);
     }
