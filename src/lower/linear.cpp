@@ -119,6 +119,7 @@ Lowered input(const ImageParam& p) {
     l.f = Func(p.name() + "_in");
     l.f(args(p.dimensions())) = p(args(p.dimensions()));
     for (int d = 0; d < p.dimensions(); ++d) l.extents.push_back(p.dim(d).extent());
+    l.is_input = true;
     return l;
 }
 
@@ -134,6 +135,14 @@ Lowered constant_like(float value, const std::vector<Expr>& extents) {
 Lowered zeros(const std::vector<Expr>& extents) { return constant_like(0.0f, extents); }
 
 namespace {
+
+/// The operand of a wrap-around read: a computed operand is computed whole first (see Stages).
+Func wrapped_operand(const Lowered& in, Stages& st) {
+    if (in.is_input) return in.f;
+    Func whole("wrapped_operand");
+    whole(args(in.rank())) = in.f(args(in.rank()));
+    return st.add_root(whole);
+}
 
 /// Call a Func of rank r with new x and y and the remaining axes unchanged.
 Expr at(const Func& f, int rank, Expr x, Expr y) {
@@ -155,7 +164,7 @@ Func circular_filter(const Lowered& in, const ImageParam& kernel, int sgn, Stage
     // vector loads. (Measured 512², 9×9 kernel: 5.4 ms → see bench/ for the current number.)
     Region bounds{{0, W}, {0, H}};
     for (int d = 2; d < r; ++d) bounds.push_back(Range());
-    Func padded = BoundaryConditions::repeat_image(in.f, bounds);
+    Func padded = BoundaryConditions::repeat_image(wrapped_operand(in, st), bounds);
     st.add(padded);
     Expr kw = kernel.dim(0).extent(), kh = kernel.dim(1).extent();
     RDom t(0, kw, 0, kh, "tap");
@@ -221,8 +230,9 @@ Lowered Lowerer::forward(const ir::Node& n, const Lowered& x, Part part, Stages&
         Expr dx, dy;
         if (n.periodic) {
             // the clamps change nothing but tell bounds inference the wrapped index stays inside
-            dx = at(a.f, r - 1, clamp(select(ax[0] < W - 1, ax[0] + 1, 0), 0, W - 1), ax[1]) - u;
-            dy = at(a.f, r - 1, ax[0], clamp(select(ax[1] < H - 1, ax[1] + 1, 0), 0, H - 1)) - u;
+            Func w = wrapped_operand(a, st);
+            dx = at(w, r - 1, clamp(select(ax[0] < W - 1, ax[0] + 1, 0), 0, W - 1), ax[1]) - u;
+            dy = at(w, r - 1, ax[0], clamp(select(ax[1] < H - 1, ax[1] + 1, 0), 0, H - 1)) - u;
         } else {
             dx = select(ax[0] < W - 1, at(a.f, r - 1, min(ax[0] + 1, W - 1), ax[1]) - u, 0.0f);
             dy = select(ax[1] < H - 1, at(a.f, r - 1, ax[0], min(ax[1] + 1, H - 1)) - u, 0.0f);
@@ -263,8 +273,12 @@ std::optional<Func> Lowerer::adjoint(const ir::Node& n, const Lowered& y, Stages
         // ∇ᵀ = −div with the matching boundary terms: the first column keeps only +p(x), the last
         // only −p(x−1); the operand is read at three points, so it is computed once per strip.
         Func p("grad_adjoint_operand");
-        p(args(ra + 1)) = y.f(args(ra + 1));
-        st.add(p);
+        if (n.periodic) {
+            p = wrapped_operand(y, st);
+        } else {
+            p(args(ra + 1)) = y.f(args(ra + 1));
+            st.add(p);
+        }
         Expr W = back.extents[0], H = back.extents[1];
         auto a = args(ra);
         auto with = [&](Expr x, Expr yy, int k) {

@@ -31,15 +31,24 @@ struct Lowered {
     Halide::Func f;
     std::vector<Halide::Expr> extents;
     bool is_zero = false;  // known to be 0 everywhere: lets sums and operators skip work
+    bool is_input = false; // reads a buffer: random access costs one load (no recomputation)
     int rank() const { return int(extents.size()); }
 };
 
 /// Funcs a pipeline output should compute per strip of rows instead of inline (reused values:
-/// padded inputs of convolutions, operands of adjoints, group norms).
+/// padded inputs of convolutions, operands of adjoints, group norms), and Funcs it should compute
+/// whole before the output (`roots`): operands read through a wrap-around boundary, whose every
+/// strip needs rows from the other end of the image, so per-strip computing would redo them all.
+/// A staged Func that a root uses is computed per strip of that root instead.
 struct Stages {
     std::vector<Halide::Func> funcs;
+    std::vector<Halide::Func> roots;
     Halide::Func add(Halide::Func f) {
         funcs.push_back(f);
+        return f;
+    }
+    Halide::Func add_root(Halide::Func f) {
+        roots.push_back(f);
         return f;
     }
 };

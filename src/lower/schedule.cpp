@@ -3,6 +3,9 @@
 // strip heights {4, 8, 16, 32, 64}; staged values per strip stay in L2.
 #include "lowering.hpp"
 
+#include <map>
+#include <string>
+
 namespace proxgen::lower {
 
 using namespace Halide;
@@ -28,8 +31,29 @@ void schedule_output(Func out, int rank, const Stages& st, int unrolled_last_ext
     order.push_back(yo);
     out.reorder(order).vectorize(xi).parallel(yo);
     if (unroll) out.bound(ax[rank - 1], 0, unrolled_last_extent).unroll(ax[rank - 1]);
+
+    // Roots: whole, in parallel strips; a staged Func goes into the strips of the smallest root
+    // that calls it (its consumer), else into the output's.
+    std::vector<std::map<std::string, Internal::Function>> called_by_root;
+    std::vector<Var> root_strip;
+    for (Func r : st.roots) {
+        Var ro(r.name() + "_yo"), ri(r.name() + "_yi");
+        r.compute_root()
+            .split(ax[1], ro, ri, strip, TailStrategy::GuardWithIf)
+            .vectorize(ax[0], vec, TailStrategy::GuardWithIf)
+            .parallel(ro);
+        root_strip.push_back(ro);
+        called_by_root.push_back(Internal::find_transitive_calls(r.function()));
+    }
     for (Func f : st.funcs) {
-        f.compute_at(out, yo).vectorize(ax[0], vec, TailStrategy::GuardWithIf);
+        int owner = -1;
+        for (std::size_t i = 0; i < st.roots.size(); ++i)
+            if (called_by_root[i].count(f.name()) &&
+                (owner < 0 || called_by_root[i].size() < called_by_root[std::size_t(owner)].size()))
+                owner = int(i);
+        if (owner >= 0) f.compute_at(st.roots[std::size_t(owner)], root_strip[std::size_t(owner)]);
+        else f.compute_at(out, yo);
+        f.vectorize(ax[0], vec, TailStrategy::GuardWithIf);
         for (int u = 0; u < f.num_update_definitions(); ++u)
             f.update(u).vectorize(ax[0], vec, TailStrategy::GuardWithIf);
     }

@@ -269,11 +269,7 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
             converged = state.check(*K->split, K->x, x, rho, mon, it);
             if (hqs) converged = converged && rho >= rho_max;  // the penalty must have grown first
             else if (opt.adaptive_rho && !converged) {
-                // residual balancing: keep ‖r‖ and ‖s‖ within a factor 10 of each other
-                const auto& h = res.history.back();
-                const double factor = h.primal_residual > 10 * h.dual_residual   ? 2.0
-                                      : h.dual_residual > 10 * h.primal_residual ? 0.5
-                                                                                 : 1.0;
+                const double factor = residual_balance_factor(res.history.back());
                 if (factor != 1.0) {
                     rho *= factor;
                     state.rescale_dual(1.0 / factor);

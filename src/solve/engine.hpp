@@ -92,6 +92,7 @@ std::string x_update_description(const ir::Problem& p);
 struct PCSteps {
     double tau, sigma, gamma;
     bool accelerated;
+    bool adaptive = false;  ///< balance τ/σ from the residuals (automatic steps without acceleration)
 };
 PCSteps pc_steps(const ir::Problem& p, const Options& opt);
 struct LADMMSteps {

@@ -66,25 +66,35 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
     auto K = cached_as<LADMMKernels>("ladmm:" + ir::signature(p), [&] { return std::make_shared<LADMMKernels>(p); },
                                      res.compile_seconds);
     K->params.bind(p);
-    const LADMMSteps steps = ladmm_steps(p, opt);
-    K->lambda.set(float(steps.lambda));
-    K->mu.set(float(steps.mu));
+    LADMMSteps steps = ladmm_steps(p, opt);
 
     Image x = initial_x(p, opt, warm), x_next(p.variable_shape);
     SplitState state(p, opt, warm, Algorithm::ladmm);
     SpectralGram gram(p);
-    const double rho = 1.0 / steps.lambda;
+    // λ plays 1/ρ: residual balancing as in ADMM scales λ and μ together (μ/λ stays ≤ 1/‖K‖²)
+    const bool adaptive = opt.adaptive_rho && opt.lambda == 0 && opt.mu == 0;
     Monitor mon(p, opt, res);
     int it = 0;
     bool converged = false, stopped = false;
     while (it < opt.max_iters && !converged && !stopped) {
         ++it;
+        const double rho = 1.0 / steps.lambda;
+        K->lambda.set(float(steps.lambda));
+        K->mu.set(float(steps.mu));
         set(K->x, x);
         state.bind(*K->split);
         gram.omega_step(K->x_step, x_next, steps.mu);
         std::swap(x, x_next);
         state.update(*K->split, K->x, x, rho, true);
-        if (mon.should_check(it)) converged = state.check(*K->split, K->x, x, rho, mon, it);
+        if (mon.should_check(it)) {
+            converged = state.check(*K->split, K->x, x, rho, mon, it);
+            const double factor = adaptive && !converged ? residual_balance_factor(res.history.back()) : 1.0;
+            if (factor != 1.0) {
+                steps.lambda /= factor;
+                steps.mu /= factor;
+                state.rescale_dual(1.0 / factor);
+            }
+        }
         if (!mon.after_iteration(it)) stopped = true;
     }
     mon.finish(it, converged, stopped);

@@ -129,6 +129,24 @@ struct PCKernels {
     }
 };
 
+/// Adaptive PDHG (Goldstein, Li, Yuan, Esser & Baraniuk 2015): when one residual (RMS per
+/// element) exceeds the other by more than Δ = 2, shift the step ratio τ/σ towards the lagging
+/// side, keeping τσ fixed; the shift α decays geometrically (η = 0.95), so the steps settle and
+/// the usual convergence proof applies from then on.
+void balance_steps(double primal_rms, double dual_rms, double& tau, double& sigma, double& alpha) {
+    constexpr double delta = 2.0, eta = 0.95;
+    if (primal_rms > delta * dual_rms) {
+        tau /= 1 - alpha;
+        sigma *= 1 - alpha;
+    } else if (dual_rms > delta * primal_rms) {
+        tau *= 1 - alpha;
+        sigma /= 1 - alpha;
+    } else {
+        return;
+    }
+    alpha *= eta;
+}
+
 }  // namespace
 
 PCSteps pc_steps(const ir::Problem& p, const Options& opt) {
@@ -155,6 +173,7 @@ PCSteps pc_steps(const ir::Problem& p, const Options& opt) {
         // denoising: 1e-4 of the optimum in ~200 iterations, vs ~1000 from τ₀ = 1/‖K‖).
         s.tau = s.accelerated ? 5.0 / s.gamma : 1.0 / L;
         s.sigma = 1.0 / (s.tau * L * L);
+        s.adaptive = !s.accelerated;
     }
     if (s.tau * s.sigma * L * L > 1.0 + 1e-6)
         fail("pock_chambolle: tau * sigma * ||K||^2 = {:.4g} > 1; the iteration may diverge (tau = {}, sigma = {}, "
@@ -170,6 +189,7 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
     K->params.bind(p);
     PCSteps steps = pc_steps(p, opt);
     double tau = steps.tau, sigma = steps.sigma, theta = 1.0;
+    double adapt = 0.5;  // Goldstein et al.'s α₀
 
     Image x = initial_x(p, opt, warm);
     Image x_prev = x.copy(), x_prev2 = x.copy();
@@ -244,6 +264,7 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
             const double eps_p = sqrt_n * opt.eps_abs + opt.eps_rel * norm2(r_kty);
             const double eps_d = sqrt_m * opt.eps_abs + opt.eps_rel * std::sqrt(kx2);
             converged = mon.record(it, rp, eps_p, rd, eps_d, x);
+            if (steps.adaptive && !converged) balance_steps(rp / sqrt_n, rd / sqrt_m, tau, sigma, adapt);
         }
         if (!mon.after_iteration(it)) stopped = true;
     }

@@ -141,4 +141,10 @@ std::vector<Image> SplitState::duals() const {
     return d;
 }
 
+double residual_balance_factor(const HistoryEntry& last) {
+    if (last.primal_residual > 2 * last.dual_residual) return 2.0;
+    if (last.dual_residual > 2 * last.primal_residual) return 0.5;
+    return 1.0;
+}
+
 }  // namespace proxgen::detail

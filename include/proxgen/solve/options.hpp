@@ -31,17 +31,19 @@ struct Options {
     bool verbose = false;          ///< print the plan and an iteration table to stdout
     bool track_objective = false;  ///< record the objective at every check (verbose implies it)
 
-    // Pock–Chambolle: τ σ ‖K‖² ≤ 1. Defaults: τ = σ = 1/‖K‖, or with a strongly convex Ω
-    // (modulus γ) the accelerated rule of Chambolle & Pock 2011 (Alg. 2) from τ₀ = 5/γ.
+    // Pock–Chambolle: τ σ ‖K‖² ≤ 1. Defaults: τ = σ = 1/‖K‖ adapted by residual balancing
+    // (Goldstein et al. 2015, τσ kept), or with a strongly convex Ω (modulus γ) the accelerated
+    // rule of Chambolle & Pock 2011 (Alg. 2) from τ₀ = 5/γ. Given τ or σ: fixed steps.
     double tau = 0, sigma = 0;
     bool accelerate = true;
 
-    // Linearized ADMM: μ ≤ λ/‖K‖². Defaults: λ = 1/‖K‖, μ = λ/‖K‖².
+    // Linearized ADMM: μ ≤ λ/‖K‖². Defaults: λ = 1/‖K‖, μ = λ/‖K‖², both rescaled by residual
+    // balancing when adaptive_rho (λ plays 1/ρ). Given λ or μ: fixed steps.
     double lambda = 0, mu = 0;
 
     // ADMM and HQS: the penalty ρ (0: from the problem's scale, see docs/algorithms.md).
     double rho = 0;
-    bool adaptive_rho = true;     ///< ADMM: residual balancing (Boyd et al. 2011, §3.4.1)
+    bool adaptive_rho = true;     ///< ADMM, L-ADMM: residual balancing (Boyd et al. 2011, §3.4.1)
     double hqs_growth = 2.5;      ///< HQS: ρ ← ρ·growth every hqs_every iterations ...
     int hqs_every = 10;
     double hqs_max_ratio = 1e5;   ///< ... up to ρ₀·max_ratio; HQS stops only once there

@@ -1,0 +1,59 @@
+// Convergence trace of one canonical problem: objective every `every` iterations for each
+// algorithm, with the time per iteration. Used to tune defaults and to find the long-run optimum:
+//   proxgen_converge deconv 256 3000 [pc,ladmm,admm,hqs] [every]
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "canonical_problems.hpp"
+
+namespace pg = proxgen;
+
+int main(int argc, char** argv) {
+    if (argc < 4) {
+        std::fprintf(stderr, "usage: %s denoise|deconv|poisson W iters [alg,...] [every]\n", argv[0]);
+        return 2;
+    }
+    const std::string kind = argv[1];
+    const int W = std::atoi(argv[2]), iters = std::atoi(argv[3]);
+    const std::string algs = argc > 4 ? argv[4] : "pc,ladmm,admm,hqs";
+    const int every = argc > 5 ? std::atoi(argv[5]) : 50;
+    const pg::bench::Canonical c = kind == "denoise" ? pg::bench::Canonical::denoise
+                                   : kind == "deconv" ? pg::bench::Canonical::deconv
+                                                      : pg::bench::Canonical::poisson;
+    pg::bench::with_problem(c, W, [&](const auto& prob, const auto& x, const pg::Image& start) {
+        (void)x;
+        for (auto [tag, alg] : std::vector<std::pair<std::string, pg::Algorithm>>{
+                 {"pc", pg::Algorithm::pock_chambolle}, {"ladmm", pg::Algorithm::ladmm},
+                 {"admm", pg::Algorithm::admm}, {"hqs", pg::Algorithm::hqs}}) {
+            if (("," + algs + ",").find("," + tag + ",") == std::string::npos) continue;
+            pg::Options opt;
+            opt.algorithm = alg;
+            opt.max_iters = iters;
+            opt.eps_abs = opt.eps_rel = 0;
+            opt.check_every = every;
+            opt.track_objective = true;
+            opt.x0 = start;
+            if (const char* v = std::getenv("PG_TAU")) opt.tau = std::atof(v);
+            if (const char* v = std::getenv("PG_SIGMA")) opt.sigma = std::atof(v);
+            if (const char* v = std::getenv("PG_RHO")) opt.rho = std::atof(v);
+            if (const char* v = std::getenv("PG_CG_ITERS")) opt.cg_max_iters = std::atoi(v);
+            if (const char* v = std::getenv("PG_CG_TOL")) opt.cg_tol = std::atof(v);
+            if (const char* v = std::getenv("PG_HQS_EVERY")) opt.hqs_every = std::atoi(v);
+            if (const char* v = std::getenv("PG_HQS_GROWTH")) opt.hqs_growth = std::atof(v);
+            if (const char* v = std::getenv("PG_HQS_MAX")) opt.hqs_max_ratio = std::atof(v);
+            if (std::getenv("PG_VERBOSE")) opt.verbose = true;
+            pg::Options warm_up = opt;
+            warm_up.max_iters = 1;
+            const double compile_seconds = pg::solve(prob, warm_up).compile_seconds;
+            const pg::Result r = pg::solve(prob, opt);
+            std::printf("%s:", tag.c_str());
+            for (const auto& h : r.history) std::printf(" %d:%.7g", h.iteration, h.objective);
+            std::printf("\n  %.3f ms/it (with objective tracking), compile %.2f s, cg %d\n",
+                        1e3 * r.solve_seconds / r.iterations, compile_seconds, r.cg_iterations);
+            std::fflush(stdout);
+        }
+        return 0;
+    });
+}
