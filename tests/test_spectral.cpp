@@ -243,3 +243,39 @@ TEST_CASE("a singular Gram is an error, not a division by zero", "[spectral]") {
     sp::GramSolver empty(Basis::dct, {16, 12});
     CHECK_THROWS_AS(empty.solve(rhs, out), pg::Error);
 }
+
+// ---- ‖K‖ by power iteration (operators without a norm bound from their traits) --------------
+
+#include "../src/solve/engine.hpp"
+
+TEST_CASE("power iteration estimates ||K|| from above within its margin, and solves use it", "[norm]") {
+    const int n = 32;
+    const pg::Image b = pg::test::random_image({n, n}, 11, 0, 1);
+    auto x = pg::variable(n, n);
+    pg::Image box({3, 3});
+    for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i) box(i, j) = 1.0f / 9;
+    auto prob = pg::sum_squares(x - b) + 0.1f * pg::group_norm1(pg::grad(x)) + pg::norm1(pg::conv(box, x));
+    pg::ir::Problem p = pg::detail::plan_for<pg::Algorithm::pock_chambolle>(pg::detail::normalized(prob));
+    REQUIRE(p.psi.size() == 2);
+    // Neumann grad on n×n: ‖∇‖² = 8 sin²(π(n−1)/(2n)); the box filter's largest DFT gain is 1 (DC)
+    const double grad_norm = std::sqrt(8.0) * std::sin(M_PI * (n - 1) / (2.0 * n));
+    const double est_grad = pg::detail::power_iteration_norm(p, p.psi[0]);
+    const double est_box = pg::detail::power_iteration_norm(p, p.psi[1]);
+    CHECK(est_grad >= grad_norm * 0.999);  // the 5% margin covers power iteration's shortfall
+    CHECK(est_grad <= grad_norm * 1.05 + 1e-6);
+    CHECK(est_box >= 0.999);
+    CHECK(est_box <= 1.05 + 1e-6);
+
+    // a term whose bound is unknown gets one, and describe says the plan's value
+    for (auto& t : p.psi) t.norm_bound = INFINITY;
+    const pg::ir::Problem q = pg::detail::with_norm_bounds(p);
+    CHECK(q.psi[0].norm_bound == Approx(est_grad));
+    CHECK(q.psi[1].norm_bound == Approx(est_box));
+    pg::Options opt;
+    opt.max_iters = 200;
+    opt.eps_abs = opt.eps_rel = 0;
+    const pg::Result with_estimate = pg::detail::solve_ir(p, opt, nullptr);
+    CHECK(pg::objective(prob, with_estimate.x) < pg::objective(prob, b));
+    CHECK_THAT(pg::detail::describe_ir(p), Catch::Matchers::Contains("power iteration"));
+}

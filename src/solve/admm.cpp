@@ -243,6 +243,7 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
     if (hqs && opt.hqs_every < 1) fail("Options: hqs_every must be >= 1, got {}", opt.hqs_every);
     double rho = admm_rho(p, opt);
     const double rho_max = rho * opt.hqs_max_ratio;
+    if (const auto* s = warm_steps(p, warm, 1)) rho = (*s)[0];
 
     Image x = initial_x(p, opt, warm);
     SplitState state(p, opt, warm, p.algorithm);
@@ -284,6 +285,7 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
     res.x = x;
     res.duals = state.duals();
     res.cg_iterations = xu.cg_iterations();
+    res.steps = {rho};
     return res;
 }
 

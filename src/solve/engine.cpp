@@ -96,6 +96,12 @@ double norm2_diff(const Image& a, const Image& b) {
     return std::sqrt(s);
 }
 
+const std::vector<double>* warm_steps(const ir::Problem& p, const Result* warm, std::size_t n) {
+    if (!warm || warm->algorithm != p.algorithm || warm->steps.size() != n || warm->signature != ir::signature(p))
+        return nullptr;
+    return &warm->steps;
+}
+
 Image initial_x(const ir::Problem& p, const Options& opt, const Result* warm) {
     const Image* from = nullptr;
     if (!opt.x0.empty()) from = &opt.x0;
@@ -284,7 +290,8 @@ double objective_ir(const ir::Problem& p, const Image& x) {
 
 // ---- describe / dispatch ----------------------------------------------------------------------
 
-std::string describe_ir(const ir::Problem& p) {
+std::string describe_ir(const ir::Problem& planned) {
+    const ir::Problem p = with_norm_bounds(planned);
     const Algorithm a = p.algorithm;
     std::string s = fmt::format("ProxGen plan ({}), variable {}\n", name(a), shape_string(p.variable_shape));
     s += fmt::format("  x-update: {}\n", x_update_description(p));
@@ -293,7 +300,10 @@ std::string describe_ir(const ir::Problem& p) {
     for (const auto& t : p.omega) s += fmt::format("    {}\n", t.text);
     s += "  Psi (split z_i = K_i x, proxed):\n";
     if (p.psi.empty()) s += "    (none)\n";
-    for (const auto& t : p.psi) s += fmt::format("    {}   ||K|| <= {:.4g}\n", t.text, t.norm_bound);
+    for (std::size_t i = 0; i < p.psi.size(); ++i)
+        s += fmt::format("    {}   ||K|| {} {:.4g}\n", p.psi[i].text,
+                         p.psi[i].norm_bound == planned.psi[i].norm_bound ? "<=" : "~ (power iteration)",
+                         p.psi[i].norm_bound);
     s += fmt::format("  ||K|| bound (stacked Psi operators): {:.4g}\n", stacked_norm_bound(p));
     Options defaults;
     if (a == Algorithm::pock_chambolle) {
@@ -333,9 +343,10 @@ std::string x_update_description(const ir::Problem& p) {
     return "?";
 }
 
-Result solve_ir(const ir::Problem& p, const Options& opt, const Result* warm) {
-    ir::validate(p);
-    PROXGEN_INTERNAL_ASSERT(p.algorithm == opt.algorithm);
+Result solve_ir(const ir::Problem& planned, const Options& opt, const Result* warm) {
+    ir::validate(planned);
+    PROXGEN_INTERNAL_ASSERT(planned.algorithm == opt.algorithm);
+    const ir::Problem p = with_norm_bounds(planned);
     switch (opt.algorithm) {
     case Algorithm::pock_chambolle: return pock_chambolle(p, opt, warm);
     case Algorithm::ladmm: return linearized_admm(p, opt, warm);

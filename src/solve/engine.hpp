@@ -39,8 +39,16 @@ void set(Halide::ImageParam& p, const Image& img);
 double norm2(const Image& a);                     // ‖a‖₂ in float64
 double norm2_diff(const Image& a, const Image& b);  // ‖a − b‖₂
 
+/// ‖K‖ of one Ψ term by power iteration on KᵀK (40 steps, ×1.05 margin), pipelines cached.
+double power_iteration_norm(const ir::Problem& p, const ir::Term& t);
+/// p with every Ψ term's missing norm bound (not finite, or ≤ 0) estimated by power iteration.
+ir::Problem with_norm_bounds(const ir::Problem& p);
+
 /// Initial x: opt.x0 (checked), the warm result's x, or zeros.
 Image initial_x(const ir::Problem& p, const Options& opt, const Result* warm);
+/// The adapted step sizes of a warm start made by the same algorithm on the same structure
+/// (n of them), else nullptr: the continuation then restarts from the default steps.
+const std::vector<double>* warm_steps(const ir::Problem& p, const Result* warm, std::size_t n);
 /// Shapes of the Ψ terms' outputs, one per term.
 std::vector<std::vector<int>> psi_shapes(const ir::Problem& p);
 /// ‖K‖ bound of the stacked Ψ operators: √Σ‖K_i‖².

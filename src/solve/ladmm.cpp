@@ -73,6 +73,7 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
     SpectralGram gram(p);
     // λ plays 1/ρ: residual balancing as in ADMM scales λ and μ together (μ/λ stays ≤ 1/‖K‖²)
     const bool adaptive = opt.adaptive_rho && opt.lambda == 0 && opt.mu == 0;
+    if (const auto* s = adaptive ? warm_steps(p, warm, 2) : nullptr) steps.lambda = (*s)[0], steps.mu = (*s)[1];
     Monitor mon(p, opt, res);
     int it = 0;
     bool converged = false, stopped = false;
@@ -100,6 +101,7 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
     mon.finish(it, converged, stopped);
     res.x = x;
     res.duals = state.duals();
+    res.steps = {steps.lambda, steps.mu};
     return res;
 }
 

@@ -190,6 +190,8 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
     PCSteps steps = pc_steps(p, opt);
     double tau = steps.tau, sigma = steps.sigma, theta = 1.0;
     double adapt = 0.5;  // Goldstein et al.'s α₀
+    if (const auto* s = opt.tau == 0 && opt.sigma == 0 ? warm_steps(p, warm, 4) : nullptr)
+        tau = (*s)[0], sigma = (*s)[1], theta = (*s)[2], adapt = (*s)[3];
 
     Image x = initial_x(p, opt, warm);
     Image x_prev = x.copy(), x_prev2 = x.copy();
@@ -271,6 +273,7 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
     mon.finish(it, converged, stopped);
     res.x = x;
     res.duals = y;
+    res.steps = {tau, sigma, theta, adapt};
     return res;
 }
 

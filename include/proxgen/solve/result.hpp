@@ -52,6 +52,7 @@ struct Result {
     std::map<std::type_index, Image> values;
     Image x;                      ///< the (single) variable's value
     std::vector<Image> duals;     ///< algorithm state for warm starts (y, or z and u)
+    std::vector<double> steps;    ///< adapted step sizes (τ σ θ α, λ μ, or ρ): warm starts go on with them
     std::string signature;        ///< structure the duals belong to
 };
 

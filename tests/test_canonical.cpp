@@ -1,0 +1,96 @@
+// The planner issue's canonical problems on the data of shared/reference/gen_inputs.py (at 64²,
+// so CI stays fast): each algorithm, with its default steps, against the best objective a long
+// ADMM run reaches. Where an algorithm does not reach 1e-4, the tolerance says what it does reach.
+//
+// "Within 1e-4" is relative to the objective's own scale. For Poisson deblurring the negative
+// log-likelihood Σ(e − b log e) carries a large data-only constant; the comparison uses the
+// deviance Σ(e − b − b log(e/b)) (the same function minus that constant, ≥ 0), as any relative
+// accuracy on a value dominated by a constant would be vacuous.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "canonical_problems.hpp"
+
+namespace pg = proxgen;
+using pg::bench::Canonical;
+
+namespace {
+
+constexpr int kSize = 64;
+
+/// Σ(b log b − b): objective + this constant is the Poisson deviance part (≥ 0).
+double deviance_constant(const pg::Image& b) {
+    double s = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        const double v = b.data()[i];
+        s += (v > 0 ? v * std::log(v) : 0.0) - v;
+    }
+    return s;
+}
+
+struct Run {
+    double objective;
+    int iterations;
+};
+
+/// Solves the canonical problem with `alg` for `iters` iterations (default steps) and returns the
+/// (deviance-shifted, for Poisson) objective.
+Run solve_canonical(Canonical kind, pg::Algorithm alg, int iters) {
+    return pg::bench::with_problem(kind, kSize, [&](const auto& prob, const auto& x, const pg::Image& start) {
+        pg::Options opt;
+        opt.algorithm = alg;
+        opt.max_iters = iters;
+        opt.eps_abs = opt.eps_rel = 0;
+        opt.x0 = start;
+        const pg::Result r = pg::solve(prob, opt);
+        const double shift = kind == Canonical::poisson ? deviance_constant(start) : 0.0;
+        REQUIRE(r[x].width() == kSize);
+        return Run{pg::objective(prob, r) + shift, r.iterations};
+    });
+}
+
+/// The best objective: ADMM (the fastest to converge here) run long.
+double long_run_optimum(Canonical kind, int iters) { return solve_canonical(kind, pg::Algorithm::admm, iters).objective; }
+
+struct Budget {
+    pg::Algorithm algorithm;
+    int iterations;
+    double tolerance;  // relative to the long-run optimum
+};
+
+void check_algorithms(Canonical kind, int long_run, const std::vector<Budget>& budgets) {
+    const double best = long_run_optimum(kind, long_run);
+    INFO(pg::bench::name(kind) << ": long-run optimum " << best);
+    REQUIRE(std::isfinite(best));
+    for (const Budget& b : budgets) {
+        const Run run = solve_canonical(kind, b.algorithm, b.iterations);
+        INFO(pg::name(b.algorithm) << ": " << run.objective << " after " << run.iterations);
+        CHECK(run.iterations == b.iterations);
+        CHECK(std::abs(run.objective - best) <= b.tolerance * std::abs(best));
+    }
+}
+
+}  // namespace
+
+// Budgets are about twice what each algorithm needs here (bench/converge traces).
+TEST_CASE("canonical TV deconvolution + nonneg: PC, L-ADMM and ADMM reach the optimum within 1e-4", "[canonical]") {
+    check_algorithms(Canonical::deconv, 3000,
+                     {{pg::Algorithm::pock_chambolle, 1000, 1e-4},
+                      {pg::Algorithm::ladmm, 1500, 1e-4},
+                      {pg::Algorithm::admm, 600, 1e-4},
+                      // Known limit: HQS's penalty continuation stalls at ~1e-3 of the optimum here
+                      // (docs/algorithms.md); this pins what it does reach.
+                      {pg::Algorithm::hqs, 300, 2e-2}});
+}
+
+// Known limit: Poisson deblurring converges slowly for every algorithm (the likelihood's curvature
+// b/e² varies by orders of magnitude across pixels; one ρ or τ/σ fits none of them). ADMM needs
+// ~4000 iterations for 1e-4 of the deviance at 64². These tolerances pin today's behaviour at
+// affordable budgets; HQS is not tested here because it does not converge on this problem.
+TEST_CASE("canonical Poisson deconvolution + TV: PC, L-ADMM and ADMM approach the optimum", "[canonical]") {
+    check_algorithms(Canonical::poisson, 6000,
+                     {{pg::Algorithm::pock_chambolle, 2000, 5e-3},
+                      {pg::Algorithm::ladmm, 2000, 5e-2},
+                      {pg::Algorithm::admm, 1000, 5e-3}});
+}
