@@ -2,6 +2,8 @@
 // both sizes, the compile-time plan (Ω/Ψ), and describe().
 #include <catch2/catch.hpp>
 
+#include <boost/hana/size.hpp>
+
 #include "test_support.hpp"
 
 namespace pg = proxgen;
@@ -107,6 +109,36 @@ TEST_CASE("rewrite rules absorb offsets, scales and weights into the prox parame
     auto g = pg::plan::normalize_term(pg::group_norm1(pg::grad(x) - pg::Image({4, 3, 2})));
     STATIC_REQUIRE(std::is_same_v<decltype(g)::argument_type, decltype(pg::grad(x))>);
     CHECK(!g.offset.empty());
+}
+
+TEST_CASE("quadratics on the same data-free operator merge into one term, objective unchanged", "[plan]") {
+    auto x = pg::variable(5, 4);
+    const pg::Image b1 = pg::test::random_image({5, 4}, 21), b2 = pg::test::random_image({5, 4}, 22);
+    const pg::Image g = pg::test::random_image({5, 4, 2}, 23), k = pg::test::random_image({3, 3}, 24);
+    // 2 terms on x, 2 on grad(x): 2 merged terms + the norm1 term; the two convs stay apart
+    auto prob = pg::sum_squares(x - b1) + 0.5f * pg::sum_squares(3.0f * x + b2) +
+                pg::sum_squares(pg::grad(x)) + 0.2f * pg::sum_squares(pg::grad(x) - g) + 0.1f * pg::norm1(x) +
+                pg::sum_squares(pg::conv(k, x)) + pg::sum_squares(pg::conv(k, x) - b1);
+    auto n = pg::plan::normalize(pg::dsl::as_problem(prob));
+    STATIC_REQUIRE(decltype(boost::hana::size(n.terms))::value == 5);
+    // α = 1 + 0.5·9, β = 1, c = (b1·(−1) + 0.5·3·b2)/α ... and the objective is the same everywhere
+    CHECK(n.terms[boost::hana::size_c<0>].weight == Approx(5.5f));
+    CHECK(n.terms[boost::hana::size_c<1>].weight == Approx(1.2f));
+    for (unsigned seed : {31u, 32u, 33u}) {
+        const pg::Image at = pg::test::random_image({5, 4}, seed);
+        double by_hand = 0;
+        for (std::size_t i = 0; i < at.size(); ++i) {
+            const double v = at.data()[i];
+            by_hand += std::pow(v - b1.data()[i], 2) + 0.5 * std::pow(3 * v + b2.data()[i], 2) + 0.1 * std::abs(v);
+        }
+        const double f_all = pg::objective(prob, at);
+        const double f_quad_x = pg::objective(pg::sum_squares(x - b1) + 0.5f * pg::sum_squares(3.0f * x + b2) +
+                                              0.1f * pg::norm1(x), at);
+        CHECK(f_quad_x == Approx(by_hand).epsilon(1e-5));
+        const double f_rest = pg::objective(pg::sum_squares(pg::grad(x)) + 0.2f * pg::sum_squares(pg::grad(x) - g) +
+                                            pg::sum_squares(pg::conv(k, x)) + pg::sum_squares(pg::conv(k, x) - b1), at);
+        CHECK(f_all == Approx(f_quad_x + f_rest).epsilon(1e-5));
+    }
 }
 
 TEST_CASE("describe prints the plan", "[plan]") {

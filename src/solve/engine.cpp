@@ -284,7 +284,8 @@ double objective_ir(const ir::Problem& p, const Image& x) {
     for (auto& v : values) outs.push_back(&v);
     run(tv->pipeline, outs);
     double f = 0;
-    for (std::size_t i = 0; i < terms.size(); ++i) f += double(terms[i]->weight) * penalty_value(*terms[i], values[i]);
+    for (std::size_t i = 0; i < terms.size(); ++i)
+        f += double(terms[i]->weight) * penalty_value(*terms[i], values[i]) + terms[i]->constant;
     return f;
 }
 

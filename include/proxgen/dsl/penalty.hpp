@@ -33,6 +33,7 @@ struct penalty_t {
     Image arg_weight;     // w (empty: 1)
     Image offset;         // c (empty: 0)
     Image data;           // poisson: the observed counts
+    double constant = 0;  // d: added to the value (rewrites that drop a constant keep it here)
 };
 
 /// Σ terms: every term a penalty_t.

@@ -41,7 +41,8 @@ struct Term {
     Image arg_weight;              // absorbed elementwise weight (empty: none)
     Image offset;                  // absorbed constant (empty: none)
     Image data;                    // poisson counts (empty: none)
-    double norm_bound = 1.0;       // bound on ‖K‖ of expr's linear part (from traits)
+    double norm_bound = 1.0;       // bound on ‖K‖ of expr's linear part (from traits; ∞: unknown)
+    double constant = 0;           // d: added to the term's value (kept by the merge rule)
     int weight_slot = -1, beta_slot = -1;
     int arg_weight_slot = -1, offset_slot = -1, data_slot = -1;
     std::string text;              // human-readable, for describe()/verbose

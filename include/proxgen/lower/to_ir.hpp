@@ -126,6 +126,7 @@ ir::Problem to_ir(const dsl::problem_t<Terms...>& problem) {
         t.arg_weight = term.arg_weight;
         t.offset = term.offset;
         t.data = term.data;
+        t.constant = term.constant;
         t.expr = to_ir(term.arg);
         t.norm_bound = lt::norm_bound(term.arg);
         t.text = ir::to_string(t);

@@ -1,5 +1,6 @@
 // Applies the rewrite rules of plan/rules/ to every term until none applies, giving each term
-// the generalised prox form α f(β w ⊙ K x + c) with K as simple as the rules can make it.
+// the generalised prox form α f(β w ⊙ K x + c) + d with K as simple as the rules can make it,
+// then merges the quadratics that act on the same operator (one term each).
 #pragma once
 
 #include <boost/hana/transform.hpp>
@@ -8,6 +9,7 @@
 #include "proxgen/plan/rules/absorb_offset.hpp"
 #include "proxgen/plan/rules/absorb_scale.hpp"
 #include "proxgen/plan/rules/absorb_weights.hpp"
+#include "proxgen/plan/rules/merge_quadratics.hpp"
 
 namespace proxgen::plan {
 
@@ -22,9 +24,9 @@ auto normalize_term(Term t) {
 template <class... Terms>
 auto normalize(dsl::problem_t<Terms...> p) {
     auto terms = boost::hana::transform(std::move(p.terms), [](auto t) { return normalize_term(std::move(t)); });
-    return boost::hana::unpack(std::move(terms), [](auto... ts) {
+    return rules::merge_quadratics::apply(boost::hana::unpack(std::move(terms), [](auto... ts) {
         return dsl::problem_t<decltype(ts)...>{boost::hana::make_tuple(std::move(ts)...)};
-    });
+    }));
 }
 
 template <class P>

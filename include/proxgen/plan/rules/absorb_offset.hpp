@@ -20,7 +20,7 @@ struct absorb_offset {
     static auto apply(dsl::penalty_t<K, dsl::offset_t<E>, W> t) {
         const bool grouped = K == dsl::penalty_kind::group_norm1;
         Image c = axpy(t.offset, t.beta * t.arg.sign, grouped ? Image() : t.arg_weight, t.arg.offset);
-        return dsl::penalty_t<K, E, W>{std::move(t.arg.arg), t.weight, t.beta, t.arg_weight, c, t.data};
+        return dsl::penalty_t<K, E, W>{std::move(t.arg.arg), t.weight, t.beta, t.arg_weight, c, t.data, t.constant};
     }
 };
 

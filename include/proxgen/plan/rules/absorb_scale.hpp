@@ -17,7 +17,7 @@ struct absorb_scale {
     template <dsl::penalty_kind K, class E, bool W>
     static auto apply(dsl::penalty_t<K, dsl::scale_t<E>, W> t) {
         return dsl::penalty_t<K, E, W>{std::move(t.arg.arg), t.weight, t.beta * t.arg.factor, t.arg_weight, t.offset,
-                                       t.data};
+                                       t.data, t.constant};
     }
 };
 

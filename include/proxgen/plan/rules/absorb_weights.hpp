@@ -20,7 +20,7 @@ struct absorb_weights {
     template <dsl::penalty_kind K, class E, bool W>
     static auto apply(dsl::penalty_t<K, dsl::mul_elemwise_t<E>, W> t) {
         Image w = product(t.arg_weight, t.arg.weight);
-        return dsl::penalty_t<K, E, true>{std::move(t.arg.arg), t.weight, t.beta, w, t.offset, t.data};
+        return dsl::penalty_t<K, E, true>{std::move(t.arg.arg), t.weight, t.beta, w, t.offset, t.data, t.constant};
     }
 };
 
