@@ -1,6 +1,7 @@
 // The planner issue's table: for each canonical problem (tests/canonical_problems.hpp) at 512² and
 // 1024², every algorithm with its default steps:
-//   ms_per_iter   time per iteration (a 20-iteration solve, JIT cached beforehand)
+//   ms_per_iter   time per iteration (a 100-iteration solve, JIT cached beforehand; includes the
+//                 per-solve set-up, e.g. FFT plans, amortized over the 100)
 //   iters_to_1e-4 iterations until the objective is within 1e-4 (relative) of the optimum
 //   s_to_1e-4     the time of a fresh, untracked solve of exactly that many iterations
 //   hand_ms, ratio  (TV denoise, PC and L-ADMM) the hand-written Halide iteration, same run
@@ -74,8 +75,8 @@ void BM_Canonical(benchmark::State& state, Canonical kind, pg::Algorithm alg) {
         opt.algorithm = alg;
         opt.eps_abs = opt.eps_rel = 0;
         opt.x0 = start;
-        opt.max_iters = 20;
-        opt.check_every = 20;
+        opt.max_iters = 100;
+        opt.check_every = 100;
         pg::solve(prob, opt);  // JIT compile + warm up
         double per_iter = 0;
         for (auto _ : state) {
