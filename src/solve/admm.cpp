@@ -26,8 +26,9 @@ struct QuadraticKernels {
     ImageParam x;
     ImageParam direction;  // CG: the vector G is applied to
     Param<float> rho{"rho_x"};
-    Pipeline rhs_or_x;     // elementwise: x itself; otherwise the right-hand side
+    Pipeline rhs_or_x;     // elementwise: x itself; FFT / DCT: the right-hand side
     Pipeline gram_apply;   // CG only
+    Pipeline residual;     // CG only: rhs − G x at the warm start, one adjoint per term
     std::unique_ptr<SplitPipelines> split;
 
     explicit QuadraticKernels(const ir::Problem& p)
@@ -81,16 +82,42 @@ struct QuadraticKernels {
         } else {
             out(av) = rhs;
         }
-        lower::schedule_output(out, rv, st);
-        rhs_or_x = Pipeline(out);
-        compile(rhs_or_x);
-        if (p.x_update == plan::XUpdate::cg) {
+        if (p.x_update != plan::XUpdate::cg) {  // CG starts from its own residual pipeline below
+            lower::schedule_output(out, rv, st);
+            rhs_or_x = Pipeline(out);
+            compile(rhs_or_x);
+        } else {
             Stages sg;
             Func gp("gram_apply");
             gp(av) = gram(lower::input(direction), sg);
             lower::schedule_output(gp, rv, sg);
             gram_apply = Pipeline(gp);
             compile(gram_apply);
+            // r = Σ_Ω Aᵀ(−2α a ⊙ (c + a ⊙ A x)) + ρ Σ_Ψ Kᵀ(z − u − K x): the differences are formed
+            // before the adjoints, so no large ρKᵀz and ρKᵀKx cancel in float32
+            Stages sr;
+            Expr r = 0.0f;
+            for (const auto& t : p.omega) {
+                const lower::ProxSpec f = L.prox_spec(t, xin, sr);
+                Lowered ax = L.forward(t.expr, xin, Part::linear, sr);
+                const auto a = lower::args(ax.rank());
+                Lowered w{Func("omega_residual_arg"), ax.extents};
+                w.f(a) = -2.0f * f.alpha * (*f.a)(a) * ((f.c ? (*f.c)(a) : Expr(0.0f)) + (*f.a)(a) * ax.f(a));
+                if (auto back = L.adjoint(t.expr, w, sr)) r += (*back)(av);
+            }
+            for (std::size_t i = 0; i < p.psi.size(); ++i) {
+                const Lowered zi = lower::input(split->z[i]), ui = lower::input(split->u[i]);
+                Lowered kx = L.forward(p.psi[i].expr, xin, Part::linear, sr);
+                const auto a = lower::args(zi.rank());
+                Lowered w{Func("psi_residual_arg"), zi.extents};
+                w.f(a) = zi.f(a) - ui.f(a) - kx.f(a);
+                if (auto back = L.adjoint(p.psi[i].expr, w, sr)) r += rho * (*back)(av);
+            }
+            Func rf("cg_residual");
+            rf(av) = r;
+            lower::schedule_output(rf, rv, sr);
+            residual = Pipeline(rf);
+            compile(residual);
         }
     }
 };
@@ -110,10 +137,41 @@ std::optional<ir::Node> circulant_approximation(const ir::Node& n) {
     return c;
 }
 
+// CG's vector loops: float data, float64 sums; `omp simd` (compiled with -fopenmp-simd, no
+// threads) lets the compiler vectorize the float64 reductions it must otherwise keep in order.
 double dot(const Image& a, const Image& b) {
+    const float *pa = a.data(), *pb = b.data();
+    const std::size_t n = a.size();
     double s = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) s += double(a.data()[i]) * b.data()[i];
+#pragma omp simd reduction(+ : s)
+    for (std::size_t i = 0; i < n; ++i) s += double(pa[i]) * double(pb[i]);
     return s;
+}
+
+/// x += step d, r −= step gd; returns ‖r‖² after the update.
+double cg_update(Image& x, Image& r, const Image& d, const Image& gd, double step) {
+    float *px = x.data(), *pr = r.data();
+    const float *pd = d.data(), *pg = gd.data();
+    const float s = float(step);
+    const std::size_t n = x.size();
+    double rr = 0;
+#pragma omp simd reduction(+ : rr)
+    for (std::size_t i = 0; i < n; ++i) {
+        px[i] += s * pd[i];
+        pr[i] -= s * pg[i];
+        rr += double(pr[i]) * double(pr[i]);
+    }
+    return rr;
+}
+
+/// d = s + beta d.
+void cg_direction(Image& d, const Image& s, double beta) {
+    float* pd = d.data();
+    const float* ps = s.data();
+    const float b = float(beta);
+    const std::size_t n = d.size();
+#pragma omp simd
+    for (std::size_t i = 0; i < n; ++i) pd[i] = ps[i] + b * pd[i];
 }
 
 /// The x-update of ADMM/HQS for one problem: owns the buffers of its strategy.
@@ -147,7 +205,7 @@ public:
             run(k_.rhs_or_x, {&rhs_});
             spectral_.solve(rhs_, x, 0.0, 1.0, rho);
             return;
-        case plan::XUpdate::cg: run(k_.rhs_or_x, {&rhs_}); conjugate_gradient(x, rho); return;
+        case plan::XUpdate::cg: run(k_.residual, {&r_}); conjugate_gradient(x, rho); return;
         case plan::XUpdate::closed_form_prox: break;
         }
         PROXGEN_INTERNAL_ASSERT(false);
@@ -180,27 +238,21 @@ private:
     /// Preconditioned conjugate gradient on G x = rhs from the current x (warm start); stops when
     /// the residual fell by opt.cg_tol or after opt.cg_max_iters.
     void conjugate_gradient(Image& x, double rho) {
-        apply_gram(x, gd_);
-        for (std::size_t i = 0; i < x.size(); ++i) r_.data()[i] = rhs_.data()[i] - gd_.data()[i];
-        precondition(rho);
+        precondition(rho);  // r_ = rhs − G x already (QuadraticKernels::residual)
         std::copy(s_.data(), s_.data() + s_.size(), d_.data());
         double rs = dot(r_, s_);
         // relative to the warm start's residual, not to ‖rhs‖: once ρ is large, ‖rhs‖ is dominated
         // by ρKᵀz and a tolerance on it would freeze x (HQS stalled that way)
         const double r0 = dot(r_, r_), stop = opt_.cg_tol * opt_.cg_tol * r0;
-        for (int k = 0; k < opt_.cg_max_iters && r0 > 0 && dot(r_, r_) > stop; ++k) {
+        double rr = r0;
+        for (int k = 0; k < opt_.cg_max_iters && r0 > 0 && rr > stop; ++k) {
             apply_gram(d_, gd_);
             const double dgd = dot(d_, gd_);
             if (!(dgd > 0) || !(rs > 0)) break;  // G is positive semi-definite: d is in its null space
-            const double step = rs / dgd;
-            for (std::size_t i = 0; i < x.size(); ++i) {
-                x.data()[i] += float(step * d_.data()[i]);
-                r_.data()[i] -= float(step * gd_.data()[i]);
-            }
+            rr = cg_update(x, r_, d_, gd_, rs / dgd);
             precondition(rho);
             const double rs_next = dot(r_, s_);
-            const double beta = rs_next / rs;
-            for (std::size_t i = 0; i < x.size(); ++i) d_.data()[i] = float(s_.data()[i] + beta * d_.data()[i]);
+            cg_direction(d_, s_, rs_next / rs);
             rs = rs_next;
             ++cg_total_;
         }
