@@ -86,6 +86,14 @@ TEST_CASE("ADMM and HQS absorb quadratics and pick the x-update from the operato
     STATIC_REQUIRE(pg::detail::plan_of<diagonal, A::admm>::x_update == X::elementwise);
     using weighted = decltype(pg::sum_squares(pg::mul_elemwise(b, pg::conv(k, x)) - b) + pg::norm1(pg::grad(x, pg::periodic)));
     STATIC_REQUIRE(pg::detail::plan_of<weighted, A::admm>::x_update == X::cg);  // W² breaks the FFT diagonal
+    // the canonical Poisson problem: the likelihood is never absorbed (it is not a quadratic)
+    using poisson = decltype(pg::poisson_norm(pg::conv(k, x), b) + 0.02f * pg::group_norm1(pg::grad(x)));
+    STATIC_REQUIRE(pg::detail::plan_of<poisson, A::admm>::omega_count == 0);
+    STATIC_REQUIRE(pg::detail::plan_of<poisson, A::admm>::x_update == X::cg);
+    STATIC_REQUIRE(pg::detail::plan_of<poisson, A::hqs>::x_update == X::cg);
+    STATIC_REQUIRE(pg::detail::plan_of<poisson, A::pock_chambolle>::psi_count == 2);
+    STATIC_REQUIRE(pg::detail::plan_of<poisson, A::pock_chambolle>::x_update == X::closed_form_prox);
+    STATIC_REQUIRE(pg::detail::plan_of<poisson, A::ladmm>::x_update == X::closed_form_prox);
     using tv_only = decltype(pg::group_norm1(pg::grad(x)));
     STATIC_REQUIRE(!pg::detail::plan_of<tv_only, A::admm>::viable);
     STATIC_REQUIRE(pg::detail::plan_of<tv_only, A::pock_chambolle>::viable);
