@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
             if (const char* v = std::getenv("PG_HQS_EVERY")) opt.hqs_every = std::atoi(v);
             if (const char* v = std::getenv("PG_HQS_GROWTH")) opt.hqs_growth = std::atof(v);
             if (const char* v = std::getenv("PG_HQS_MAX")) opt.hqs_max_ratio = std::atof(v);
+            if (std::getenv("PG_FIXED_RHO")) opt.adaptive_rho = false;
             if (std::getenv("PG_VERBOSE")) opt.verbose = true;
             pg::Options warm_up = opt;
             warm_up.max_iters = 1;

@@ -53,7 +53,7 @@ struct LADMMKernels {
 LADMMSteps ladmm_steps(const ir::Problem& p, const Options& opt) {
     const double L = std::max(stacked_norm_bound(p), 1e-12);
     LADMMSteps s{};
-    s.lambda = opt.lambda > 0 ? opt.lambda : 1.0 / L;
+    s.lambda = opt.lambda > 0 ? opt.lambda : 1.0 / admm_rho(p, Options());  // λ plays 1/ρ
     s.mu = opt.mu > 0 ? opt.mu : s.lambda / (L * L);
     if (s.mu > s.lambda / (L * L) * (1 + 1e-6))
         fail("ladmm: mu = {} exceeds lambda / ||K||^2 = {:.4g}; the iteration may diverge", s.mu,
@@ -73,8 +73,10 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
     SpectralGram gram(p);
     // λ plays 1/ρ: residual balancing as in ADMM scales λ and μ together (μ/λ stays ≤ 1/‖K‖²)
     const bool adaptive = opt.adaptive_rho && opt.lambda == 0 && opt.mu == 0;
-    if (const auto* s = adaptive ? warm_steps(p, warm, 2) : nullptr) steps.lambda = (*s)[0], steps.mu = (*s)[1];
     Monitor mon(p, opt, res);
+    ResidualBalancing balancing;
+    if (const auto* s = adaptive ? warm_steps(p, warm, 3) : nullptr)
+        steps.lambda = (*s)[0], steps.mu = (*s)[1], balancing.strength = (*s)[2];
     int it = 0;
     bool converged = false, stopped = false;
     while (it < opt.max_iters && !converged && !stopped) {
@@ -89,7 +91,7 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
         state.update(*K->split, K->x, x, rho, true);
         if (mon.should_check(it)) {
             converged = state.check(*K->split, K->x, x, rho, mon, it);
-            const double factor = adaptive && !converged ? residual_balance_factor(res.history.back()) : 1.0;
+            const double factor = adaptive && !converged ? balancing.factor(res.history.back()) : 1.0;
             if (factor != 1.0) {
                 steps.lambda /= factor;
                 steps.mu /= factor;
@@ -101,7 +103,7 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
     mon.finish(it, converged, stopped);
     res.x = x;
     res.duals = state.duals();
-    res.steps = {steps.lambda, steps.mu};
+    res.steps = {steps.lambda, steps.mu, balancing.strength};
     return res;
 }
 

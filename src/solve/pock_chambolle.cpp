@@ -131,10 +131,12 @@ struct PCKernels {
 
 /// Adaptive PDHG (Goldstein, Li, Yuan, Esser & Baraniuk 2015): when one residual (RMS per
 /// element) exceeds the other by more than Δ = 2, shift the step ratio τ/σ towards the lagging
-/// side, keeping τσ fixed; the shift α decays geometrically (η = 0.95), so the steps settle and
-/// the usual convergence proof applies from then on.
+/// side, keeping τσ fixed; the shift α decays geometrically, so the steps settle and the usual
+/// convergence proof applies from then on. η = 0.5 (a light correction of the curvature-based
+/// σ₀): with Goldstein's 0.95 the steps wandered, and Poisson deblurring at 64² needed >2000
+/// iterations for 1e-4 instead of ~700.
 void balance_steps(double primal_rms, double dual_rms, double& tau, double& sigma, double& alpha) {
-    constexpr double delta = 2.0, eta = 0.95;
+    constexpr double delta = 2.0, eta = 0.5;
     if (primal_rms > delta * dual_rms) {
         tau /= 1 - alpha;
         sigma *= 1 - alpha;
@@ -171,7 +173,8 @@ PCSteps pc_steps(const ir::Problem& p, const Options& opt) {
     } else {
         // Accelerated: γτ₀ = 5 starts the θ_n decay at once without a tiny σ₀ (measured on TV
         // denoising: 1e-4 of the optimum in ~200 iterations, vs ~1000 from τ₀ = 1/‖K‖).
-        s.tau = s.accelerated ? 5.0 / s.gamma : 1.0 / L;
+        // Otherwise σ₀ = ADMM's ρ₀ (σ plays ρ: the dual step), τ₀ = 1/(σ₀‖K‖²), then adapted.
+        s.tau = s.accelerated ? 5.0 / s.gamma : 1.0 / (admm_rho(p, Options()) * L * L);
         s.sigma = 1.0 / (s.tau * L * L);
         s.adaptive = !s.accelerated;
     }

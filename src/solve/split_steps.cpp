@@ -141,10 +141,13 @@ std::vector<Image> SplitState::duals() const {
     return d;
 }
 
-double residual_balance_factor(const HistoryEntry& last) {
-    if (last.primal_residual > 2 * last.dual_residual) return 2.0;
-    if (last.dual_residual > 2 * last.primal_residual) return 0.5;
-    return 1.0;
+double ResidualBalancing::factor(const HistoryEntry& last) {
+    constexpr double decay = 0.5;
+    double f = 1.0;
+    if (last.primal_residual > 2 * last.dual_residual) f = 1.0 + strength;
+    else if (last.dual_residual > 2 * last.primal_residual) f = 1.0 / (1.0 + strength);
+    if (f != 1.0) strength *= decay;
+    return f;
 }
 
 }  // namespace proxgen::detail
