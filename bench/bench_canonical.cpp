@@ -24,16 +24,6 @@ namespace {
 
 constexpr int kMaxIters = 4000;
 
-double deviance_constant(Canonical kind, const pg::Image& start) {
-    if (kind != Canonical::poisson) return 0;
-    double s = 0;
-    for (std::size_t i = 0; i < start.size(); ++i) {
-        const double v = start.data()[i];
-        s += (v > 0 ? v * std::log(v) : 0.0) - v;
-    }
-    return s;
-}
-
 /// Best objective seen per (problem, size); seeded by a long ADMM run.
 double& optimum(Canonical kind, int W) {
     static std::map<std::pair<int, int>, double> best;
@@ -45,7 +35,7 @@ double& optimum(Canonical kind, int W) {
             opt.max_iters = 2000;
             opt.eps_abs = opt.eps_rel = 0;
             opt.x0 = start;
-            return pg::objective(prob, pg::solve(prob, opt)) + deviance_constant(kind, start);
+            return pg::objective(prob, pg::solve(prob, opt)) + pg::bench::objective_shift(kind, start);
         });
     }
     return it->second;
@@ -70,7 +60,7 @@ void BM_Canonical(benchmark::State& state, Canonical kind, pg::Algorithm alg) {
     const int W = int(state.range(0));
     double& best = optimum(kind, W);
     pg::bench::with_problem(kind, W, [&](const auto& prob, const auto&, const pg::Image& start) {
-        const double shift = deviance_constant(kind, start);
+        const double shift = pg::bench::objective_shift(kind, start);
         pg::Options opt;
         opt.algorithm = alg;
         opt.eps_abs = opt.eps_rel = 0;

@@ -51,12 +51,7 @@ int main(int argc, char** argv) {
             const double compile_seconds = pg::solve(prob, warm_up).compile_seconds;
             const pg::Result r = pg::solve(prob, opt);
             // Poisson: print the deviance (objective + Σ(b log b − b)), not a value dominated by a constant
-            double shift = 0;
-            if (c == pg::bench::Canonical::poisson)
-                for (std::size_t i = 0; i < start.size(); ++i) {
-                    const double v = start.data()[i];
-                    shift += (v > 0 ? v * std::log(v) : 0.0) - v;
-                }
+            const double shift = pg::bench::objective_shift(c, start);
             std::printf("%s:", tag.c_str());
             for (const auto& h : r.history) std::printf(" %d:%.7g", h.iteration, h.objective + shift);
             std::printf("\n  %.3f ms/it (with objective tracking), compile %.2f s, cg %d\n",

@@ -6,6 +6,7 @@
 // with_problem(kind, W, f) builds the data and calls f(problem, variable) with the typed problem.
 #pragma once
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -29,6 +30,19 @@ inline const char* name(Canonical c) {
 inline constexpr float kDenoiseTV = 0.1f;
 inline constexpr float kDeconvTV = 0.002f;
 inline constexpr float kPoissonTV = 0.02f;
+
+/// What to add to pg::objective to compare runs: for Poisson, Σ(b log b − b), which turns the
+/// negative log-likelihood Σ(e − b log e) into the deviance Σ(e − b − b log(e/b)) ≥ 0 (a relative
+/// accuracy on a value dominated by a data-only constant would be vacuous); 0 otherwise.
+inline double objective_shift(Canonical kind, const Image& counts) {
+    if (kind != Canonical::poisson) return 0;
+    double s = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        const double v = counts.data()[i];
+        s += (v > 0 ? v * std::log(v) : 0.0) - v;
+    }
+    return s;
+}
 
 /// Builds the canonical problem of size W × W and calls f(prob, x, start): `start` is the
 /// x0 every solver begins from (empty = zeros; Poisson starts at the counts, inside its domain).

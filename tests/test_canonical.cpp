@@ -20,16 +20,6 @@ namespace {
 
 constexpr int kSize = 64;
 
-/// Σ(b log b − b): objective + this constant is the Poisson deviance part (≥ 0).
-double deviance_constant(const pg::Image& b) {
-    double s = 0;
-    for (std::size_t i = 0; i < b.size(); ++i) {
-        const double v = b.data()[i];
-        s += (v > 0 ? v * std::log(v) : 0.0) - v;
-    }
-    return s;
-}
-
 struct Run {
     double objective;
     int iterations;
@@ -45,7 +35,7 @@ Run solve_canonical(Canonical kind, pg::Algorithm alg, int iters) {
         opt.eps_abs = opt.eps_rel = 0;
         opt.x0 = start;
         const pg::Result r = pg::solve(prob, opt);
-        const double shift = kind == Canonical::poisson ? deviance_constant(start) : 0.0;
+        const double shift = pg::bench::objective_shift(kind, start);
         REQUIRE(r[x].width() == kSize);
         return Run{pg::objective(prob, r) + shift, r.iterations};
     });
