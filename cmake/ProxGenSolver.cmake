@@ -19,8 +19,10 @@ include_guard(GLOBAL)
 set(_PROXGEN_SOLVER_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 option(PROXGEN_AUTOSCHEDULE "Schedule generated solvers with a Halide autoscheduler (takes minutes)" OFF)
-set(PROXGEN_AUTOSCHEDULER "Mullapudi2016" CACHE STRING
-    "Autoscheduler used when PROXGEN_AUTOSCHEDULE is ON: Mullapudi2016, Adams2019 or Li2018")
+# Measured on the deblurring solver (x86-64-linux-avx2, 2-core VM): Li2018 8 s of generation,
+# Adams2019 ~14 min, Mullapudi2016 stops on a Halide 14 internal error (see docs/deploy.md).
+set(PROXGEN_AUTOSCHEDULER "Li2018" CACHE STRING
+    "Autoscheduler used when PROXGEN_AUTOSCHEDULE is ON: Li2018, Adams2019 or Mullapudi2016")
 
 function(_proxgen_target_suffix target out)
   string(MAKE_C_IDENTIFIER "${target}" id)

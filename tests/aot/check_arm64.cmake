@@ -14,7 +14,7 @@ function(step)
     message(FATAL_ERROR "failed (${rc}): ${ARGV}")
   endif()
 endfunction()
-step(${JIT} ${WIDTH} ${LAMBDA} 1 ${WORK_DIR})  # writes b.npy, kernel.npy
+step(${JIT} ${WIDTH} ${LAMBDA} 0 ${WORK_DIR})  # writes b.npy, kernel.npy only
 step(${DEPLOY} ${WORK_DIR}/b.npy ${WORK_DIR}/kernel.npy ${LAMBDA} ${ITERATIONS} ${WORK_DIR}/x_host.npy)
 step(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/aot/cross -B ${WORK_DIR}/build -G Ninja -DCMAKE_BUILD_TYPE=Release
      -DCMAKE_TOOLCHAIN_FILE=${SOURCE_DIR}/cmake/toolchains/aarch64-linux-gnu.cmake
