@@ -16,7 +16,12 @@
 # need neither libHalide nor LLVM.
 include_guard(GLOBAL)
 
-set(_PROXGEN_SOLVER_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+# The generator's main(): generators/ in the source tree, beside this file once installed.
+if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/proxgen_generator_main.cpp")
+  set(_PROXGEN_GENERATOR_MAIN "${CMAKE_CURRENT_LIST_DIR}/proxgen_generator_main.cpp")
+else()
+  set(_PROXGEN_GENERATOR_MAIN "${CMAKE_CURRENT_LIST_DIR}/../generators/proxgen_generator_main.cpp")
+endif()
 
 option(PROXGEN_AUTOSCHEDULE "Schedule generated solvers with a Halide autoscheduler (takes minutes)" OFF)
 # Measured on the deblurring solver (x86-64-linux-avx2, 2-core VM): Li2018 8 s of generation,
@@ -86,7 +91,7 @@ function(proxgen_add_solver name)
   endif()
 
   set(generator ${name}.generator)
-  add_executable(${generator} "${_PROXGEN_SOLVER_CMAKE_DIR}/proxgen_generator_main.cpp")
+  add_executable(${generator} "${_PROXGEN_GENERATOR_MAIN}")
   target_compile_definitions(${generator} PRIVATE
     "PROXGEN_PROBLEM_HEADER=\"${problem}\""
     PROXGEN_PROBLEM_FUNCTION=${ARG_FUNCTION}
