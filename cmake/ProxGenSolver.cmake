@@ -3,6 +3,7 @@
 #     [FUNCTION <function>]       # default: <name>_problem; callable with no arguments
 #     [ALGORITHM pock_chambolle]  # the only algorithm with an ahead-of-time loop so far
 #     TARGETS <halide-target>...  # e.g. x86-64-linux-avx2 arm-64-linux host-cuda-cuda_capability_61
+#     [ITERATIONS_PER_CALL <n>]   # > 1: also emit <name>_iterate, n iterations per call (fixed steps)
 #     [AUTOSCHEDULER <Mullapudi2016|Adams2019|Li2018>])  # default: the hand schedules
 #
 # Builds a generator executable <name>.generator from the problem header (it links libHalide; it
@@ -58,7 +59,7 @@ function(_proxgen_runtime target generator out)
 endfunction()
 
 function(proxgen_add_solver name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "PROBLEM;FUNCTION;ALGORITHM;AUTOSCHEDULER" "TARGETS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "PROBLEM;FUNCTION;ALGORITHM;AUTOSCHEDULER;ITERATIONS_PER_CALL" "TARGETS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "proxgen_add_solver(${name}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -99,6 +100,9 @@ function(proxgen_add_solver name)
   target_link_libraries(${generator} PRIVATE ProxGen::proxgen)
 
   set(schedule_args)
+  if(ARG_ITERATIONS_PER_CALL)
+    list(APPEND schedule_args -i ${ARG_ITERATIONS_PER_CALL})
+  endif()
   if(ARG_AUTOSCHEDULER)
     string(TOLOWER "${ARG_AUTOSCHEDULER}" plugin)
     find_library(_proxgen_plugin_${plugin} autoschedule_${plugin}
@@ -106,7 +110,7 @@ function(proxgen_add_solver name)
     if(NOT _proxgen_plugin_${plugin})
       message(FATAL_ERROR "proxgen_add_solver(${name}): no autoscheduler plugin libautoschedule_${plugin}.so found")
     endif()
-    set(schedule_args -s ${ARG_AUTOSCHEDULER} -p ${_proxgen_plugin_${plugin}})
+    list(APPEND schedule_args -s ${ARG_AUTOSCHEDULER} -p ${_proxgen_plugin_${plugin}})
   endif()
 
   set(first "")

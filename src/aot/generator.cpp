@@ -4,6 +4,7 @@
 // Halide::Generator: a generator's inputs are a fixed list of declared members, while ours depend
 // on the problem (one buffer per data slot and per Ψ term).
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -23,17 +24,19 @@ namespace {
 
 struct CommandLine {
     std::string out_dir, name, target, runtime_stem, autoscheduler, plugin;
+    std::string iterations_per_call = "1";
 };
 
 CommandLine parse(int argc, char** argv) {
     CommandLine c;
     std::map<std::string, std::string*> flags{{"-o", &c.out_dir}, {"-n", &c.name},          {"-t", &c.target},
-                                              {"-r", &c.runtime_stem}, {"-s", &c.autoscheduler}, {"-p", &c.plugin}};
+                                              {"-r", &c.runtime_stem}, {"-s", &c.autoscheduler}, {"-p", &c.plugin},
+                                              {"-i", &c.iterations_per_call}};
     for (int i = 1; i < argc; ++i) {
         auto f = flags.find(argv[i]);
         if (f == flags.end() || i + 1 >= argc)
             fail("generator: unknown or incomplete argument '{}'; usage: -o <dir> -n <name> -t <target> "
-                 "[-s <autoscheduler> -p <plugin.so>] | -o <dir> -r <runtime stem> -t <target>",
+                 "[-i <iterations per call>] [-s <autoscheduler> -p <plugin.so>] | -o <dir> -r <runtime stem> -t <target>",
                  argv[i]);
         *f->second = argv[++i];
     }
@@ -42,6 +45,9 @@ CommandLine parse(int argc, char** argv) {
     for (char ch : c.name)
         if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_')
             fail("generator: the solver name '{}' must be a C identifier (it prefixes every symbol)", c.name);
+    const int n = std::atoi(c.iterations_per_call.c_str());
+    if (n < 1 || n > 64 || std::to_string(n) != c.iterations_per_call)
+        fail("generator: iterations per call (-i) must be an integer in [1, 64], got '{}'", c.iterations_per_call);
     if (!Halide::Target::validate_target_string(c.target))
         fail("generator: '{}' is not a Halide target string (e.g. x86-64-linux-avx2, arm-64-linux, host-cuda)",
              c.target);
@@ -97,14 +103,19 @@ int run(const ir::Problem& planned, const CommandLine& c) {
     const Halide::Target lib_target = target.with_feature(Halide::Target::NoRuntime);
     lower::ScheduleScope scope(lib_target, autoschedule);
     detail::PCPipelines pc(p);
+    const int iterations_per_call = std::atoi(c.iterations_per_call.c_str());
+    Halide::Pipeline fused;
+    if (iterations_per_call > 1) fused = pc.iterations(p, iterations_per_call);
     if (autoschedule) {
         set_estimates(pc);
-        for (auto* pipe : {&pc.dual, &pc.primal, &pc.residual})
-            pipe->auto_schedule(c.autoscheduler, lib_target, Halide::MachineParams::generic());
+        for (auto* pipe : {&pc.dual, &pc.primal, &pc.residual, &fused})
+            if (pipe->defined()) pipe->auto_schedule(c.autoscheduler, lib_target, Halide::MachineParams::generic());
     }
     const auto args = pc.arguments();
     Halide::Module m = pc.dual.compile_to_module(args, c.name + "_dual", lib_target);
-    for (auto [pipe, step] : {std::pair{&pc.primal, "_primal"}, std::pair{&pc.residual, "_residual"}}) {
+    for (auto [pipe, step] : {std::pair{&pc.primal, "_primal"}, std::pair{&pc.residual, "_residual"},
+                              std::pair{&fused, "_iterate"}}) {
+        if (!pipe->defined()) continue;
         // merged function by function (Module::append(Module) would nest it as a submodule)
         const Halide::Module more = pipe->compile_to_module(args, c.name + step, lib_target);
         for (const auto& f : more.functions()) m.append(f);
@@ -115,7 +126,7 @@ int run(const ir::Problem& planned, const CommandLine& c) {
     const std::string stem = c.out_dir + "/" + c.name;
     m.compile({{Halide::OutputFileType::static_library, stem + ".a"},
                {Halide::OutputFileType::c_header, stem + "_pipelines.h"}});
-    write_file(stem + ".h", solver_header(p, c.name, c.target, detail::describe_ir(p)));
+    write_file(stem + ".h", solver_header(p, c.name, c.target, detail::describe_ir(p), iterations_per_call));
     std::printf("generator: %s for %s in %.2f s\n", c.name.c_str(), c.target.c_str(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return 0;

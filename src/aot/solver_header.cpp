@@ -96,7 +96,7 @@ SlotTable slot_table(const ir::Problem& p) {
 }
 
 std::string solver_header(const ir::Problem& p, const std::string& name, const std::string& target,
-                          const std::string& plan_text) {
+                          const std::string& plan_text, int iterations_per_call) {
     const SlotTable slots = slot_table(p);
     std::string h;
     auto line = [&](const std::string& s) { h += s + "\n"; };
@@ -115,7 +115,9 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("#include <proxgen/aot/pock_chambolle.hpp>");
     line("");
     line("extern \"C\" {");
-    for (const char* step : {"dual", "primal", "residual"}) {
+    std::vector<const char*> steps{"dual", "primal", "residual"};
+    if (iterations_per_call > 1) steps.push_back("iterate");
+    for (const char* step : steps) {
         line(fmt::format("int {}_{}_argv(void** args);", name, step));
         line(fmt::format("const struct halide_filter_metadata_t* {}_{}_metadata();", name, step));
     }
@@ -188,7 +190,14 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("        (void)images, (void)scalars;");
     line("        " + strong_convexity_code(p));
     line("    }");
-    for (const char* step : {"dual", "primal", "residual"}) {
+    line(fmt::format("    /// {}: one call of `iterate` runs that many iterations (fixed steps only)",
+                     iterations_per_call));
+    line(fmt::format("    static constexpr int iterations_per_call = {};", iterations_per_call));
+    if (iterations_per_call == 1) {
+        line("    static int iterate(void**) { return -1; }  // not generated");
+        line("    static const halide_filter_metadata_t* iterate_metadata() { return nullptr; }");
+    }
+    for (const char* step : steps) {
         line(fmt::format("    static int {}(void** args) {{ return ::{}_{}_argv(args); }}", step, name, step));
         line(fmt::format("    static const halide_filter_metadata_t* {}_metadata() {{ return ::{}_{}_metadata(); }}", step,
                          name, step));

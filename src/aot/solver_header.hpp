@@ -23,8 +23,8 @@ struct SlotTable {
 /// Names every data slot after its term's penalty (suffixed _2, _3 when repeated) and its role.
 SlotTable slot_table(const ir::Problem& p);
 
-/// The header <name>.h for one target.
+/// The header <name>.h for one target; iterations_per_call > 1 declares the fused <name>_iterate.
 std::string solver_header(const ir::Problem& p, const std::string& name, const std::string& target,
-                          const std::string& plan_text);
+                          const std::string& plan_text, int iterations_per_call);
 
 }  // namespace proxgen::aot

@@ -30,6 +30,16 @@ struct PCPipelines {
     /// scalars by slot, x, x_prev, x_prev2, y_i, y_prev_i, sigma, tau, theta, res_sigma, res_tau,
     /// res_theta. Ahead-of-time functions take these, then their outputs.
     std::vector<Halide::Argument> arguments() const;
+
+    /// n ≥ 2 iterations (dual then primal step, n times) in one pipeline with fixed steps σ, τ, θ
+    /// (the non-accelerated rule), each step's outputs computed at the root. Outputs x_n, x_{n−1},
+    /// x_{n−2}, then y_n and y_{n−1} per Ψ term: the state the residual pipeline reads.
+    Halide::Pipeline iterations(const ir::Problem& p, int n);
+
+private:
+    std::vector<Halide::Func> dual_step(lower::Lowerer& L, const lower::Lowered& x, const lower::Lowered& x_prev,
+                                        const std::vector<lower::Lowered>& y);
+    Halide::Func primal_step(lower::Lowerer& L, const lower::Lowered& x, const std::vector<lower::Lowered>& y);
 };
 
 }  // namespace proxgen::detail

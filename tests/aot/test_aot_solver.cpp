@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "deblur.h"
+#include "deblur_fused.h"
 #include "denoise.h"
 #include "denoise_problem.hpp"
 #include "reference_problems.hpp"
@@ -125,4 +126,34 @@ TEST_CASE("solver: a second solver in the same program (accelerated plan) matche
     });
     CHECK(std::sqrt(d2) <= 1e-5 * std::sqrt(n2));
     CHECK(std::abs(denoise_state(s).primal_residual - jit.primal_residual) <= 1e-5 * jit.primal_residual);
+}
+
+TEST_CASE("solver: 4 iterations per call of the fused pipeline give the one-step result") {
+    const deblur::Data d = deblur_data(64);
+    deblur_fused::Data f;
+    f.sum_squares_kernel = d.sum_squares_kernel;
+    f.sum_squares_offset = d.sum_squares_offset;
+    f.group_norm1_weight = d.group_norm1_weight;
+    static_assert(deblur_fused::Description::iterations_per_call == 4);
+    deblur::Options o;
+    o.max_iters = 57;  // checks at 10, 20, ..., 50 and 57: fused chunks and single steps mix
+    o.eps_abs = o.eps_rel = 0;
+    deblur::Solver one;
+    deblur_fused::Solver four;
+    REQUIRE(deblur_init(one, {64, 64}, d, o) == deblur::Status::ok);
+    REQUIRE(deblur_fused_init(four, {64, 64}, f, o) == deblur_fused::Status::ok);
+    REQUIRE(deblur_solve(one) == deblur::Status::ok);
+    REQUIRE(deblur_fused_solve(four) == deblur_fused::Status::ok);
+    CHECK(deblur_fused_state(four).iterations == 57);
+    CHECK(deblur_fused_state(four).primal_residual == deblur_state(one).primal_residual);
+    CHECK(deblur_fused_state(four).dual_residual == deblur_state(one).dual_residual);
+    const Buffer& a = one.x();
+    const Buffer& b = four.x();
+    double d2 = 0, n2 = 0;
+    a.for_each_element([&](int x, int y) {
+        d2 += std::pow(double(a(x, y)) - b(x, y), 2);
+        n2 += std::pow(double(a(x, y)), 2);
+    });
+    CHECK(n2 > 0);
+    CHECK(std::sqrt(d2) <= 1e-6 * std::sqrt(n2));
 }

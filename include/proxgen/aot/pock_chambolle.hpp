@@ -101,8 +101,11 @@ public:
     Status step(int iterations) {
         if (!ready_) return fail(Status::not_initialized, "step before a successful init");
         if (iterations < 0) return fail(Status::invalid_argument, "step: iterations must be >= 0");
-        for (int n = 0; n < iterations && !state_.finished; ++n)
-            if (Status s = iterate(); s != Status::ok) return s;
+        for (int left = iterations; left > 0 && !state_.finished;) {
+            const int done = state_.iterations;
+            if (Status s = iterate(left); s != Status::ok) return s;
+            left -= state_.iterations - done;
+        }
         return Status::ok;
     }
 
@@ -110,7 +113,7 @@ public:
     Status solve() {
         if (!ready_) return fail(Status::not_initialized, "solve before a successful init");
         while (!state_.finished)
-            if (Status s = iterate(); s != Status::ok) return s;
+            if (Status s = iterate(options_.max_iters); s != Status::ok) return s;
         return Status::ok;
     }
 
@@ -136,7 +139,9 @@ private:
         const int inputs = Description::image_slots + Description::scalar_slots + 3 + 2 * n_psi + 6;
         const int dual = Description::dual_metadata()->num_arguments, primal = Description::primal_metadata()->num_arguments,
                   residual = Description::residual_metadata()->num_arguments;
-        if (dual != inputs + n_psi || primal != inputs + 1 || residual != inputs + 2 + 2 * n_psi)
+        const bool fused_ok = Description::iterations_per_call == 1 ||
+                              Description::iterate_metadata()->num_arguments == inputs + 3 + 2 * n_psi;
+        if (dual != inputs + n_psi || primal != inputs + 1 || residual != inputs + 2 + 2 * n_psi || !fused_ok)
             return fail(Status::bad_library, "the linked step pipelines do not match this header; regenerate both");
         return Status::ok;
     }
@@ -202,60 +207,101 @@ private:
         return Status::ok;
     }
 
-    // One iteration of detail::pock_chambolle's loop.
-    Status iterate() {
+    /// One iteration of detail::pock_chambolle's loop, or, with fixed steps and a fused pipeline,
+    /// iterations_per_call of them when that many remain (at most `allowed`) before the next
+    /// residual check.
+    Status iterate(int allowed) {
         State& s = state_;
-        const int it = ++s.iterations;
         const double theta_used = s.theta, sigma_used = s.sigma, tau_used = s.tau;
         // sigma, tau, theta, res_sigma, res_tau, res_theta, as the JIT sets its float Params
         std::array<float, 6> steps{float(s.sigma), float(s.tau), float(s.theta), 0.f, 0.f, 0.f};
+        const int check_every = options_.check_every;
+        const int next_check = std::min(options_.max_iters, (s.iterations / check_every + 1) * check_every);
+        constexpr int fused = Description::iterations_per_call;
+        if (fused > 1 && !accelerated_ && next_check - s.iterations >= fused && allowed >= fused) {
+            if (Status st = run_fused(steps); st != Status::ok) return st;
+            s.iterations += fused;
+        } else {
+            if (Status st = run_one(steps); st != Status::ok) return st;
+            s.iterations += 1;
+            if (accelerated_) {
+                s.theta = 1.0 / std::sqrt(1.0 + 2.0 * gamma_ * s.tau);
+                s.tau *= s.theta;
+                s.sigma /= s.theta;
+            }
+        }
+        const int it = s.iterations;
+        const bool last = it >= options_.max_iters;
+        if (it % check_every == 0 || last) {
+            steps[3] = float(sigma_used);
+            steps[4] = float(tau_used);
+            steps[5] = float(theta_used);
+            if (Status st = check(it, steps); st != Status::ok) return st;
+        }
+        s.finished = s.converged || last;
+        return Status::ok;
+    }
+
+    Status run_one(std::array<float, 6>& steps) {
         {
             auto args = inputs(x_, x_prev_, x_prev2_, y_, y_, steps);
             for (auto& b : y_next_) args.push_back(b.raw_buffer());
             if (Status st = run(&Description::dual, args); st != Status::ok) return st;
             std::swap(y_, y_next_);  // y_next_ now holds the previous y
         }
-        {
-            auto args = inputs(x_, x_prev_, x_prev_, y_, y_next_, steps);
-            args.push_back(x_prev2_.raw_buffer());
-            if (Status st = run(&Description::primal, args); st != Status::ok) return st;
-            // rotate: x ← x_{n+1} (just written), x_prev ← x_n, x_prev2 ← x_{n−1}
-            Buffer newest = std::move(x_prev2_);
-            x_prev2_ = std::move(x_prev_);
-            x_prev_ = std::move(x_);
-            x_ = std::move(newest);
+        auto args = inputs(x_, x_prev_, x_prev_, y_, y_next_, steps);
+        args.push_back(x_prev2_.raw_buffer());
+        if (Status st = run(&Description::primal, args); st != Status::ok) return st;
+        // rotate: x ← x_{n+1} (just written), x_prev ← x_n, x_prev2 ← x_{n−1}
+        Buffer newest = std::move(x_prev2_);
+        x_prev2_ = std::move(x_prev_);
+        x_prev_ = std::move(x_);
+        x_ = std::move(newest);
+        return Status::ok;
+    }
+
+    Status run_fused(std::array<float, 6>& steps) {
+        if (fused_x_.size() != 3) {  // outputs: x_n, x_{n−1}, x_{n−2}, y_n, y_{n−1}
+            fused_x_.assign({Buffer(shape_), Buffer(shape_), Buffer(shape_)});
+            fused_y_.clear();
+            for (int k = 0; k < 2; ++k)
+                for (auto& y : y_) fused_y_.emplace_back(extents(y.raw_buffer()));
         }
-        if (accelerated_) {
-            s.theta = 1.0 / std::sqrt(1.0 + 2.0 * gamma_ * s.tau);
-            s.tau *= s.theta;
-            s.sigma /= s.theta;
+        auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
+        for (auto& b : fused_x_) args.push_back(b.raw_buffer());
+        for (auto& b : fused_y_) args.push_back(b.raw_buffer());
+        if (Status st = run(&Description::iterate, args); st != Status::ok) return st;
+        std::swap(x_, fused_x_[0]);
+        std::swap(x_prev_, fused_x_[1]);
+        std::swap(x_prev2_, fused_x_[2]);
+        for (int i = 0; i < n_psi; ++i) {
+            std::swap(y_[i], fused_y_[i]);
+            std::swap(y_next_[i], fused_y_[n_psi + i]);  // y_next_ holds the previous y, as after run_one
         }
-        const bool last = it >= options_.max_iters;
-        if (it % options_.check_every == 0 || last) {
-            steps[3] = float(sigma_used);
-            steps[4] = float(tau_used);
-            steps[5] = float(theta_used);
-            auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
-            args.push_back(r_primal_.raw_buffer());
-            args.push_back(r_kty_.raw_buffer());
-            for (auto& b : residual_) args.push_back(b.raw_buffer());
-            if (Status st = run(&Description::residual, args); st != Status::ok) return st;
-            double d2 = 0, kx2 = 0;
-            for (int i = 0; i < n_psi; ++i) {
-                d2 += std::pow(norm2(residual_[2 * i]), 2);
-                kx2 += std::pow(norm2(residual_[2 * i + 1]), 2);
-            }
-            const double sqrt_n = std::sqrt(double(x_.number_of_elements())), sqrt_m = std::sqrt(double(psi_elements_));
-            s.primal_residual = norm2(r_primal_);
-            s.dual_residual = std::sqrt(d2);
-            s.eps_primal = sqrt_n * options_.eps_abs + options_.eps_rel * norm2(r_kty_);
-            s.eps_dual = sqrt_m * options_.eps_abs + options_.eps_rel * std::sqrt(kx2);
-            if (!std::isfinite(s.primal_residual) || !std::isfinite(s.dual_residual))
-                return fail(Status::diverged, "diverged at iteration " + std::to_string(it) + "; reduce the step sizes");
-            const bool tolerance_set = options_.eps_abs > 0 || options_.eps_rel > 0;
-            s.converged = tolerance_set && s.primal_residual <= s.eps_primal && s.dual_residual <= s.eps_dual;
+        return Status::ok;
+    }
+
+    Status check(int it, std::array<float, 6>& steps) {
+        State& s = state_;
+        auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
+        args.push_back(r_primal_.raw_buffer());
+        args.push_back(r_kty_.raw_buffer());
+        for (auto& b : residual_) args.push_back(b.raw_buffer());
+        if (Status st = run(&Description::residual, args); st != Status::ok) return st;
+        double d2 = 0, kx2 = 0;
+        for (int i = 0; i < n_psi; ++i) {
+            d2 += std::pow(norm2(residual_[2 * i]), 2);
+            kx2 += std::pow(norm2(residual_[2 * i + 1]), 2);
         }
-        s.finished = s.converged || last;
+        const double sqrt_n = std::sqrt(double(x_.number_of_elements())), sqrt_m = std::sqrt(double(psi_elements_));
+        s.primal_residual = norm2(r_primal_);
+        s.dual_residual = std::sqrt(d2);
+        s.eps_primal = sqrt_n * options_.eps_abs + options_.eps_rel * norm2(r_kty_);
+        s.eps_dual = sqrt_m * options_.eps_abs + options_.eps_rel * std::sqrt(kx2);
+        if (!std::isfinite(s.primal_residual) || !std::isfinite(s.dual_residual))
+            return fail(Status::diverged, "diverged at iteration " + std::to_string(it) + "; reduce the step sizes");
+        const bool tolerance_set = options_.eps_abs > 0 || options_.eps_rel > 0;
+        s.converged = tolerance_set && s.primal_residual <= s.eps_primal && s.dual_residual <= s.eps_dual;
         return Status::ok;
     }
 
@@ -266,6 +312,7 @@ private:
     std::array<float, scalar_count> scalars_{};
     Buffer x_, x_prev_, x_prev2_, r_primal_, r_kty_;
     std::vector<Buffer> y_, y_next_, residual_;  // residual_: (dual residual, K x) per Ψ term
+    std::vector<Buffer> fused_x_, fused_y_;       // outputs of the fused pipeline, swapped in
     std::size_t psi_elements_ = 0;
     double tau0_ = 1, sigma0_ = 1, gamma_ = 0;
     bool accelerated_ = false, ready_ = false;
