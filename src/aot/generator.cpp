@@ -11,6 +11,7 @@
 #include <string>
 
 #include <Halide.h>
+#include <fmt/format.h>
 
 #include "../solve/engine.hpp"
 #include "../solve/pc_pipelines.hpp"
@@ -79,6 +80,18 @@ void set_estimates(detail::PCPipelines& pc) {
         }
 }
 
+/// The plan's terms (describe_ir would also print bounds and steps of the placeholder data, and
+/// estimate missing bounds by JIT power iteration).
+std::string plan_text(const ir::Problem& p) {
+    std::string s = fmt::format("ProxGen plan ({}), variable of rank {}\n", name(p.algorithm), p.variable_shape.size());
+    s += "  Omega (absorbed by the x-update, closed-form prox per pixel):\n";
+    if (p.omega.empty()) s += "    (none)\n";
+    for (const auto& t : p.omega) s += "    " + t.text + "\n";
+    s += "  Psi (split z_i = K_i x, proxed), in the order of the pipelines' y_i:\n";
+    for (const auto& t : p.psi) s += "    " + t.text + "\n";
+    return s;
+}
+
 void write_file(const std::string& path, const std::string& text) {
     std::ofstream f(path);
     f << text;
@@ -126,7 +139,7 @@ int run(const ir::Problem& planned, const CommandLine& c) {
     const std::string stem = c.out_dir + "/" + c.name;
     m.compile({{Halide::OutputFileType::static_library, stem + ".a"},
                {Halide::OutputFileType::c_header, stem + "_pipelines.h"}});
-    write_file(stem + ".h", solver_header(p, c.name, c.target, detail::describe_ir(p), iterations_per_call));
+    write_file(stem + ".h", solver_header(p, c.name, c.target, plan_text(p), iterations_per_call));
     std::printf("generator: %s for %s in %.2f s\n", c.name.c_str(), c.target.c_str(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return 0;

@@ -108,8 +108,8 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     for (std::size_t pos = 0; (pos = text.find('\n', pos)) != std::string::npos && pos + 1 < text.size(); pos += 4)
         text.replace(pos, 1, "\n// ");
     line("// " + text.substr(0, text.size() - (text.ends_with('\n') ? 1 : 0)));
-    line("// (Sizes, bounds and steps above come from the generator's placeholder data; the solver computes");
-    line("// them from the run-time data. Ahead of time the plan is Halide-only: see docs/deploy.md.)");
+    line("// (Image sizes shown come from the generator's placeholder data; sizes, data and step sizes are");
+    line("// run-time inputs. Ahead of time the plan is Halide-only: see docs/deploy.md.)");
     line("#pragma once");
     line("");
     line("#include <proxgen/aot/pock_chambolle.hpp>");

@@ -41,7 +41,9 @@ void schedule_output_gpu(Func out, int rank, const Stages& st) {
         else stage.gpu_tile(ax[0], xo, xi, 64, TailStrategy::GuardWithIf);
     };
     tile(out, rank);
-    for (Func f : st.funcs) {
+    std::vector<Func> staged = st.roots;
+    staged.insert(staged.end(), st.funcs.begin(), st.funcs.end());
+    for (Func f : staged) {
         f.compute_root();
         tile(f, f.dimensions());
         for (int u = 0; u < f.num_update_definitions(); ++u) {

@@ -151,12 +151,18 @@ private:
         double sum = 0;
         for (int i = 0; i < n_psi; ++i) {
             const double b = Description::norm_bound(i, images_.data(), scalars_.data());
+            // pg::solve estimates a missing bound by power iteration, which needs K and Kᵀ
+            // pipelines a generated solver does not have
+            if (!(b > 0) || !std::isfinite(b))
+                return fail(Status::invalid_argument, "the ||K|| bound of split term " + std::to_string(i) + " is " +
+                                                          std::to_string(b) + " (all-zero data?); no step sizes");
             sum += b * b;
         }
         const double L = std::sqrt(sum);
         gamma_ = Description::strong_convexity(images_.data(), scalars_.data());
         accelerated_ = options_.accelerate && gamma_ > 0;
         const double t = options_.tau, s = options_.sigma;
+        adaptive_ = false;
         if (L <= 0) {
             tau0_ = t > 0 ? t : 1.0;
             sigma0_ = 1.0;
@@ -169,6 +175,7 @@ private:
         } else {
             tau0_ = accelerated_ ? 5.0 / gamma_ : 1.0 / L;
             sigma0_ = 1.0 / (tau0_ * L * L);
+            adaptive_ = !accelerated_;
         }
         if (L > 0 && tau0_ * sigma0_ * L * L > 1.0 + 1e-6)
             return fail(Status::invalid_argument, "tau * sigma * ||K||^2 = " + std::to_string(tau0_ * sigma0_ * L * L) +
@@ -183,6 +190,7 @@ private:
         state_.tau = tau0_;
         state_.sigma = sigma0_;
         state_.finished = options_.max_iters == 0;
+        adapt_ = 0.5;  // Goldstein et al.'s α₀
     }
 
     /// The argument vector every pipeline shares; outputs are appended by the caller.
@@ -302,7 +310,25 @@ private:
             return fail(Status::diverged, "diverged at iteration " + std::to_string(it) + "; reduce the step sizes");
         const bool tolerance_set = options_.eps_abs > 0 || options_.eps_rel > 0;
         s.converged = tolerance_set && s.primal_residual <= s.eps_primal && s.dual_residual <= s.eps_dual;
+        if (adaptive_ && !s.converged) balance_steps(s.primal_residual / sqrt_n, s.dual_residual / sqrt_m);
         return Status::ok;
+    }
+
+    // Adaptive PDHG (Goldstein, Li, Yuan, Esser & Baraniuk 2015), as the JIT loop's balance_steps:
+    // shift τ/σ towards the lagging residual (τσ kept), with a geometrically decaying shift.
+    void balance_steps(double primal_rms, double dual_rms) {
+        constexpr double delta = 2.0, eta = 0.95;
+        State& s = state_;
+        if (primal_rms > delta * dual_rms) {
+            s.tau /= 1 - adapt_;
+            s.sigma *= 1 - adapt_;
+        } else if (dual_rms > delta * primal_rms) {
+            s.tau *= 1 - adapt_;
+            s.sigma /= 1 - adapt_;
+        } else {
+            return;
+        }
+        adapt_ *= eta;
     }
 
     Data data_;
@@ -315,7 +341,8 @@ private:
     std::vector<Buffer> fused_x_, fused_y_;       // outputs of the fused pipeline, swapped in
     std::size_t psi_elements_ = 0;
     double tau0_ = 1, sigma0_ = 1, gamma_ = 0;
-    bool accelerated_ = false, ready_ = false;
+    double adapt_ = 0.5;
+    bool accelerated_ = false, adaptive_ = false, ready_ = false;
     State state_;
 };
 
