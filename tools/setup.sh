@@ -2,7 +2,8 @@
 # Installs everything ProxGen needs from Debian 12's packages (run as root). Idempotent.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config libhalide14-0-dev libboost-dev libfmt-dev catch2
-          libbenchmark-dev libfftw3-dev libpng-dev libjpeg-dev)
+          libbenchmark-dev libfftw3-dev libpng-dev libjpeg-dev
+          g++-aarch64-linux-gnu qemu-user)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

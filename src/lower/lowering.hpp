@@ -125,4 +125,35 @@ void schedule_output(Halide::Func out, int rank, const Stages& st, int unrolled_
 /// The JIT target used for every pipeline (host features).
 const Halide::Target& jit_target();
 
+/// How schedule_output schedules: the hand CPU schedule (vector width of the target), the hand GPU
+/// schedule (gpu_tile) when the target has a GPU feature, or nothing at all (an autoscheduler
+/// schedules the whole pipeline afterwards; outputs only get estimates).
+enum class ScheduleKind { cpu, gpu, none };
+
+/// While alive, schedule_output schedules for `target` instead of the JIT target (ahead-of-time
+/// generation: one process builds the same pipelines for several targets). Not thread-safe across
+/// threads building pipelines at once; scopes nest.
+class ScheduleScope {
+public:
+    ScheduleScope(const Halide::Target& target, bool autoschedule);
+    ~ScheduleScope();
+    ScheduleScope(const ScheduleScope&) = delete;
+    ScheduleScope& operator=(const ScheduleScope&) = delete;
+
+private:
+    const ScheduleScope* outer_;
+    Halide::Target target_;
+    ScheduleKind kind_;
+    friend ScheduleKind schedule_kind();
+    friend const Halide::Target& schedule_target();
+};
+/// The target and schedule kind schedule_output uses now (the JIT target and cpu outside a scope).
+const Halide::Target& schedule_target();
+ScheduleKind schedule_kind();
+
+/// Hand GPU schedule of an output: 16×16 (x, y) thread blocks over the first two axes, the other
+/// axes as serial loops inside each thread; staged Funcs computed at the root with the same tiles
+/// (their update definitions too) so each is one kernel launch.
+void schedule_output_gpu(Halide::Func out, int rank, const Stages& st);
+
 }  // namespace proxgen::lower

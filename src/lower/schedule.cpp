@@ -15,9 +15,52 @@ const Target& jit_target() {
     return t;
 }
 
-void schedule_output(Func out, int rank, const Stages& st, int unrolled_last_extent) {
+namespace {
+thread_local const ScheduleScope* current_scope = nullptr;
+}
+
+ScheduleScope::ScheduleScope(const Target& target, bool autoschedule)
+    : outer_(current_scope), target_(target),
+      kind_(autoschedule ? ScheduleKind::none : target.has_gpu_feature() ? ScheduleKind::gpu : ScheduleKind::cpu) {
+    current_scope = this;
+}
+
+ScheduleScope::~ScheduleScope() { current_scope = outer_; }
+
+const Target& schedule_target() { return current_scope ? current_scope->target_ : jit_target(); }
+ScheduleKind schedule_kind() { return current_scope ? current_scope->kind_ : ScheduleKind::cpu; }
+
+// Not measured on a GPU yet (no device was available when it was written): 16×16 blocks are the
+// usual starting point for memory-bound stencils; each staged Func becomes its own kernel so that
+// no block recomputes a neighbour's halo.
+void schedule_output_gpu(Func out, int rank, const Stages& st) {
     const auto& ax = axes();
-    const int vec = jit_target().natural_vector_size<float>();
+    Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    auto tile = [&](auto&& stage, int r) {
+        if (r >= 2) stage.gpu_tile(ax[0], ax[1], xo, yo, xi, yi, 16, 16, TailStrategy::GuardWithIf);
+        else stage.gpu_tile(ax[0], xo, xi, 64, TailStrategy::GuardWithIf);
+    };
+    tile(out, rank);
+    std::vector<Func> staged = st.roots;
+    staged.insert(staged.end(), st.funcs.begin(), st.funcs.end());
+    for (Func f : staged) {
+        f.compute_root();
+        tile(f, f.dimensions());
+        for (int u = 0; u < f.num_update_definitions(); ++u) {
+            Stage s = f.update(u);
+            tile(s, f.dimensions());
+        }
+    }
+}
+
+void schedule_output(Func out, int rank, const Stages& st, int unrolled_last_extent) {
+    if (schedule_kind() == ScheduleKind::none) return;
+    if (schedule_kind() == ScheduleKind::gpu) {
+        schedule_output_gpu(out, rank, st);
+        return;
+    }
+    const auto& ax = axes();
+    const int vec = schedule_target().natural_vector_size<float>();
     const int strip = 16;
     Var yo("yo"), yi("yi"), xo("xo"), xi("xi");
     const bool unroll = unrolled_last_extent > 0 && rank >= 3;

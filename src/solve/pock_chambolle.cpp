@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "engine.hpp"
+#include "pc_pipelines.hpp"
 #include "spectral_gram.hpp"
 #include "proxgen/error.hpp"
 
@@ -19,113 +20,12 @@ using lower::Stages;
 
 namespace {
 
-struct PCKernels {
-    lower::Params params;
-    ImageParam x, x_prev, x_prev2;
-    std::vector<ImageParam> y, y_prev;
-    Param<float> sigma{"sigma"}, tau{"tau"}, theta{"theta"};
-    Param<float> res_sigma{"res_sigma"}, res_tau{"res_tau"}, res_theta{"res_theta"};
-    Pipeline dual, primal, residual;
-
-    explicit PCKernels(const ir::Problem& p)
-        : params(p), x(Float(32), int(p.variable_shape.size()), "x"),
-          x_prev(Float(32), int(p.variable_shape.size()), "x_prev"),
-          x_prev2(Float(32), int(p.variable_shape.size()), "x_prev2") {
-        const int rv = int(p.variable_shape.size());
-        const auto av = lower::args(rv);
-        for (std::size_t i = 0; i < p.psi.size(); ++i) {
-            const int r = int(p.psi[i].expr.shape.size());
-            y.emplace_back(Float(32), r, "y" + std::to_string(i));
-            y_prev.emplace_back(Float(32), r, "y_prev" + std::to_string(i));
-        }
-        const Lowered xin = lower::input(x), xp = lower::input(x_prev), xpp = lower::input(x_prev2);
-        lower::Lowerer L(p, params, xin.extents);
-
-        auto extrapolated = [&](const Lowered& a, const Lowered& b, Expr th) {
-            Lowered e{Func("x_bar"), a.extents};
-            e.f(av) = a.f(av) + th * (a.f(av) - b.f(av));
-            return e;
-        };
-
-        // dual step, one output per Ψ term
-        if (!p.psi.empty()) {
-            std::vector<Func> outs;
-            for (std::size_t i = 0; i < p.psi.size(); ++i) {
-                const auto& t = p.psi[i];
-                Stages st;
-                const Lowered yin = lower::input(y[i]);
-                const int r = yin.rank();
-                const auto a = lower::args(r);
-                Lowered kx = L.forward(t.expr, extrapolated(xin, xp, theta), Part::linear, st);
-                const lower::ProxSpec f = L.prox_spec(t, xin, st);
-                Lowered w{Func("dual_arg"), yin.extents};
-                w.f(a) = yin.f(a) + sigma * kx.f(a);
-                // Moreau: prox_{σF*}(w) = w − σ prox_{F, ρ=σ}(w/σ)
-                Lowered v{Func("dual_scaled"), yin.extents};
-                v.f(a) = w.f(a) / sigma;
-                Func pz = lower::prox(f, v, sigma, st);
-                Func out("y_next" + std::to_string(i));
-                out(a) = w.f(a) - sigma * pz(a);
-                lower::schedule_output(out, r, st, lower::static_last_extent(t.expr));
-                outs.push_back(out);
-            }
-            dual = Pipeline(outs);
-            compile(dual);
-        }
-
-        // primal step
-        {
-            Stages st;
-            Lowered v{Func("primal_arg"), xin.extents};
-            Expr kty = 0.0f;
-            for (std::size_t i = 0; i < p.psi.size(); ++i)
-                if (auto g = L.adjoint(p.psi[i].expr, lower::input(y[i]), st)) kty += (*g)(av);
-            v.f(av) = xin.f(av) - tau * kty;
-            primal = Pipeline(lower::omega_step(L, v, tau, st));
-            compile(primal);
-        }
-
-        // residuals (Goldstein, Esser & Baraniuk 2013, for this step order):
-        //   P = (x − x⁺)/τ                       ∈ ∂Ω(x⁺) + Kᵀy⁺
-        //   D = (y − y⁺)/σ + K(x̄ − x⁺)           ∈ ∂F*(y⁺) − K x⁺
-        // plus Kᵀy⁺ and K x⁺ for the relative tolerances.
-        {
-            std::vector<Func> outs;
-            Func primal_res("primal_residual");
-            primal_res(av) = (xp.f(av) - xin.f(av)) / res_tau;
-            Stages st0;
-            lower::schedule_output(primal_res, rv, st0);
-            outs.push_back(primal_res);
-            Stages st1;
-            Expr kty = 0.0f;
-            for (std::size_t i = 0; i < p.psi.size(); ++i)
-                if (auto g = L.adjoint(p.psi[i].expr, lower::input(y[i]), st1)) kty += (*g)(av);
-            Func kty_f("kty");
-            kty_f(av) = kty;
-            lower::schedule_output(kty_f, rv, st1);
-            outs.push_back(kty_f);
-            for (std::size_t i = 0; i < p.psi.size(); ++i) {
-                const auto& t = p.psi[i];
-                Stages st;
-                const Lowered yin = lower::input(y[i]), yp = lower::input(y_prev[i]);
-                const auto a = lower::args(yin.rank());
-                Lowered diff{Func("x_bar_minus_x"), xin.extents};
-                diff.f(av) = xp.f(av) + res_theta * (xp.f(av) - xpp.f(av)) - xin.f(av);
-                Lowered kd = L.forward(t.expr, diff, Part::linear, st);
-                Func d("dual_residual" + std::to_string(i));
-                d(a) = (yp.f(a) - yin.f(a)) / res_sigma + kd.f(a);
-                lower::schedule_output(d, yin.rank(), st);
-                outs.push_back(d);
-                Stages st2;
-                Lowered kx = L.forward(t.expr, xin, Part::linear, st2);
-                Func kx_f("kx" + std::to_string(i));
-                kx_f(a) = kx.f(a);
-                lower::schedule_output(kx_f, yin.rank(), st2);
-                outs.push_back(kx_f);
-            }
-            residual = Pipeline(outs);
-            compile(residual);
-        }
+/// The pipelines, compiled for the JIT target.
+struct PCKernels : PCPipelines {
+    explicit PCKernels(const ir::Problem& p) : PCPipelines(p) {
+        if (dual.defined()) compile(dual);
+        compile(primal);
+        compile(residual);
     }
 };
 

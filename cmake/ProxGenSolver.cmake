@@ -1,0 +1,143 @@
+# proxgen_add_solver(<name>
+#     PROBLEM <header>            # defines the problem function (see docs/deploy.md)
+#     [FUNCTION <function>]       # default: <name>_problem; callable with no arguments
+#     [ALGORITHM pock_chambolle]  # the only algorithm with an ahead-of-time loop so far
+#     TARGETS <halide-target>...  # e.g. x86-64-linux-avx2 arm-64-linux host-cuda-cuda_capability_61
+#     [ITERATIONS_PER_CALL <n>]   # > 1: also emit <name>_iterate, n iterations per call (fixed steps)
+#     [AUTOSCHEDULER <Mullapudi2016|Adams2019|Li2018>])  # default: the hand schedules
+#
+# Builds a generator executable <name>.generator from the problem header (it links libHalide; it
+# runs at build time on this machine), and per target T (T's dashes become underscores in <t>):
+#   <binary dir>/<name>.proxgen/<T>/<name>.a           the step pipelines (no runtime)
+#   <binary dir>/<name>.proxgen/<T>/<name>.h           the typed solver interface
+#   ${CMAKE_BINARY_DIR}/proxgen_runtime/<T>/halide_runtime.a   one Halide runtime per target,
+#                                                      shared by every solver of the build
+# and an imported static library target <name>_<t> (the pipelines + that runtime + the header's
+# include directories). <name> is an alias of the first target's library. Programs that link it
+# need neither libHalide nor LLVM.
+include_guard(GLOBAL)
+
+# The generator's main(): generators/ in the source tree, beside this file once installed.
+if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/proxgen_generator_main.cpp")
+  set(_PROXGEN_GENERATOR_MAIN "${CMAKE_CURRENT_LIST_DIR}/proxgen_generator_main.cpp")
+else()
+  set(_PROXGEN_GENERATOR_MAIN "${CMAKE_CURRENT_LIST_DIR}/../generators/proxgen_generator_main.cpp")
+endif()
+
+option(PROXGEN_AUTOSCHEDULE "Schedule generated solvers with a Halide autoscheduler (takes minutes)" OFF)
+# Measured on the deblurring solver (x86-64-linux-avx2, 2-core VM): Li2018 8 s of generation,
+# Adams2019 ~14 min, Mullapudi2016 stops on a Halide 14 internal error (see docs/deploy.md).
+set(PROXGEN_AUTOSCHEDULER "Li2018" CACHE STRING
+    "Autoscheduler used when PROXGEN_AUTOSCHEDULE is ON: Li2018, Adams2019 or Mullapudi2016")
+
+function(_proxgen_target_suffix target out)
+  string(MAKE_C_IDENTIFIER "${target}" id)
+  set(${out} "${id}" PARENT_SCOPE)
+endfunction()
+
+# The Halide runtime for one target, generated once per build by the first solver that needs it.
+function(_proxgen_runtime target generator out)
+  _proxgen_target_suffix("${target}" t)
+  set(lib proxgen_halide_runtime_${t})
+  if(NOT TARGET ${lib})
+    set(dir "${CMAKE_BINARY_DIR}/proxgen_runtime/${target}")
+    file(MAKE_DIRECTORY "${dir}")
+    add_custom_command(OUTPUT "${dir}/halide_runtime.a"
+      COMMAND ${generator} -o "${dir}" -r halide_runtime -t "${target}"
+      DEPENDS ${generator}
+      COMMENT "ProxGen: Halide runtime for ${target}"
+      VERBATIM)
+    add_custom_target(${lib}.generate ALL DEPENDS "${dir}/halide_runtime.a")
+    add_library(${lib} STATIC IMPORTED GLOBAL)
+    set_target_properties(${lib} PROPERTIES IMPORTED_LOCATION "${dir}/halide_runtime.a")
+    add_dependencies(${lib} ${lib}.generate)
+    # the runtime's threads and (for GPU targets) its dlopen of the driver
+    find_package(Threads REQUIRED)
+    target_link_libraries(${lib} INTERFACE Threads::Threads ${CMAKE_DL_LIBS})
+  endif()
+  set(${out} ${lib} PARENT_SCOPE)
+endfunction()
+
+function(proxgen_add_solver name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "PROBLEM;FUNCTION;ALGORITHM;AUTOSCHEDULER;ITERATIONS_PER_CALL" "TARGETS")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "proxgen_add_solver(${name}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "proxgen_add_solver: the name '${name}' must be a C identifier (it prefixes every symbol)")
+  endif()
+  if(NOT ARG_PROBLEM)
+    message(FATAL_ERROR "proxgen_add_solver(${name}): PROBLEM <header> is required")
+  endif()
+  if(NOT ARG_TARGETS)
+    message(FATAL_ERROR "proxgen_add_solver(${name}): TARGETS <halide-target>... is required "
+                        "(e.g. x86-64-linux-avx2; a pinned CPU target runs on other x86-64 machines, `host` may not)")
+  endif()
+  if(NOT ARG_FUNCTION)
+    set(ARG_FUNCTION ${name}_problem)
+  endif()
+  if(NOT ARG_ALGORITHM)
+    set(ARG_ALGORITHM pock_chambolle)
+  endif()
+  if(NOT ARG_ALGORITHM STREQUAL "pock_chambolle")
+    message(FATAL_ERROR "proxgen_add_solver(${name}): ALGORITHM ${ARG_ALGORITHM} has no ahead-of-time loop yet; "
+                        "use pock_chambolle")
+  endif()
+  if(NOT ARG_AUTOSCHEDULER AND PROXGEN_AUTOSCHEDULE)
+    set(ARG_AUTOSCHEDULER ${PROXGEN_AUTOSCHEDULER})
+  endif()
+  get_filename_component(problem "${ARG_PROBLEM}" ABSOLUTE)
+  if(NOT EXISTS "${problem}")
+    message(FATAL_ERROR "proxgen_add_solver(${name}): PROBLEM ${problem} does not exist")
+  endif()
+
+  set(generator ${name}.generator)
+  add_executable(${generator} "${_PROXGEN_GENERATOR_MAIN}")
+  target_compile_definitions(${generator} PRIVATE
+    "PROXGEN_PROBLEM_HEADER=\"${problem}\""
+    PROXGEN_PROBLEM_FUNCTION=${ARG_FUNCTION}
+    PROXGEN_ALGORITHM=${ARG_ALGORITHM})
+  target_link_libraries(${generator} PRIVATE ProxGen::proxgen)
+
+  set(schedule_args)
+  if(ARG_ITERATIONS_PER_CALL)
+    list(APPEND schedule_args -i ${ARG_ITERATIONS_PER_CALL})
+  endif()
+  if(ARG_AUTOSCHEDULER)
+    string(TOLOWER "${ARG_AUTOSCHEDULER}" plugin)
+    find_library(_proxgen_plugin_${plugin} autoschedule_${plugin}
+      PATHS ${Halide_DIR}/../../halide14 /usr/lib/x86_64-linux-gnu/halide14 NO_DEFAULT_PATH)
+    if(NOT _proxgen_plugin_${plugin})
+      message(FATAL_ERROR "proxgen_add_solver(${name}): no autoscheduler plugin libautoschedule_${plugin}.so found")
+    endif()
+    list(APPEND schedule_args -s ${ARG_AUTOSCHEDULER} -p ${_proxgen_plugin_${plugin}})
+  endif()
+
+  set(first "")
+  foreach(target IN LISTS ARG_TARGETS)
+    _proxgen_target_suffix("${target}" t)
+    set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}.proxgen/${target}")
+    file(MAKE_DIRECTORY "${dir}")
+    set(outputs "${dir}/${name}.a" "${dir}/${name}.h" "${dir}/${name}_pipelines.h")
+    add_custom_command(OUTPUT ${outputs}
+      COMMAND ${generator} -o "${dir}" -n ${name} -t "${target}" ${schedule_args}
+      DEPENDS ${generator} "${problem}"
+      COMMENT "ProxGen: solver ${name} for ${target}"
+      VERBATIM)
+    add_custom_target(${name}_${t}.generate ALL DEPENDS ${outputs})
+    _proxgen_runtime("${target}" ${generator} runtime)
+
+    set(lib ${name}_${t})
+    add_library(${lib} STATIC IMPORTED GLOBAL)
+    set_target_properties(${lib} PROPERTIES
+      IMPORTED_LOCATION "${dir}/${name}.a"
+      INTERFACE_INCLUDE_DIRECTORIES "${dir}")
+    add_dependencies(${lib} ${name}_${t}.generate)
+    target_link_libraries(${lib} INTERFACE ${runtime} ProxGen::aot_runtime)
+    if(NOT first)
+      set(first ${lib})
+    endif()
+  endforeach()
+  add_library(${name} INTERFACE)
+  target_link_libraries(${name} INTERFACE ${first})
+endfunction()

@@ -1,0 +1,34 @@
+// The ahead-of-time generator's entry points (built into the generator executable that
+// proxgen_add_solver makes from a user's problem header; see docs/deploy.md). Only the generator
+// links libHalide; what it emits needs the Halide runtime alone.
+#pragma once
+
+#include "proxgen/ir/ir.hpp"
+#include "proxgen/solve/solve.hpp"
+
+namespace proxgen::aot {
+
+/// The plan the generated solvers run: the algorithm's plan, except that a spectral (FFT / DCT)
+/// x-update, which needs FFTW on the host, is replaced by the Halide-only plan of the same
+/// algorithm: every term without a per-pixel closed-form prox is split into Ψ and proxed, so every
+/// step is a Halide pipeline (portable to any Halide target, GPUs included). Plans that are
+/// already Halide-only come back unchanged. Throws proxgen::Error for algorithms without an
+/// ahead-of-time loop (only Pock–Chambolle has one).
+ir::Problem halide_only(ir::Problem p);
+
+/// The generator's command line for one planned problem:
+///   <generator> -o <dir> -n <name> -t <halide target> [-s <autoscheduler plugin name>]
+///   <generator> -o <dir> -r <file stem> -t <halide target>        (the shared runtime only)
+/// writes <dir>/<name>.a (the step pipelines, without the runtime), <dir>/<name>.h (the typed
+/// solver interface), <dir>/<name>_pipelines.h (Halide's declarations). Returns the exit status;
+/// errors are printed as one sentence.
+int generator_main(const ir::Problem& planned, int argc, char** argv);
+
+/// The same from a typed problem: plans it for A (compile time), lowers to the IR, then runs the
+/// command line above. This is all a user's generator main() calls.
+template <Algorithm A, class P>
+int generator_main(const P& problem, int argc, char** argv) {
+    return generator_main(detail::plan_for<A>(detail::normalized(problem)), argc, argv);
+}
+
+}  // namespace proxgen::aot

@@ -1,0 +1,162 @@
+// Runtime support of generated solvers: status codes, options, state, and small helpers the
+// generated headers call. Needs only the Halide runtime headers (no Halide.h, no libHalide, no
+// LLVM), so it compiles for every target the generator emits for.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <HalideBuffer.h>
+#include <HalideRuntime.h>
+
+namespace proxgen::aot {
+
+/// What every generated entry point returns. Errors never abort(): a Halide error inside a step
+/// pipeline becomes `halide_error` with Halide's message in `last_error()`.
+enum class Status : int {
+    ok = 0,
+    not_initialized = 1,   ///< step / solve / state before a successful init
+    invalid_argument = 2,  ///< an option or size out of range, an empty or strided buffer
+    shape_mismatch = 3,    ///< a data image's extents differ from what the problem needs
+    non_finite_input = 4,  ///< NaN or Inf in a data image, a scalar or x0
+    halide_error = 5,      ///< a step pipeline reported an error (e.g. out of memory, bounds)
+    diverged = 6,          ///< a residual became NaN or Inf; reduce the step sizes
+    bad_library = 7,       ///< the linked pipelines do not match this header (regenerate both)
+};
+
+inline const char* to_string(Status s) {
+    switch (s) {
+    case Status::ok: return "ok";
+    case Status::not_initialized: return "not_initialized";
+    case Status::invalid_argument: return "invalid_argument";
+    case Status::shape_mismatch: return "shape_mismatch";
+    case Status::non_finite_input: return "non_finite_input";
+    case Status::halide_error: return "halide_error";
+    case Status::diverged: return "diverged";
+    case Status::bad_library: return "bad_library";
+    }
+    return "unknown";
+}
+
+/// Options of a generated solver; the same meaning and defaults as proxgen::Options (pg::solve).
+struct Options {
+    int max_iters = 500;
+    /// Stop when both residuals fall below √dim·eps_abs + eps_rel·scale. Both 0: run max_iters.
+    double eps_abs = 1e-4, eps_rel = 1e-4;
+    int check_every = 10;  ///< residuals are measured every check_every iterations and at the last
+    double tau = 0, sigma = 0;  ///< Pock–Chambolle steps (0: from the plan, as pg::solve)
+    bool accelerate = true;     ///< Chambolle & Pock's Algorithm 2 when Ω is strongly convex
+};
+
+/// Where a solve stands.
+struct State {
+    int iterations = 0;
+    bool converged = false;
+    bool finished = false;  ///< converged or max_iters reached
+    double primal_residual = NAN, dual_residual = NAN;  ///< last measured
+    double eps_primal = NAN, eps_dual = NAN;
+    double tau = 0, sigma = 0, theta = 1;  ///< the steps the next iteration uses
+};
+
+/// The message of the last error on this thread ("" when none).
+inline std::string& last_error_message() {
+    static thread_local std::string message;
+    return message;
+}
+
+/// Installed by every generated solver's init: Halide's default handler prints to stderr (and
+/// some runtimes abort); this one keeps the message so the entry point can return a Status.
+inline void record_halide_error(void*, const char* message) { last_error_message() = message ? message : ""; }
+
+inline void install_error_handler() { halide_set_error_handler(&record_halide_error); }
+
+// ---- helpers for the generated formulas (dense float32 buffers, checked by init) ------------
+
+inline std::size_t element_count(const halide_buffer_t* b) {
+    std::size_t n = 1;
+    for (int d = 0; d < b->dimensions; ++d) n *= std::size_t(b->dim[d].extent);
+    return n;
+}
+
+inline const float* floats(const halide_buffer_t* b) { return reinterpret_cast<const float*>(b->host); }
+
+/// Σ|k| (the ‖·‖₂ bound of a convolution by k).
+inline double l1_norm(const halide_buffer_t* b) {
+    double s = 0;
+    const float* d = floats(b);
+    for (std::size_t i = 0, n = element_count(b); i < n; ++i) s += std::abs(d[i]);
+    return s;
+}
+
+/// (min |w|, max |w|), as traits::abs_range.
+inline std::pair<double, double> abs_range(const halide_buffer_t* b) {
+    double lo = INFINITY, hi = 0;
+    const float* d = floats(b);
+    for (std::size_t i = 0, n = element_count(b); i < n; ++i) {
+        lo = std::min(lo, double(std::abs(d[i])));
+        hi = std::max(hi, double(std::abs(d[i])));
+    }
+    return {lo, hi};
+}
+
+inline std::vector<int> extents(const halide_buffer_t* b) {
+    std::vector<int> e;
+    for (int d = 0; d < b->dimensions; ++d) e.push_back(b->dim[d].extent);
+    return e;
+}
+
+inline std::vector<int> with_axis(std::vector<int> e, int extent) {
+    e.push_back(extent);
+    return e;
+}
+
+inline std::vector<int> subsampled(std::vector<int> e, int step_x, int step_y) {
+    e[0] = (e[0] + step_x - 1) / step_x;
+    e[1] = (e[1] + step_y - 1) / step_y;
+    return e;
+}
+
+inline std::vector<int> without_last_axis(std::vector<int> e) {
+    e.pop_back();
+    return e;
+}
+
+/// "512x512x2"
+inline std::string shape_text(const std::vector<int>& e) {
+    std::string s;
+    for (std::size_t i = 0; i < e.size(); ++i) s += (i ? "x" : "") + std::to_string(e[i]);
+    return s;
+}
+
+/// Dense float32 with x fastest (the layout every generated pipeline and formula assumes).
+inline bool dense_float(const halide_buffer_t* b) {
+    if (!b || !b->host || b->type.code != halide_type_float || b->type.bits != 32) return false;
+    std::int64_t stride = 1;
+    for (int d = 0; d < b->dimensions; ++d) {
+        if (b->dim[d].stride != stride || b->dim[d].min != 0) return false;
+        stride *= b->dim[d].extent;
+    }
+    return true;
+}
+
+inline bool all_finite(const halide_buffer_t* b) {
+    const float* d = floats(b);
+    for (std::size_t i = 0, n = element_count(b); i < n; ++i)
+        if (!std::isfinite(d[i])) return false;
+    return true;
+}
+
+/// ‖a‖₂ in float64, in memory order (as the JIT's norm2, so both sum alike).
+inline double norm2(Halide::Runtime::Buffer<float>& a) {
+    a.copy_to_host();
+    double s = 0;
+    const float* d = a.data();
+    for (std::size_t i = 0, n = a.number_of_elements(); i < n; ++i) s += double(d[i]) * d[i];
+    return std::sqrt(s);
+}
+
+}  // namespace proxgen::aot

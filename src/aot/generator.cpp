@@ -1,0 +1,161 @@
+// The generator executable's body: lowers the Halide-only plan's step pipelines with the schedule
+// chosen by the target, and writes one static library (all step functions, no runtime) plus the
+// typed solver header. It calls Pipeline::compile_to_module directly rather than going through
+// Halide::Generator: a generator's inputs are a fixed list of declared members, while ours depend
+// on the problem (one buffer per data slot and per Ψ term).
+#include <chrono>
+#include <cstdlib>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <Halide.h>
+#include <fmt/format.h>
+
+#include "../solve/engine.hpp"
+#include "../solve/pc_pipelines.hpp"
+#include "proxgen/aot/generator.hpp"
+#include "proxgen/error.hpp"
+#include "solver_header.hpp"
+
+namespace proxgen::aot {
+
+namespace {
+
+struct CommandLine {
+    std::string out_dir, name, target, runtime_stem, autoscheduler, plugin;
+    std::string iterations_per_call = "1";
+};
+
+CommandLine parse(int argc, char** argv) {
+    CommandLine c;
+    std::map<std::string, std::string*> flags{{"-o", &c.out_dir}, {"-n", &c.name},          {"-t", &c.target},
+                                              {"-r", &c.runtime_stem}, {"-s", &c.autoscheduler}, {"-p", &c.plugin},
+                                              {"-i", &c.iterations_per_call}};
+    for (int i = 1; i < argc; ++i) {
+        auto f = flags.find(argv[i]);
+        if (f == flags.end() || i + 1 >= argc)
+            fail("generator: unknown or incomplete argument '{}'; usage: -o <dir> -n <name> -t <target> "
+                 "[-i <iterations per call>] [-s <autoscheduler> -p <plugin.so>] | -o <dir> -r <runtime stem> -t <target>",
+                 argv[i]);
+        *f->second = argv[++i];
+    }
+    if (c.out_dir.empty() || c.target.empty() || (c.name.empty() == c.runtime_stem.empty()))
+        fail("generator: need -o <dir>, -t <target> and exactly one of -n <name> or -r <runtime stem>");
+    for (char ch : c.name)
+        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_')
+            fail("generator: the solver name '{}' must be a C identifier (it prefixes every symbol)", c.name);
+    const int n = std::atoi(c.iterations_per_call.c_str());
+    if (n < 1 || n > 64 || std::to_string(n) != c.iterations_per_call)
+        fail("generator: iterations per call (-i) must be an integer in [1, 64], got '{}'", c.iterations_per_call);
+    if (!Halide::Target::validate_target_string(c.target))
+        fail("generator: '{}' is not a Halide target string (e.g. x86-64-linux-avx2, arm-64-linux, host-cuda)",
+             c.target);
+    return c;
+}
+
+/// Estimates for the autoschedulers: a 1024² image, kernels and groups small.
+void set_estimates(detail::PCPipelines& pc) {
+    auto estimate = [](Halide::ImageParam& p) {
+        std::vector<std::pair<Halide::Expr, Halide::Expr>> e{{0, 1024}, {0, 1024}};
+        for (int d = 2; d < p.dimensions(); ++d) e.emplace_back(0, 2);
+        e.resize(std::size_t(p.dimensions()));
+        Halide::Region r;
+        for (auto& [m, x] : e) r.emplace_back(m, x);
+        p.set_estimates(r);
+    };
+    for (auto& i : pc.params.images) estimate(i);
+    for (auto* i : {&pc.x, &pc.x_prev, &pc.x_prev2}) estimate(*i);
+    for (auto& i : pc.y) estimate(i);
+    for (auto& i : pc.y_prev) estimate(i);
+    for (auto& s : pc.params.scalars) s.set_estimate(1.0f);
+    for (auto* s : {&pc.sigma, &pc.tau, &pc.theta, &pc.res_sigma, &pc.res_tau, &pc.res_theta}) s->set_estimate(1.0f);
+    for (auto* pipe : {&pc.dual, &pc.primal, &pc.residual})
+        for (Halide::Func f : pipe->outputs()) {
+            Halide::Region r{{0, 1024}, {0, 1024}};
+            for (int d = 2; d < f.dimensions(); ++d) r.emplace_back(0, 2);
+            r.resize(std::size_t(f.dimensions()));
+            f.set_estimates(r);
+        }
+}
+
+/// The plan's terms (describe_ir would also print bounds and steps of the placeholder data, and
+/// estimate missing bounds by JIT power iteration).
+std::string plan_text(const ir::Problem& p) {
+    std::string s = fmt::format("ProxGen plan ({}), variable of rank {}\n", name(p.algorithm), p.variable_shape.size());
+    s += "  Omega (absorbed by the x-update, closed-form prox per pixel):\n";
+    if (p.omega.empty()) s += "    (none)\n";
+    for (const auto& t : p.omega) s += "    " + t.text + "\n";
+    s += "  Psi (split z_i = K_i x, proxed), in the order of the pipelines' y_i:\n";
+    for (const auto& t : p.psi) s += "    " + t.text + "\n";
+    return s;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream f(path);
+    f << text;
+    if (!f) fail("generator: cannot write {}", path);
+}
+
+int run(const ir::Problem& planned, const CommandLine& c) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Halide::Target target(c.target);
+    if (!c.runtime_stem.empty()) {
+        Halide::compile_standalone_runtime(
+            {{Halide::OutputFileType::static_library, c.out_dir + "/" + c.runtime_stem + ".a"}}, target);
+        return 0;
+    }
+    const ir::Problem p = halide_only(planned);
+    if (p.psi.empty())
+        fail("generator: the plan splits no term (the x-update alone solves the problem), so there is no loop to "
+             "generate");
+    const bool autoschedule = !c.autoscheduler.empty();
+    if (autoschedule) Halide::load_plugin(c.plugin.empty() ? "libautoschedule_" + c.autoscheduler + ".so" : c.plugin);
+    // One runtime per target is shared by every solver of a program (proxgen_add_solver builds it).
+    const Halide::Target lib_target = target.with_feature(Halide::Target::NoRuntime);
+    lower::ScheduleScope scope(lib_target, autoschedule);
+    detail::PCPipelines pc(p);
+    const int iterations_per_call = std::atoi(c.iterations_per_call.c_str());
+    Halide::Pipeline fused;
+    if (iterations_per_call > 1) fused = pc.iterations(p, iterations_per_call);
+    if (autoschedule) {
+        set_estimates(pc);
+        for (auto* pipe : {&pc.dual, &pc.primal, &pc.residual, &fused})
+            if (pipe->defined()) pipe->auto_schedule(c.autoscheduler, lib_target, Halide::MachineParams::generic());
+    }
+    const auto args = pc.arguments();
+    Halide::Module m = pc.dual.compile_to_module(args, c.name + "_dual", lib_target);
+    for (auto [pipe, step] : {std::pair{&pc.primal, "_primal"}, std::pair{&pc.residual, "_residual"},
+                              std::pair{&fused, "_iterate"}}) {
+        if (!pipe->defined()) continue;
+        // merged function by function (Module::append(Module) would nest it as a submodule)
+        const Halide::Module more = pipe->compile_to_module(args, c.name + step, lib_target);
+        for (const auto& f : more.functions()) m.append(f);
+        for (const auto& b : more.buffers()) m.append(b);
+        for (const auto& e : more.external_code()) m.append(e);
+        for (const auto& s : more.submodules()) m.append(s);
+    }
+    const std::string stem = c.out_dir + "/" + c.name;
+    m.compile({{Halide::OutputFileType::static_library, stem + ".a"},
+               {Halide::OutputFileType::c_header, stem + "_pipelines.h"}});
+    write_file(stem + ".h", solver_header(p, c.name, c.target, plan_text(p), iterations_per_call));
+    std::printf("generator: %s for %s in %.2f s\n", c.name.c_str(), c.target.c_str(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return 0;
+}
+
+}  // namespace
+
+int generator_main(const ir::Problem& planned, int argc, char** argv) {
+    try {
+        return run(planned, parse(argc, argv));
+    } catch (const proxgen::Error& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+    } catch (const Halide::Error& e) {
+        std::fprintf(stderr, "generator: Halide: %s\n", e.what());
+    }
+    return 1;
+}
+
+}  // namespace proxgen::aot

@@ -1,0 +1,30 @@
+// The generated solver header (see solver_header.cpp) and the names it gives the data slots.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "proxgen/ir/ir.hpp"
+
+namespace proxgen::aot {
+
+struct SlotInfo {
+    std::string name;        ///< field of the generated Data struct, e.g. "sum_squares_offset"
+    std::string doc;         ///< what it is, with the term's text
+    int rank = 0;            ///< images: dimensions
+    std::string shape_code;  ///< images: C++ for the required extents ("" = any)
+    float default_value = 0; ///< scalars: the value in the problem the generator was built from
+};
+
+struct SlotTable {
+    std::vector<SlotInfo> images, scalars;  // by slot
+};
+
+/// Names every data slot after its term's penalty (suffixed _2, _3 when repeated) and its role.
+SlotTable slot_table(const ir::Problem& p);
+
+/// The header <name>.h for one target; iterations_per_call > 1 declares the fused <name>_iterate.
+std::string solver_header(const ir::Problem& p, const std::string& name, const std::string& target,
+                          const std::string& plan_text, int iterations_per_call);
+
+}  // namespace proxgen::aot

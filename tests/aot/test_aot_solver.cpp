@@ -1,0 +1,159 @@
+// Generated solvers as a program sees them: two of them (deblur from examples/deploy, denoise
+// from here) linked into one binary over one Halide runtime; status codes for bad input; the
+// stopping rule and step(); and the denoise solver against pg::solve on the same problem.
+#include <cmath>
+#include <limits>
+
+#include <catch2/catch.hpp>
+
+#include "deblur.h"
+#include "deblur_fused.h"
+#include "denoise.h"
+#include "denoise_problem.hpp"
+#include "reference_problems.hpp"
+
+namespace pg = proxgen;
+using Buffer = Halide::Runtime::Buffer<float>;
+
+namespace {
+
+Buffer to_buffer(const pg::Image& img) {
+    Buffer b(img.width(), img.height());
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) b(x, y) = img(x, y);
+    return b;
+}
+
+deblur::Data deblur_data(int w) {
+    const auto deconv = pg::reference::make_deconv(w);
+    deblur::Data d;
+    d.sum_squares_kernel = to_buffer(deconv.kernel);
+    d.sum_squares_offset = to_buffer(deconv.b);
+    d.sum_squares_offset.for_each_value([](float& v) { v = -v; });
+    d.group_norm1_weight = 0.002f;
+    return d;
+}
+
+}  // namespace
+
+TEST_CASE("solver: bad input returns a status and a message, never aborts") {
+    deblur::Solver s;
+    CHECK(deblur_step(s, 1) == deblur::Status::not_initialized);
+    CHECK(deblur_solve(s) == deblur::Status::not_initialized);
+
+    deblur::Data d = deblur_data(32);
+    CHECK(deblur_init(s, {32}, d) == deblur::Status::invalid_argument);
+    CHECK(deblur_init(s, {32, 0}, d) == deblur::Status::invalid_argument);
+    CHECK(deblur_init(s, {32, 31}, d) == deblur::Status::shape_mismatch);
+    CHECK(std::string(s.last_error()).find("sum_squares_offset") != std::string::npos);
+
+    deblur::Options bad;
+    bad.check_every = 0;
+    CHECK(deblur_init(s, {32, 32}, d, bad) == deblur::Status::invalid_argument);
+    bad = {};
+    bad.tau = bad.sigma = 10;  // τσ‖K‖² > 1
+    CHECK(deblur_init(s, {32, 32}, d, bad) == deblur::Status::invalid_argument);
+
+    deblur::Data empty = d;
+    empty.sum_squares_kernel = Buffer();
+    CHECK(deblur_init(s, {32, 32}, empty) == deblur::Status::invalid_argument);
+
+    deblur::Data nan = d;
+    nan.sum_squares_kernel = d.sum_squares_kernel.copy();
+    nan.sum_squares_kernel(4, 4) = std::numeric_limits<float>::quiet_NaN();
+    CHECK(deblur_init(s, {32, 32}, nan) == deblur::Status::non_finite_input);
+    nan = d;
+    nan.group_norm1_weight = INFINITY;
+    CHECK(deblur_init(s, {32, 32}, nan) == deblur::Status::non_finite_input);
+
+    REQUIRE(deblur_init(s, {32, 32}, d) == deblur::Status::ok);
+    CHECK(s.set_x0(Buffer(31, 32)) == deblur::Status::shape_mismatch);
+    CHECK(deblur_step(s, -1) == deblur::Status::invalid_argument);
+    CHECK(deblur_step(s, 3) == deblur::Status::ok);
+    CHECK(deblur_state(s).iterations == 3);
+}
+
+TEST_CASE("solver: tolerances stop the loop at a check, and step() in pieces equals solve()") {
+    deblur::Data d = deblur_data(64);
+    deblur::Options o;
+    o.max_iters = 2000;
+    o.eps_abs = o.eps_rel = 1e-3;
+    deblur::Solver a;
+    REQUIRE(deblur_init(a, {64, 64}, d, o) == deblur::Status::ok);
+    REQUIRE(deblur_solve(a) == deblur::Status::ok);
+    const auto& st = deblur_state(a);
+    CHECK(st.converged);
+    CHECK(st.iterations < o.max_iters);
+    CHECK(st.iterations % o.check_every == 0);
+    CHECK(st.primal_residual <= st.eps_primal);
+    CHECK(st.dual_residual <= st.eps_dual);
+
+    deblur::Solver b;
+    REQUIRE(deblur_init(b, {64, 64}, d, o) == deblur::Status::ok);
+    while (!deblur_state(b).finished) REQUIRE(deblur_step(b, 7) == deblur::Status::ok);
+    CHECK(deblur_state(b).iterations == st.iterations);
+    const Buffer& xa = a.x();
+    const Buffer& xb = b.x();
+    bool same = true;
+    xa.for_each_element([&](int x, int y) { same = same && xa(x, y) == xb(x, y); });
+    CHECK(same);
+}
+
+TEST_CASE("solver: a second solver in the same program (accelerated plan) matches pg::solve") {
+    const auto noisy = pg::reference::make_denoise(96).b;
+    pg::Options opt;
+    opt.max_iters = 150;
+    opt.eps_abs = opt.eps_rel = 0;
+    const pg::Result jit = pg::solve(denoise_problem(noisy, 0.1f), opt);
+
+    denoise::Data d;
+    d.sum_squares_offset = to_buffer(noisy);
+    d.sum_squares_offset.for_each_value([](float& v) { v = -v; });
+    d.group_norm1_weight = 0.1f;
+    denoise::Options o;
+    o.max_iters = 150;
+    o.eps_abs = o.eps_rel = 0;
+    denoise::Solver s;
+    REQUIRE(denoise_init(s, {96, 96}, d, o) == denoise::Status::ok);
+    REQUIRE(denoise_solve(s) == denoise::Status::ok);
+    CHECK(denoise_state(s).theta < 1.0);  // the accelerated rule ran (Ω strongly convex)
+    const Buffer& x = s.x();
+    double d2 = 0, n2 = 0;
+    x.for_each_element([&](int i, int j) {
+        const double diff = double(x(i, j)) - jit.x(i, j);
+        d2 += diff * diff;
+        n2 += double(jit.x(i, j)) * jit.x(i, j);
+    });
+    CHECK(std::sqrt(d2) <= 1e-5 * std::sqrt(n2));
+    CHECK(std::abs(denoise_state(s).primal_residual - jit.primal_residual) <= 1e-5 * jit.primal_residual);
+}
+
+TEST_CASE("solver: 4 iterations per call of the fused pipeline give the one-step result") {
+    const deblur::Data d = deblur_data(64);
+    deblur_fused::Data f;
+    f.sum_squares_kernel = d.sum_squares_kernel;
+    f.sum_squares_offset = d.sum_squares_offset;
+    f.group_norm1_weight = d.group_norm1_weight;
+    static_assert(deblur_fused::Description::iterations_per_call == 4);
+    deblur::Options o;
+    o.max_iters = 57;  // checks at 10, 20, ..., 50 and 57: fused chunks and single steps mix
+    o.eps_abs = o.eps_rel = 0;
+    deblur::Solver one;
+    deblur_fused::Solver four;
+    REQUIRE(deblur_init(one, {64, 64}, d, o) == deblur::Status::ok);
+    REQUIRE(deblur_fused_init(four, {64, 64}, f, o) == deblur_fused::Status::ok);
+    REQUIRE(deblur_solve(one) == deblur::Status::ok);
+    REQUIRE(deblur_fused_solve(four) == deblur_fused::Status::ok);
+    CHECK(deblur_fused_state(four).iterations == 57);
+    CHECK(deblur_fused_state(four).primal_residual == deblur_state(one).primal_residual);
+    CHECK(deblur_fused_state(four).dual_residual == deblur_state(one).dual_residual);
+    const Buffer& a = one.x();
+    const Buffer& b = four.x();
+    double d2 = 0, n2 = 0;
+    a.for_each_element([&](int x, int y) {
+        d2 += std::pow(double(a(x, y)) - b(x, y), 2);
+        n2 += std::pow(double(a(x, y)), 2);
+    });
+    CHECK(n2 > 0);
+    CHECK(std::sqrt(d2) <= 1e-6 * std::sqrt(n2));
+}
