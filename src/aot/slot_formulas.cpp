@@ -97,6 +97,25 @@ std::string strong_convexity_code(const ir::Problem& p) {
     return s + "        return mu;";
 }
 
+std::string curvature_scale_code(const ir::Problem& p) {
+    std::string s = "double omega = 0;\n";
+    for (const auto* terms : {&p.omega, &p.psi})
+        for (const auto& t : *terms) {
+            const std::string scale = fmt::format("double(scalars[{}]) * scalars[{}] * scalars[{}] * std::pow({}, 2)",
+                                                  t.weight_slot, t.beta_slot, t.beta_slot, norm_bound_code(t.expr));
+            if (t.penalty == ir::Penalty::sum_squares) {
+                const std::string w = t.arg_weight_slot >= 0
+                                          ? fmt::format("proxgen::aot::abs_range(images[{}]).second", t.arg_weight_slot)
+                                          : std::string("1.0");
+                s += fmt::format("        omega += 2.0 * {} * std::pow({}, 2);\n", scale, w);
+            } else if (t.penalty == ir::Penalty::poisson && t.data_slot >= 0) {
+                s += fmt::format("        omega += {} * proxgen::aot::mean_inverse_counts(images[{}]);\n", scale,
+                                 t.data_slot);
+            }
+        }
+    return s + "        return omega;";
+}
+
 std::string norm_bound_code(const ir::Node& n) {
     switch (n.op) {
     case ir::Op::variable: return "1.0";

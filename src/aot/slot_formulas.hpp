@@ -16,6 +16,9 @@ namespace proxgen::aot {
 double strong_convexity(const ir::Problem& p);
 std::string strong_convexity_code(const ir::Problem& p);
 
+/// ω, the curvature scale of the smooth terms (detail::curvature_scale), as C++ source.
+std::string curvature_scale_code(const ir::Problem& p);
+
 /// An upper bound on ‖K‖₂ of the node's linear part (linear_traits::norm_bound).
 std::string norm_bound_code(const ir::Node& n);
 

@@ -186,6 +186,10 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("        default: return 0.0;");
     line("        }");
     line("    }");
+    line("    static double curvature_scale(halide_buffer_t* const* images, const float* scalars) {");
+    line("        (void)images, (void)scalars;");
+    line("        " + curvature_scale_code(p));
+    line("    }");
     line("    static double strong_convexity(halide_buffer_t* const* images, const float* scalars) {");
     line("        (void)images, (void)scalars;");
     line("        " + strong_convexity_code(p));

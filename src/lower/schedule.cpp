@@ -4,6 +4,7 @@
 #include "lowering.hpp"
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace proxgen::lower {
@@ -75,28 +76,51 @@ void schedule_output(Func out, int rank, const Stages& st, int unrolled_last_ext
     out.reorder(order).vectorize(xi).parallel(yo);
     if (unroll) out.bound(ax[rank - 1], 0, unrolled_last_extent).unroll(ax[rank - 1]);
 
-    // Roots: whole, in parallel strips; a staged Func goes into the strips of the smallest root
-    // that calls it (its consumer), else into the output's.
-    std::vector<std::map<std::string, Internal::Function>> called_by_root;
-    std::vector<Var> root_strip;
-    for (Func r : st.roots) {
-        Var ro(r.name() + "_yo"), ri(r.name() + "_yi");
-        r.compute_root()
+    // Roots: whole, in parallel strips. A staged Func goes into the strips of its one consumer
+    // root (the smallest root calling it, when the roots calling it are nested), into the
+    // output's strips when no root calls it, and is computed whole too when both the output
+    // (past the roots) and a root, or two unrelated roots, read it.
+    auto whole = [&](Func f, const std::string& tag) {
+        Var ro(f.name() + tag + "_yo"), ri(f.name() + tag + "_yi");
+        f.compute_root()
             .split(ax[1], ro, ri, strip, TailStrategy::GuardWithIf)
             .vectorize(ax[0], vec, TailStrategy::GuardWithIf)
             .parallel(ro);
-        root_strip.push_back(ro);
+        return ro;
+    };
+    std::vector<std::map<std::string, Internal::Function>> called_by_root;
+    std::vector<Var> root_strip;
+    std::set<std::string> root_names;
+    for (Func r : st.roots) {
+        root_strip.push_back(whole(r, ""));
         called_by_root.push_back(Internal::find_transitive_calls(r.function()));
+        root_names.insert(r.name());
+    }
+    // what the output reads without going through a root
+    std::set<std::string> outside;
+    std::vector<Internal::Function> todo{out.function()};
+    while (!todo.empty()) {
+        const Internal::Function f = todo.back();
+        todo.pop_back();
+        for (const auto& [name, callee] : Internal::find_direct_calls(f))
+            if (!root_names.count(name) && outside.insert(name).second) todo.push_back(callee);
     }
     for (Func f : st.funcs) {
-        int owner = -1;
+        std::vector<std::size_t> owners;
         for (std::size_t i = 0; i < st.roots.size(); ++i)
-            if (called_by_root[i].count(f.name()) &&
-                (owner < 0 || called_by_root[i].size() < called_by_root[std::size_t(owner)].size()))
-                owner = int(i);
-        if (owner >= 0) f.compute_at(st.roots[std::size_t(owner)], root_strip[std::size_t(owner)]);
-        else f.compute_at(out, yo);
-        f.vectorize(ax[0], vec, TailStrategy::GuardWithIf);
+            if (called_by_root[i].count(f.name())) owners.push_back(i);
+        if (owners.empty()) {
+            f.compute_at(out, yo).vectorize(ax[0], vec, TailStrategy::GuardWithIf);
+        } else {
+            std::size_t inner = owners[0];
+            for (std::size_t i : owners)
+                if (called_by_root[i].size() < called_by_root[inner].size()) inner = i;
+            bool nested = true;  // every other owner calls the innermost one
+            for (std::size_t i : owners)
+                if (i != inner && !called_by_root[i].count(st.roots[inner].name())) nested = false;
+            if (outside.count(f.name()) || !nested) whole(f, "_shared");
+            else f.compute_at(st.roots[inner], root_strip[inner]).vectorize(ax[0], vec, TailStrategy::GuardWithIf);
+        }
         for (int u = 0; u < f.num_update_definitions(); ++u)
             f.update(u).vectorize(ax[0], vec, TailStrategy::GuardWithIf);
     }

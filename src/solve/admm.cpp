@@ -269,29 +269,13 @@ private:
     int cg_total_ = 0;
 };
 
-/// ρ₀ = ω/‖K‖²: the curvature scale ω of the problem's smooth part (Ω's quadratics, 2αβ²‖A‖²
-/// each, and a Poisson likelihood's b/e² ≈ 1/b at e = b, averaged) over the split operators'
-/// scale, so that ρKᵀK and the smooth part weigh alike in the x-update; 1 when nothing is smooth.
-/// (Measured at 64²: deblurring is fastest for fixed ρ in [0.03, 0.1] (ω/‖K‖² = 0.22; the former
-/// √ω/‖K‖ = 0.47 took twice the iterations), Poisson deblurring for ρ ≈ 3e-4 … 1e-3, where ρ = 1
-/// was 8× slower. Documented in docs/algorithms.md.)
-double default_rho(const ir::Problem& p) {
-    double omega = 0;
-    for (const auto& t : p.omega) omega += 2.0 * t.weight * double(t.beta) * t.beta * t.norm_bound * t.norm_bound;
-    for (const auto& t : p.psi)
-        if (t.penalty == ir::Penalty::poisson && !t.data.empty()) {
-            double inv = 0;
-            for (std::size_t i = 0; i < t.data.size(); ++i) inv += 1.0 / std::max(1.0, double(t.data.data()[i]));
-            omega += t.weight * double(t.beta) * t.beta * (inv / double(t.data.size())) * t.norm_bound * t.norm_bound;
-        }
-    const double L = stacked_norm_bound(p);
-    if (omega <= 0 || L <= 0) return 1.0;
-    return omega / (L * L);
-}
-
 }  // namespace
 
-double admm_rho(const ir::Problem& p, const Options& opt) { return opt.rho > 0 ? opt.rho : default_rho(p); }
+double admm_rho(const ir::Problem& p, const Options& opt) {
+    if (opt.rho > 0) return opt.rho;
+    const double omega = curvature_scale(p), L = stacked_norm_bound(p);
+    return omega > 0 && L > 0 ? omega / (L * L) : 1.0;
+}
 
 Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm) {
     const bool hqs = p.algorithm == Algorithm::hqs;
@@ -347,7 +331,8 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
         if (!mon.after_iteration(it)) stopped = true;
     }
     mon.finish(it, converged, stopped);
-    res.x = x;
+    res.x = state.solution(x);
+    if (res.x.data() != x.data()) res.x_iterate = x;
     res.duals = state.duals();
     res.cg_iterations = xu.cg_iterations();
     res.steps = {rho, balancing.strength};

@@ -105,6 +105,7 @@ const std::vector<double>* warm_steps(const ir::Problem& p, const Result* warm, 
 Image initial_x(const ir::Problem& p, const Options& opt, const Result* warm) {
     const Image* from = nullptr;
     if (!opt.x0.empty()) from = &opt.x0;
+    else if (warm && !warm->x_iterate.empty()) from = &warm->x_iterate;
     else if (warm && !warm->x.empty()) from = &warm->x;
     if (!from) return Image(p.variable_shape);
     if (from->sizes() != p.variable_shape)
@@ -119,6 +120,23 @@ std::vector<std::vector<int>> psi_shapes(const ir::Problem& p) {
     std::vector<std::vector<int>> s;
     for (const auto& t : p.psi) s.push_back(t.expr.shape);
     return s;
+}
+
+double curvature_scale(const ir::Problem& p) {
+    double omega = 0;
+    for (const auto* terms : {&p.omega, &p.psi})
+        for (const auto& t : *terms) {
+            const double scale = double(t.weight) * t.beta * t.beta * t.norm_bound * t.norm_bound;
+            if (t.penalty == ir::Penalty::sum_squares) {
+                const double w = t.arg_weight.empty() ? 1.0 : traits::abs_range(t.arg_weight).second;
+                omega += 2.0 * scale * w * w;
+            } else if (t.penalty == ir::Penalty::poisson && !t.data.empty()) {
+                double inv = 0;
+                for (std::size_t i = 0; i < t.data.size(); ++i) inv += 1.0 / std::max(1.0, double(t.data.data()[i]));
+                omega += scale * inv / double(t.data.size());
+            }
+        }
+    return omega;
 }
 
 double stacked_norm_bound(const ir::Problem& p) {

@@ -101,7 +101,8 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
         if (!mon.after_iteration(it)) stopped = true;
     }
     mon.finish(it, converged, stopped);
-    res.x = x;
+    res.x = state.solution(x);
+    if (res.x.data() != x.data()) res.x_iterate = x;
     res.duals = state.duals();
     res.steps = {steps.lambda, steps.mu, balancing.strength};
     return res;

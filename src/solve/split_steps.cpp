@@ -135,6 +135,19 @@ void SplitState::rescale_dual(double factor) {
         for (std::size_t i = 0; i < u.size(); ++i) u.data()[i] = float(u.data()[i] * factor);
 }
 
+const Image& SplitState::solution(const Image& x) const {
+    const Image* copy = nullptr;
+    int constraints = 0;
+    for (std::size_t i = 0; i < problem_.psi.size(); ++i) {
+        const auto& t = problem_.psi[i];
+        if (t.penalty != ir::Penalty::nonneg) continue;
+        ++constraints;
+        if (t.expr.op == ir::Op::variable) copy = &z_[i];
+    }
+    for (const auto& t : problem_.omega) constraints += t.penalty == ir::Penalty::nonneg;
+    return constraints == 1 && copy ? *copy : x;
+}
+
 std::vector<Image> SplitState::duals() const {
     std::vector<Image> d = z_;
     d.insert(d.end(), u_.begin(), u_.end());

@@ -44,6 +44,10 @@ public:
     /// u ← u · factor (when ρ changes, the scaled dual u = y/ρ must follow).
     void rescale_dual(double factor);
     std::vector<Image> duals() const;
+    /// The returned solution: x, or, when x's only constraint is split (one nonneg term on x
+    /// itself), its split copy z, which satisfies the constraint exactly where x may miss it by
+    /// the primal residual (the objective counts such a miss as infeasible).
+    const Image& solution(const Image& x) const;
     const std::vector<Image>& z() const { return z_; }
 
 private:

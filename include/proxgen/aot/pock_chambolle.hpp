@@ -173,7 +173,10 @@ private:
         } else if (s > 0) {
             sigma0_ = s, tau0_ = 1.0 / (s * L * L);
         } else {
-            tau0_ = accelerated_ ? 5.0 / gamma_ : 1.0 / L;
+            // σ₀ = ρ₀ = ω/‖K‖² (1 when nothing is smooth), as detail::admm_rho
+            const double omega = Description::curvature_scale(images_.data(), scalars_.data());
+            const double rho0 = omega > 0 ? omega / (L * L) : 1.0;
+            tau0_ = accelerated_ ? 5.0 / gamma_ : 1.0 / (rho0 * L * L);
             sigma0_ = 1.0 / (tau0_ * L * L);
             adaptive_ = !accelerated_;
         }
@@ -317,7 +320,7 @@ private:
     // Adaptive PDHG (Goldstein, Li, Yuan, Esser & Baraniuk 2015), as the JIT loop's balance_steps:
     // shift τ/σ towards the lagging residual (τσ kept), with a geometrically decaying shift.
     void balance_steps(double primal_rms, double dual_rms) {
-        constexpr double delta = 2.0, eta = 0.95;
+        constexpr double delta = 2.0, eta = 0.5;  // as detail::balance_steps
         State& s = state_;
         if (primal_rms > delta * dual_rms) {
             s.tau /= 1 - adapt_;

@@ -84,6 +84,15 @@ inline std::size_t element_count(const halide_buffer_t* b) {
 
 inline const float* floats(const halide_buffer_t* b) { return reinterpret_cast<const float*>(b->host); }
 
+/// mean(1/max(b, 1)): a Poisson likelihood's curvature b/e² at e = b, averaged.
+inline double mean_inverse_counts(const halide_buffer_t* b) {
+    double s = 0;
+    const float* d = floats(b);
+    const std::size_t n = element_count(b);
+    for (std::size_t i = 0; i < n; ++i) s += 1.0 / std::max(1.0, double(d[i]));
+    return s / double(n);
+}
+
 /// Σ|k| (the ‖·‖₂ bound of a convolution by k).
 inline double l1_norm(const halide_buffer_t* b) {
     double s = 0;

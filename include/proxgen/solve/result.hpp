@@ -51,6 +51,7 @@ struct Result {
     // ---- filled by the solver; read by warm starts and objective() ----
     std::map<std::type_index, Image> values;
     Image x;                      ///< the (single) variable's value
+    Image x_iterate;              ///< the algorithm's own x where `x` is its feasible copy (warm starts)
     std::vector<Image> duals;     ///< algorithm state for warm starts (y, or z and u)
     std::vector<double> steps;    ///< adapted step sizes (τ σ θ α, λ μ, or ρ): warm starts go on with them
     std::string signature;        ///< structure the duals belong to
