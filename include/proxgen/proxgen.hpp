@@ -2,8 +2,11 @@
 // One header, one namespace:  #include <proxgen/proxgen.hpp>  namespace pg = proxgen;
 #pragma once
 
+#include "proxgen/dsl/color.hpp"
+#include "proxgen/dsl/layout.hpp"
 #include "proxgen/dsl/linear.hpp"
 #include "proxgen/dsl/penalty.hpp"
+#include "proxgen/dsl/sampling.hpp"
 #include "proxgen/dsl/variable.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/image.hpp"

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "proxgen/error.hpp"
+#include "proxgen/user_operator.hpp"
 
 namespace proxgen::plan {
 const char* name(XUpdate x) {
@@ -31,6 +32,16 @@ const char* name(Op op) {
     case Op::scale: return "scale";
     case Op::sum: return "sum";
     case Op::subsample: return "subsample";
+    case Op::crop: return "crop";
+    case Op::pad: return "pad";
+    case Op::transpose: return "transpose";
+    case Op::reshape: return "reshape";
+    case Op::concat: return "concat";
+    case Op::uneven_subsample: return "uneven_subsample";
+    case Op::mul_color: return "mul_color";
+    case Op::pxwise_matmul: return "pxwise_matmul";
+    case Op::warp: return "warp";
+    case Op::user: return "user_operator";
     }
     return "?";
 }
@@ -43,13 +54,40 @@ const char* name(Penalty p) {
     case Penalty::nonneg: return "nonneg";
     case Penalty::poisson: return "poisson_norm";
     case Penalty::sum_entries: return "sum_entries";
+    case Penalty::masked_nonneg: return "masked_nonneg";
+    case Penalty::box: return "box";
+    case Penalty::huber: return "huber";
     }
     return "?";
 }
 
 namespace {
 
-bool has_image(Op op) { return op == Op::conv || op == Op::mul_elemwise || op == Op::constant; }
+bool has_image(Op op) {
+    switch (op) {
+    case Op::conv:
+    case Op::mul_elemwise:
+    case Op::constant:
+    case Op::uneven_subsample:
+    case Op::mul_color:
+    case Op::pxwise_matmul:
+    case Op::warp: return true;
+    default: return false;
+    }
+}
+
+/// What a node's image is, for error messages.
+const char* image_role(Op op) {
+    switch (op) {
+    case Op::conv: return "kernel";
+    case Op::mul_elemwise: return "weight";
+    case Op::uneven_subsample: return "index";
+    case Op::mul_color:
+    case Op::pxwise_matmul: return "matrix";
+    case Op::warp: return "homography";
+    default: return "constant";
+    }
+}
 
 void number(Node& n, int& images, int& scalars) {
     if (has_image(n.op)) n.image_slot = images++;
@@ -67,6 +105,10 @@ void sign(const Node& n, std::string& out) {
     out += fmt::format("/{}", n.shape.size());
     if (n.op == Op::subsample) out += fmt::format(":{}:{}", n.step_x, n.step_y);
     if (n.op == Op::grad && n.periodic) out += ":periodic";
+    if (n.op == Op::conv && n.boundary != ConvBoundary::circular) out += fmt::format(":b{}", int(n.boundary));
+    if (!n.ints.empty()) out += fmt::format("<{}>", fmt::join(n.ints, ","));
+    // a user operator's Funcs are part of the structure: one compiled pipeline per definition
+    if (n.op == Op::user) out += fmt::format("#{}", n.user->id);
     if (has_image(n.op)) out += fmt::format("[{}]", n.image.dimensions());
     if (!n.args.empty()) {
         out += "(";
@@ -143,8 +185,7 @@ void validate(const Problem& p) {
         for (std::size_t i = 0; i < n.image.size(); ++i)
             if (!std::isfinite(d[i]))
                 fail("{}: its {} image ({}) contains a non-finite value ({}) at element {}", name(n.op),
-                     n.op == Op::conv ? "kernel" : n.op == Op::mul_elemwise ? "weight" : "constant",
-                     n.image.shape_string(), d[i], i);
+                     image_role(n.op), n.image.shape_string(), d[i], i);
     });
     for (const auto* terms : {&p.omega, &p.psi})
         for (const auto& t : *terms)
@@ -166,13 +207,32 @@ std::string to_string(const Node& n) {
     switch (n.op) {
     case Op::variable: return "x";
     case Op::constant: return fmt::format("b[{}]", n.image.shape_string());
-    case Op::conv: return fmt::format("conv(k[{}], {})", n.image.shape_string(), to_string(n.args[0]));
-    case Op::grad: return fmt::format("grad({}{})", to_string(n.args[0]), n.periodic ? ", periodic" : "");
+    case Op::conv:
+        return fmt::format("conv(k[{}], {}{})", n.image.shape_string(), to_string(n.args[0]),
+                           n.boundary == ConvBoundary::zero ? ", zero" : n.boundary == ConvBoundary::replicate ? ", replicate" : "");
+    case Op::grad:
+        return fmt::format("grad({}{}{})", to_string(n.args[0]),
+                           n.ints.empty() ? std::string() : fmt::format(", axes {{{}}}", fmt::join(n.ints, ",")),
+                           n.periodic ? ", periodic" : "");
     case Op::mul_elemwise: return fmt::format("mul_elemwise(w, {})", to_string(n.args[0]));
     case Op::scale: return fmt::format("{:g}*{}", n.scalar, to_string(n.args[0]));
     case Op::sum: return fmt::format("({} + {})", to_string(n.args[0]), to_string(n.args[1]));
     case Op::subsample:
         return fmt::format("subsample({}, {}, {})", to_string(n.args[0]), n.step_x, n.step_y);
+    case Op::crop:
+        return fmt::format("crop({}, {}, {}, {})", to_string(n.args[0]), n.ints[0], n.ints[1], shape_string(n.shape));
+    case Op::pad:
+        return fmt::format("pad({}, {}, {}, {})", to_string(n.args[0]), n.ints[0], n.ints[1], shape_string(n.shape));
+    case Op::transpose: return fmt::format("transpose({}, {{{}}})", to_string(n.args[0]), fmt::join(n.ints, ","));
+    case Op::reshape: return fmt::format("reshape({}, {})", to_string(n.args[0]), shape_string(n.shape));
+    case Op::concat:
+        return fmt::format("{}({}, {})", n.ints[0] == 0 ? "hstack" : n.ints[0] == 1 ? "vstack" : "concat",
+                           to_string(n.args[0]), to_string(n.args[1]));
+    case Op::uneven_subsample: return fmt::format("uneven_subsample({})", to_string(n.args[0]));
+    case Op::mul_color: return fmt::format("mul_color(M, {})", to_string(n.args[0]));
+    case Op::pxwise_matmul: return fmt::format("pxwise_matmul(A[{}], {})", n.image.shape_string(), to_string(n.args[0]));
+    case Op::warp: return fmt::format("warp({}, H)", to_string(n.args[0]));
+    case Op::user: return fmt::format("{}({})", n.user->name, to_string(n.args[0]));
     }
     return "?";
 }

@@ -1,5 +1,6 @@
-// Forward and adjoint lowering of every linear operator. Each adjoint here is the exact transpose
-// of its forward (tests/test_adjoint.cpp checks ⟨Kx, y⟩ = ⟨x, Kᵀy⟩ for every operator).
+// Forward and adjoint lowering of every linear operator: the dispatch, and grad, mul_elemwise,
+// scale, sum, concat and subsample; the other families live in linear_*.cpp. Each adjoint is the
+// exact transpose of its forward (tests/test_adjoint*.cpp check ⟨Kx, y⟩ = ⟨x, Kᵀy⟩).
 #include "lowering.hpp"
 
 #include "proxgen/error.hpp"
@@ -58,13 +59,20 @@ void Params::bind(const ir::Problem& p) {
         }
 }
 
+std::vector<int> grad_axes(const ir::Node& n) { return n.ints.empty() ? std::vector<int>{0, 1} : n.ints; }
+
 int static_last_extent(const ir::Node& n) {
     switch (n.op) {
-    case ir::Op::grad: return 2;
+    case ir::Op::grad: return n.ints.empty() ? 2 : int(n.ints.size());
     case ir::Op::conv:
     case ir::Op::mul_elemwise:
     case ir::Op::scale:
-    case ir::Op::subsample: return static_last_extent(n.args[0]);
+    case ir::Op::subsample:
+    case ir::Op::crop:
+    case ir::Op::pad:
+    case ir::Op::uneven_subsample:
+    case ir::Op::warp:
+    case ir::Op::user: return static_last_extent(n.args[0]);
     case ir::Op::sum: return std::max(static_last_extent(n.args[0]), static_last_extent(n.args[1]));
     default: return 0;
     }
@@ -134,8 +142,6 @@ Lowered constant_like(float value, const std::vector<Expr>& extents) {
 
 Lowered zeros(const std::vector<Expr>& extents) { return constant_like(0.0f, extents); }
 
-namespace {
-
 /// The operand of a wrap-around read: a computed operand is computed whole first (see Stages).
 Func wrapped_operand(const Lowered& in, Stages& st) {
     if (in.is_input) return in.f;
@@ -144,38 +150,12 @@ Func wrapped_operand(const Lowered& in, Stages& st) {
     return st.add_root(whole);
 }
 
-/// Call a Func of rank r with new x and y and the remaining axes unchanged.
 Expr at(const Func& f, int rank, Expr x, Expr y) {
     auto a = args(rank);
     a[0] = std::move(x);
     a[1] = std::move(y);
     return f(a);
 }
-
-/// Circular correlation-type sum Σ_ab k(a,b) · in(x + sgn·(a − kw/2), y + sgn·(b − kh/2)):
-/// sgn = −1 is ProxImaL's convolution (centre floor(size/2)), sgn = +1 its adjoint.
-Func circular_filter(const Lowered& in, const ImageParam& kernel, int sgn, Stages& st) {
-    const int r = in.rank();
-    const auto& ax = axes();
-    Expr W = in.extents[0], H = in.extents[1];
-    // The wrap goes through BoundaryConditions::repeat_image, whose `likely` lets Halide split the
-    // x loop so the interior reads with plain vector loads and only the borders pay for the
-    // modulo; the padded copy is computed once per strip and the taps then read it with affine
-    // vector loads. (Measured 512², 9×9 kernel: 5.4 ms → see bench/ for the current number.)
-    Region bounds{{0, W}, {0, H}};
-    for (int d = 2; d < r; ++d) bounds.push_back(Range());
-    Func padded = BoundaryConditions::repeat_image(wrapped_operand(in, st), bounds);
-    st.add(padded);
-    Expr kw = kernel.dim(0).extent(), kh = kernel.dim(1).extent();
-    RDom t(0, kw, 0, kh, "tap");
-    Func acc(sgn < 0 ? "conv" : "conv_adjoint");
-    acc(args(r)) = 0.0f;
-    acc(args(r)) += kernel(t.x, t.y) * at(padded, r, ax[0] + sgn * (t.x - kw / 2), ax[1] + sgn * (t.y - kh / 2));
-    st.add(acc);
-    return acc;
-}
-
-}  // namespace
 
 std::vector<Expr> Lowerer::extents(const ir::Node& n) {
     switch (n.op) {
@@ -188,13 +168,52 @@ std::vector<Expr> Lowerer::extents(const ir::Node& n) {
     }
     case ir::Op::grad: {
         auto e = extents(n.args[0]);
-        e.push_back(2);
+        e.push_back(n.ints.empty() ? 2 : int(n.ints.size()));
         return e;
     }
     case ir::Op::subsample: {
         auto e = extents(n.args[0]);
         e[0] = (e[0] + n.step_x - 1) / n.step_x;
         e[1] = (e[1] + n.step_y - 1) / n.step_y;
+        return e;
+    }
+    case ir::Op::crop: {
+        auto e = extents(n.args[0]);
+        e[0] = n.ints[2];
+        e[1] = n.ints[3];
+        return e;
+    }
+    case ir::Op::pad: {
+        auto e = extents(n.args[0]);
+        e[0] += n.ints[0] + n.ints[2];
+        e[1] += n.ints[1] + n.ints[3];
+        return e;
+    }
+    case ir::Op::transpose: {
+        auto in = extents(n.args[0]), e = in;
+        for (std::size_t d = 0; d < e.size(); ++d) e[d] = in[n.ints[d]];
+        return e;
+    }
+    case ir::Op::reshape: return std::vector<Expr>(n.ints.begin(), n.ints.end());
+    case ir::Op::concat: {
+        auto e = extents(n.args[0]);
+        e[n.ints[0]] += extents(n.args[1])[n.ints[0]];
+        return e;
+    }
+    case ir::Op::uneven_subsample: {
+        auto e = extents(n.args[0]);
+        e[0] = params_.images[n.image_slot].dim(0).extent();
+        e[1] = params_.images[n.image_slot].dim(1).extent();
+        return e;
+    }
+    case ir::Op::warp: {
+        auto e = extents(n.args[0]);
+        if (n.ints.size() == 4) e[0] = n.ints[2], e[1] = n.ints[3];
+        return e;
+    }
+    case ir::Op::pxwise_matmul: {
+        auto e = extents(n.args[0]);
+        e[2] = params_.images[n.image_slot].dim(2).extent();
         return e;
     }
     default: return extents(n.args[0]);
@@ -217,27 +236,56 @@ Lowered Lowerer::forward(const ir::Node& n, const Lowered& x, Part part, Stages&
         s.f(args(r)) = a.f(args(r)) + b.f(args(r));
         return s;
     }
+    if (n.op == ir::Op::concat) {
+        Lowered a = forward(n.args[0], x, part, st), b = forward(n.args[1], x, part, st);
+        if (a.is_zero && b.is_zero) return zeros(extents(n));
+        // a before b along the axis; the clamps keep both reads in bounds (select evaluates both)
+        const int axis = n.ints[0];
+        Expr na = a.extents[axis], nb = b.extents[axis];
+        auto ia = args(r), ib = args(r);
+        ia[axis] = clamp(ax[axis], 0, na - 1);
+        ib[axis] = clamp(ax[axis] - na, 0, nb - 1);
+        Lowered c{Func("concat"), extents(n)};
+        c.f(args(r)) = select(ax[axis] < na, a.f(ia), b.f(ib));
+        return c;
+    }
     Lowered a = forward(n.args[0], x, part, st);
     if (a.is_zero) return zeros(extents(n));
     Lowered out{Func(ir::name(n.op)), extents(n)};
     switch (n.op) {
-    case ir::Op::conv: out.f = circular_filter(a, params_.images[n.image_slot], -1, st); break;
+    case ir::Op::conv: out.f = conv_forward(n, a, params_.images[n.image_slot], st); break;
+    case ir::Op::crop:
+    case ir::Op::pad:
+    case ir::Op::transpose:
+    case ir::Op::reshape: out.f = layout_forward(n, a, out.extents); break;
+    case ir::Op::uneven_subsample:
+    case ir::Op::warp: out.f = sampling_forward(n, a, params_.images[n.image_slot]); break;
+    case ir::Op::mul_color:
+    case ir::Op::pxwise_matmul: out.f = color_forward(n, a, params_.images[n.image_slot]); break;
+    case ir::Op::user: out.f = user_forward(n, a); break;
     case ir::Op::grad: {
-        // (∇u)(x,y,…,0) = u(x+1,y) − u(x,y), 0 on the last column; likewise along y. The clamps
-        // keep every access in bounds; the select zeroes the last slice (Neumann).
-        Expr W = a.extents[0], H = a.extents[1];
+        // (∇u)(…, k) = u(i + e_a) − u(i) along axis a = axes[k], 0 on the last slice (Neumann) or
+        // wrapping (periodic). The clamps keep every access in bounds (and, when wrapping, tell
+        // bounds inference the wrapped index stays inside); the select zeroes the last slice.
         Expr u = a.f(args(r - 1));
-        Expr dx, dy;
-        if (n.periodic) {
-            // the clamps change nothing but tell bounds inference the wrapped index stays inside
-            Func w = wrapped_operand(a, st);
-            dx = at(w, r - 1, clamp(select(ax[0] < W - 1, ax[0] + 1, 0), 0, W - 1), ax[1]) - u;
-            dy = at(w, r - 1, ax[0], clamp(select(ax[1] < H - 1, ax[1] + 1, 0), 0, H - 1)) - u;
-        } else {
-            dx = select(ax[0] < W - 1, at(a.f, r - 1, min(ax[0] + 1, W - 1), ax[1]) - u, 0.0f);
-            dy = select(ax[1] < H - 1, at(a.f, r - 1, ax[0], min(ax[1] + 1, H - 1)) - u, 0.0f);
+        const std::vector<int> along = grad_axes(n);
+        // a wrap-around read of a computed operand computes it whole first (see Stages)
+        const Func wrapped = n.periodic ? wrapped_operand(a, st) : a.f;
+        std::vector<Expr> d;
+        for (int axis : along) {
+            Expr N = a.extents[axis];
+            auto shifted = args(r - 1);
+            if (n.periodic) {
+                shifted[axis] = clamp(select(ax[axis] < N - 1, ax[axis] + 1, 0), 0, N - 1);
+                d.push_back(wrapped(shifted) - u);
+            } else {
+                shifted[axis] = min(ax[axis] + 1, N - 1);
+                d.push_back(select(ax[axis] < N - 1, a.f(shifted) - u, 0.0f));
+            }
         }
-        out.f(args(r)) = select(ax[r - 1] == 0, dx, dy);
+        Expr value = d.back();
+        for (int k = int(d.size()) - 2; k >= 0; --k) value = select(ax[r - 1] == k, d[k], value);
+        out.f(args(r)) = value;
         break;
     }
     case ir::Op::mul_elemwise: out.f(args(r)) = params_.images[n.image_slot](args(r)) * a.f(args(r)); break;
@@ -262,45 +310,71 @@ std::optional<Func> Lowerer::adjoint(const ir::Node& n, const Lowered& y, Stages
         s(args(rv)) = (*a)(args(rv)) + (*b)(args(rv));
         return s;
     }
+    case ir::Op::concat: {
+        // [A; B]ᵀ y = Aᵀ y_a + Bᵀ y_b: y split along the axis, each part read in place
+        const int axis = n.ints[0], r = int(n.shape.size());
+        auto ea = extents(n.args[0]), eb = extents(n.args[1]);
+        Lowered ya{Func("concat_adjoint_a"), ea}, yb{Func("concat_adjoint_b"), eb};
+        auto ib = args(r);
+        ib[axis] = ax[axis] + ea[axis];
+        ya.f(args(r)) = y.f(args(r));
+        yb.f(args(r)) = y.f(ib);
+        auto a = adjoint(n.args[0], ya, st), b = adjoint(n.args[1], yb, st);
+        if (!a) return b;
+        if (!b) return a;
+        Func s("adjoint_concat");
+        const int rv = int(problem_.variable_shape.size());
+        s(args(rv)) = (*a)(args(rv)) + (*b)(args(rv));
+        return s;
+    }
     default: break;
     }
     const ir::Node& arg = n.args[0];
     const int ra = int(arg.shape.size());
     Lowered back{Func(std::string(ir::name(n.op)) + "_adjoint"), extents(arg)};
     switch (n.op) {
-    case ir::Op::conv: back.f = circular_filter(y, params_.images[n.image_slot], +1, st); break;
     case ir::Op::grad: {
-        // ∇ᵀ = −div with the matching boundary terms: the first column keeps only +p(x), the last
-        // only −p(x−1); the operand is read at three points, so it is computed once per strip.
+        // ∇ᵀ = −div with the matching boundary terms: the first slice keeps only +p(i), the last
+        // only −p(i − e_a); the operand is read at several points, so it is computed once per strip.
         Func p("grad_adjoint_operand");
-        if (n.periodic) {
+        if (n.periodic) {  // read through a wrap-around: computed whole (see Stages)
             p = wrapped_operand(y, st);
         } else {
             p(args(ra + 1)) = y.f(args(ra + 1));
             st.add(p);
         }
-        Expr W = back.extents[0], H = back.extents[1];
-        auto a = args(ra);
-        auto with = [&](Expr x, Expr yy, int k) {
-            auto c = a;
-            c[0] = x;
-            c[1] = yy;
-            c.push_back(k);
-            return p(c);
-        };
-        Expr gx, gy;
-        if (n.periodic) {  // −(p(x) − p(x−1)) with x−1 wrapping
-            gx = with(ax[0], ax[1], 0) - with(clamp(select(ax[0] > 0, ax[0] - 1, W - 1), 0, W - 1), ax[1], 0);
-            gy = with(ax[0], ax[1], 1) - with(ax[0], clamp(select(ax[1] > 0, ax[1] - 1, H - 1), 0, H - 1), 1);
-        } else {
-            gx = select(ax[0] < W - 1, with(ax[0], ax[1], 0), 0.0f) -
-                 select(ax[0] > 0, with(max(ax[0] - 1, 0), ax[1], 0), 0.0f);
-            gy = select(ax[1] < H - 1, with(ax[0], ax[1], 1), 0.0f) -
-                 select(ax[1] > 0, with(ax[0], max(ax[1] - 1, 0), 1), 0.0f);
+        const auto a = args(ra);
+        const std::vector<int> along = grad_axes(n);
+        Expr sum = 0.0f;
+        for (int k = 0; k < int(along.size()); ++k) {
+            const int axis = along[k];
+            Expr N = back.extents[axis];
+            auto here = a, before = a;
+            here.push_back(k);
+            before.push_back(k);
+            Expr g;
+            if (n.periodic) {  // −(p(i) − p(i − e_a)) with i − 1 wrapping
+                before[axis] = clamp(select(ax[axis] > 0, ax[axis] - 1, N - 1), 0, N - 1);
+                g = p(here) - p(before);
+            } else {
+                before[axis] = max(ax[axis] - 1, 0);
+                g = select(ax[axis] < N - 1, p(here), 0.0f) - select(ax[axis] > 0, p(before), 0.0f);
+            }
+            sum = k == 0 ? g : sum + g;
         }
-        back.f(a) = -(gx + gy);
+        back.f(a) = -sum;
         break;
     }
+    case ir::Op::conv: back.f = conv_adjoint(n, y, params_.images[n.image_slot], st); break;
+    case ir::Op::crop:
+    case ir::Op::pad:
+    case ir::Op::transpose:
+    case ir::Op::reshape: back.f = layout_adjoint(n, y, back.extents); break;
+    case ir::Op::uneven_subsample:
+    case ir::Op::warp: back.f = sampling_adjoint(n, y, params_.images[n.image_slot], back.extents, st); break;
+    case ir::Op::mul_color:
+    case ir::Op::pxwise_matmul: back.f = color_adjoint(n, y, params_.images[n.image_slot]); break;
+    case ir::Op::user: back.f = user_adjoint(n, y, back.extents, st); break;
     case ir::Op::mul_elemwise: back.f(args(ra)) = params_.images[n.image_slot](args(ra)) * y.f(args(ra)); break;
     case ir::Op::scale: back.f(args(ra)) = params_.scalars[n.scalar_slot] * y.f(args(ra)); break;
     case ir::Op::subsample: {

@@ -43,6 +43,9 @@ struct Lowered {
 struct Stages {
     std::vector<Halide::Func> funcs;
     std::vector<Halide::Func> roots;
+    /// scatters (always roots too): an update `f(index(r)) += …` over the RDom whose outermost
+    /// variable is given; run in parallel over it with atomic adds.
+    std::vector<std::pair<Halide::Func, Halide::RVar>> scatters;
     Halide::Func add(Halide::Func f) {
         funcs.push_back(f);
         return f;
@@ -64,6 +67,9 @@ struct ProxSpec {
     std::optional<Halide::Func> a, c, group_weight, data;
     int group_size = 0;  // > 0: the group axis has this extent for sure (grad's 2): unrolled inline
 };
+
+/// grad's axes (x and y unless the node lists others).
+std::vector<int> grad_axes(const ir::Node& n);
 
 /// The extent of a node's last axis when the structure fixes it (grad stacks 2 components), else 0.
 int static_last_extent(const ir::Node& n);
@@ -121,6 +127,26 @@ Halide::Func omega_step(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& 
 /// inside the vector loop so one pass computes every component of a pixel. Call once per output
 /// Func, before compiling.
 void schedule_output(Halide::Func out, int rank, const Stages& st, int unrolled_last_extent = 0);
+
+// ---- per-family forward / adjoint lowering (src/lower/linear_*.cpp) ---------------------------
+// `in` is the operand (forward) or the operator's output-space argument (adjoint); `to` the
+// extents of the result; `image` the node's data (kernel, matrix, index images, homography).
+
+/// The operand of a wrap-around read: a computed operand is computed whole first (see Stages).
+Halide::Func wrapped_operand(const Lowered& in, Stages& st);
+/// A Func of rank r with new values for the first two axes.
+Halide::Expr at(const Halide::Func& f, int rank, Halide::Expr x, Halide::Expr y);
+Halide::Func conv_forward(const ir::Node& n, const Lowered& in, const Halide::ImageParam& kernel, Stages& st);
+Halide::Func conv_adjoint(const ir::Node& n, const Lowered& y, const Halide::ImageParam& kernel, Stages& st);
+Halide::Func layout_forward(const ir::Node& n, const Lowered& in, const std::vector<Halide::Expr>& to);
+Halide::Func layout_adjoint(const ir::Node& n, const Lowered& y, const std::vector<Halide::Expr>& to);
+Halide::Func sampling_forward(const ir::Node& n, const Lowered& in, const Halide::ImageParam& image);
+Halide::Func sampling_adjoint(const ir::Node& n, const Lowered& y, const Halide::ImageParam& image,
+                              const std::vector<Halide::Expr>& to, Stages& st);
+Halide::Func color_forward(const ir::Node& n, const Lowered& in, const Halide::ImageParam& image);
+Halide::Func color_adjoint(const ir::Node& n, const Lowered& y, const Halide::ImageParam& image);
+Halide::Func user_forward(const ir::Node& n, const Lowered& in);
+Halide::Func user_adjoint(const ir::Node& n, const Lowered& y, const std::vector<Halide::Expr>& to, Stages& st);
 
 /// The JIT target used for every pipeline (host features).
 const Halide::Target& jit_target();

@@ -64,6 +64,13 @@ void schedule_output(Func out, int rank, const Stages& st, int unrolled_last_ext
     const int vec = schedule_target().natural_vector_size<float>();
     const int strip = 16;
     Var yo("yo"), yi("yi"), xo("xo"), xi("xi");
+    if (rank == 1) {  // a flattened expression (reshape): vectors along its only axis
+        out.vectorize(ax[0], vec, TailStrategy::GuardWithIf);
+        for (const auto* list : {&st.funcs, &st.roots})
+            for (Func f : *list) f.compute_root();
+        for (auto [f, rv] : st.scatters) f.update().atomic().parallel(rv);
+        return;
+    }
     const bool unroll = unrolled_last_extent > 0 && rank >= 3;
     out.split(ax[1], yo, yi, strip, TailStrategy::GuardWithIf)
         .split(ax[0], xo, xi, vec, TailStrategy::GuardWithIf);
@@ -124,6 +131,8 @@ void schedule_output(Func out, int rank, const Stages& st, int unrolled_last_ext
         for (int u = 0; u < f.num_update_definitions(); ++u)
             f.update(u).vectorize(ax[0], vec, TailStrategy::GuardWithIf);
     }
+    // scatters: their update runs over the reduction domain, in parallel with atomic adds
+    for (auto [f, rv] : st.scatters) f.update().atomic().parallel(rv);
 }
 
 }  // namespace proxgen::lower

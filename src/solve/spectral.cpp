@@ -45,8 +45,10 @@ bool allows(const ir::Node& n, Basis b, bool inside_grad) {
     case ir::Op::scale:
     case ir::Op::sum:
         return std::all_of(n.args.begin(), n.args.end(), [&](const ir::Node& a) { return allows(a, b, inside_grad); });
-    case ir::Op::conv: return b == Basis::fft && allows(n.args[0], b, inside_grad);
+    case ir::Op::conv:
+        return b == Basis::fft && n.boundary == ir::ConvBoundary::circular && allows(n.args[0], b, inside_grad);
     case ir::Op::grad:
+        if (!n.ints.empty()) return false;  // the transfer functions below know grad along x and y only
         if (b == Basis::fft) return n.periodic && allows(n.args[0], b, true);
         return b == Basis::dct && !n.periodic && !inside_grad && allows(n.args[0], b, true);
     default: return false;  // mul_elemwise, subsample: diagonal in space, not in frequency

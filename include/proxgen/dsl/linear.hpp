@@ -12,10 +12,17 @@
 
 namespace proxgen::dsl {
 
-/// circular convolution with a 2-D kernel, centre at floor(size/2); applied per channel.
-template <class E>
+/// Boundary of conv, a type so the planner sees it: circular (wraps; diagonal in the DFT), zero
+/// outside the image, or the edge pixel replicated (ProxImaL's conv_nofft).
+struct circular_t {};
+struct zero_boundary_t {};
+struct replicate_t {};
+
+/// convolution with a 2-D kernel, centre at floor(size/2); applied per channel.
+template <class E, class Boundary = circular_t>
 struct conv_t {
     static constexpr int rank = E::rank;
+    using boundary = Boundary;
     Image kernel;
     E arg;
     std::vector<int> shape;
@@ -26,11 +33,20 @@ struct conv_t {
 struct neumann_t {};
 struct periodic_t {};
 
-/// forward differences along x and y, stacked on a new last axis.
-template <class E, class Boundary = neumann_t>
+/// The axes grad differentiates along, in order (x = 0, y = 1, the third axis = 2).
+template <int... A>
+struct axes_t {
+    static constexpr int count = sizeof...(A);
+    static std::vector<int> list() { return {A...}; }
+};
+using xy_axes = axes_t<0, 1>;
+
+/// forward differences along the chosen axes (default x and y), stacked on a new last axis.
+template <class E, class Boundary = neumann_t, class Axes = xy_axes>
 struct grad_t {
     static constexpr int rank = E::rank + 1;
     static constexpr bool periodic = std::is_same_v<Boundary, periodic_t>;
+    using axes = Axes;
     E arg;
     std::vector<int> shape;
 };
@@ -71,6 +87,10 @@ struct subsample_t {
     std::vector<int> shape;
 };
 
+/// a user-defined operator (defined in the opt-in proxgen/user_operator.hpp, which needs Halide.h).
+template <class E>
+struct user_t;
+
 /// e + offset image (e − b is stored with the image negated: b's sign lives in `sign`).
 template <class E>
 struct offset_t {
@@ -84,8 +104,8 @@ struct offset_t {
 // ---- which types are expressions -------------------------------------------------------------
 template <class T> struct is_expression : std::false_type {};
 template <class Tag, int R> struct is_expression<variable_t<Tag, R>> : std::true_type {};
-template <class E> struct is_expression<conv_t<E>> : std::true_type {};
-template <class E, class B> struct is_expression<grad_t<E, B>> : std::true_type {};
+template <class E, class B> struct is_expression<conv_t<E, B>> : std::true_type {};
+template <class E, class B, class A> struct is_expression<grad_t<E, B, A>> : std::true_type {};
 template <class E> struct is_expression<mul_elemwise_t<E>> : std::true_type {};
 template <class E> struct is_expression<scale_t<E>> : std::true_type {};
 template <class A, class B> struct is_expression<sum_t<A, B>> : std::true_type {};
@@ -120,32 +140,81 @@ inline void require_same_shape(const char* op, const char* left_name, const std:
 }
 }  // namespace detail
 
-/// pg::conv(k, e): circular convolution of every channel of e with the 2-D kernel k.
-template <dsl::Expression E>
-auto conv(const Image& kernel, E arg) {
+inline constexpr dsl::circular_t circular{};
+inline constexpr dsl::zero_boundary_t zero_boundary{};
+inline constexpr dsl::replicate_t replicate{};
+
+/// pg::conv(k, e[, boundary]): convolution of every channel of e with the 2-D kernel k, centre at
+/// floor(size/2); outside the image e wraps around (pg::circular, default), is 0
+/// (pg::zero_boundary) or repeats its edge pixel (pg::replicate).
+template <dsl::Expression E, class Boundary = dsl::circular_t>
+auto conv(const Image& kernel, E arg, Boundary = {}) {
+    static_assert(std::is_same_v<Boundary, dsl::circular_t> || std::is_same_v<Boundary, dsl::zero_boundary_t> ||
+                      std::is_same_v<Boundary, dsl::replicate_t>,
+                  "conv's boundary is pg::circular, pg::zero_boundary or pg::replicate");
     detail::require_image(kernel, "conv", "kernel");
     if (kernel.dimensions() != 2) fail("conv: the kernel must be 2-D, got {}", kernel.shape_string());
     const auto& s = dsl::shape_of(arg);
     if (kernel.width() > s[0] || kernel.height() > s[1])
         fail("conv: the kernel is {} but its operand is only {}", kernel.shape_string(), shape_string(s));
     std::vector<int> shape = s;
-    return dsl::conv_t<E>{kernel, std::move(arg), std::move(shape)};
+    return dsl::conv_t<E, Boundary>{kernel, std::move(arg), std::move(shape)};
 }
+
+/// pg::conv_nofft(k, e): ProxImaL's direct small-kernel convolution, replicate boundary; the same
+/// operator as conv(k, e, pg::replicate).
+template <dsl::Expression E>
+auto conv_nofft(const Image& kernel, E arg) { return conv(kernel, std::move(arg), dsl::replicate_t{}); }
 
 inline constexpr dsl::neumann_t neumann{};
 inline constexpr dsl::periodic_t periodic{};
+/// grad's axes: pg::on_axes<0, 1, 2> differentiates a volume along x, y and its third axis.
+template <int... A>
+inline constexpr dsl::axes_t<A...> on_axes{};
 
-/// pg::grad(e[, pg::periodic]): forward differences along x and y, stacked on a new last axis of
-/// extent 2; the last difference is 0 (Neumann, default) or wraps around (periodic).
-template <dsl::Expression E, class Boundary = dsl::neumann_t>
-auto grad(E arg, Boundary = {}) {
+namespace detail {
+template <class T> struct is_axes : std::false_type {};
+template <int... A> struct is_axes<dsl::axes_t<A...>> : std::true_type {};
+
+template <int Rank, int... A>
+constexpr bool valid_axes() {
+    constexpr int a[] = {A...};
+    for (int i = 0; i < int(sizeof...(A)); ++i) {
+        if (a[i] < 0 || a[i] >= Rank) return false;
+        for (int j = 0; j < i; ++j)
+            if (a[i] == a[j]) return false;
+    }
+    return sizeof...(A) > 0;
+}
+
+template <class Axes, class Boundary, dsl::Expression E>
+auto make_grad(E arg) {
     static_assert(std::is_same_v<Boundary, dsl::neumann_t> || std::is_same_v<Boundary, dsl::periodic_t>,
                   "grad's boundary is pg::neumann or pg::periodic");
     static_assert(E::rank + 1 <= dsl::max_rank,
                   "grad adds an axis, and the result would exceed ProxGen's maximum rank of 4");
     std::vector<int> shape = dsl::shape_of(arg);
-    shape.push_back(2);
-    return dsl::grad_t<E, Boundary>{std::move(arg), std::move(shape)};
+    shape.push_back(Axes::count);
+    return dsl::grad_t<E, Boundary, Axes>{std::move(arg), std::move(shape)};
+}
+}  // namespace detail
+
+/// pg::grad(e[, pg::periodic]): forward differences along x and y, stacked on a new last axis of
+/// extent 2; the last difference is 0 (Neumann, default) or wraps around (periodic).
+template <dsl::Expression E, class Boundary = dsl::neumann_t>
+    requires(!detail::is_axes<Boundary>::value)
+auto grad(E arg, Boundary = {}) {
+    return detail::make_grad<dsl::xy_axes, Boundary>(std::move(arg));
+}
+
+/// pg::grad(e, pg::on_axes<0, 1, 2>[, pg::periodic]): forward differences along the given axes of
+/// e (distinct, each < e's rank), stacked on a new last axis with one slice per axis: grad of a
+/// volume, or along x only (on_axes<0>).
+template <dsl::Expression E, int... A, class Boundary = dsl::neumann_t>
+auto grad(E arg, dsl::axes_t<A...>, Boundary = {}) {
+    static_assert(detail::valid_axes<E::rank, A...>(),
+                  "grad's axes must be distinct axes of its operand (0 = x, 1 = y, 2 = the third axis)");
+    return detail::make_grad<dsl::axes_t<A...>, Boundary>(std::move(arg));
 }
 
 /// pg::mul_elemwise(w, e): elementwise product with a weight image of e's shape.

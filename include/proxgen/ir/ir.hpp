@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,23 @@
 
 namespace proxgen::ir {
 
-enum class Op { variable, constant, conv, grad, mul_elemwise, scale, sum, subsample };
-enum class Penalty { sum_squares, norm1, group_norm1, nonneg, poisson, sum_entries };
+enum class Op {
+    variable, constant, conv, grad, mul_elemwise, scale, sum, subsample,
+    // the wider catalogue (docs/operators.md)
+    crop, pad, transpose, reshape, concat, uneven_subsample, mul_color, pxwise_matmul, warp, user
+};
+enum class Penalty {
+    sum_squares, norm1, group_norm1, nonneg, poisson, sum_entries,
+    masked_nonneg, box, huber
+};
+
+/// Boundary of a convolution: circular (ProxImaL conv, FFT-diagonal), zero outside, or the edge
+/// pixel replicated (ProxImaL conv_nofft).
+enum class ConvBoundary { circular, zero, replicate };
+
+/// A user-defined linear operator (proxgen/user_operator.hpp, which needs Halide.h): opaque here so
+/// that the public headers stay free of Halide.h.
+struct UserOperator;
 
 const char* name(Op op);
 const char* name(Penalty p);
@@ -28,6 +44,11 @@ struct Node {
     float scalar = 1.0f;          // scale factor
     int step_x = 1, step_y = 1;   // subsample steps (structural: part of the signature)
     bool periodic = false;        // grad: periodic boundary (wraps) instead of Neumann (last = 0)
+    ConvBoundary boundary = ConvBoundary::circular;  // conv
+    /// Structural integers (part of the signature): grad's axes (empty: x and y), crop's x0, y0,
+    /// pad's left, top, transpose's permutation, concat's axis, reshape's target shape.
+    std::vector<int> ints;
+    std::shared_ptr<const UserOperator> user;  // Op::user: the user's forward (and adjoint)
     int image_slot = -1;          // index of the pipeline parameter bound to `image`
     int scalar_slot = -1;         // index of the pipeline parameter bound to `scalar`
 };

@@ -14,13 +14,23 @@ namespace proxgen::lower {
 // Declared first: the recursive calls are dependent but the arguments live in proxgen::dsl, so
 // argument-dependent lookup would not find overloads declared later in this namespace.
 template <class Tag, int R> ir::Node to_ir(const dsl::variable_t<Tag, R>& v);
-template <class E> ir::Node to_ir(const dsl::conv_t<E>& e);
-template <class E, class B> ir::Node to_ir(const dsl::grad_t<E, B>& e);
+template <class E, class B> ir::Node to_ir(const dsl::conv_t<E, B>& e);
+template <class E, class B, class A> ir::Node to_ir(const dsl::grad_t<E, B, A>& e);
 template <class E> ir::Node to_ir(const dsl::mul_elemwise_t<E>& e);
 template <class E> ir::Node to_ir(const dsl::scale_t<E>& e);
 template <class E> ir::Node to_ir(const dsl::subsample_t<E>& e);
 template <class A, class B> ir::Node to_ir(const dsl::sum_t<A, B>& e);
 template <class E> ir::Node to_ir(const dsl::offset_t<E>& e);
+template <class E> ir::Node to_ir(const dsl::crop_t<E>& e);
+template <class E> ir::Node to_ir(const dsl::pad_t<E>& e);
+template <class E> ir::Node to_ir(const dsl::transpose_t<E>& e);
+template <class E, int R> ir::Node to_ir(const dsl::reshape_t<E, R>& e);
+template <class A, class B> ir::Node to_ir(const dsl::concat_t<A, B>& e);
+template <class E> ir::Node to_ir(const dsl::uneven_subsample_t<E>& e);
+template <class E> ir::Node to_ir(const dsl::warp_t<E>& e);
+template <class E> ir::Node to_ir(const dsl::mul_color_t<E>& e);
+template <class E> ir::Node to_ir(const dsl::pxwise_matmul_t<E>& e);
+template <class E> ir::Node to_ir(const dsl::user_t<E>& e);  // defined in proxgen/user_operator.hpp
 
 inline ir::Node unary(ir::Op op, const std::vector<int>& shape, ir::Node arg) {
     ir::Node n;
@@ -37,16 +47,20 @@ ir::Node to_ir(const dsl::variable_t<Tag, R>& v) {
     n.shape = v.shape;
     return n;
 }
-template <class E>
-ir::Node to_ir(const dsl::conv_t<E>& e) {
+template <class E, class B>
+ir::Node to_ir(const dsl::conv_t<E, B>& e) {
     auto n = unary(ir::Op::conv, e.shape, to_ir(e.arg));
     n.image = e.kernel;
+    n.boundary = std::is_same_v<B, dsl::zero_boundary_t> ? ir::ConvBoundary::zero
+                 : std::is_same_v<B, dsl::replicate_t>   ? ir::ConvBoundary::replicate
+                                                         : ir::ConvBoundary::circular;
     return n;
 }
-template <class E, class B>
-ir::Node to_ir(const dsl::grad_t<E, B>& e) {
+template <class E, class B, class A>
+ir::Node to_ir(const dsl::grad_t<E, B, A>& e) {
     auto n = unary(ir::Op::grad, e.shape, to_ir(e.arg));
-    n.periodic = dsl::grad_t<E, B>::periodic;
+    n.periodic = dsl::grad_t<E, B, A>::periodic;
+    if constexpr (!std::is_same_v<A, dsl::xy_axes>) n.ints = A::list();  // x and y stay the empty default
     return n;
 }
 template <class E>
@@ -91,6 +105,70 @@ ir::Node to_ir(const dsl::offset_t<E>& e) {
     n.shape = e.shape;
     n.args.push_back(to_ir(e.arg));
     n.args.push_back(std::move(signed_c));
+    return n;
+}
+
+template <class E>
+ir::Node to_ir(const dsl::crop_t<E>& e) {
+    auto n = unary(ir::Op::crop, e.shape, to_ir(e.arg));
+    n.ints = {e.x0, e.y0, e.shape[0], e.shape[1]};
+    return n;
+}
+template <class E>
+ir::Node to_ir(const dsl::pad_t<E>& e) {
+    auto n = unary(ir::Op::pad, e.shape, to_ir(e.arg));
+    const auto& in = dsl::shape_of(e.arg);
+    n.ints = {e.left, e.top, e.shape[0] - in[0] - e.left, e.shape[1] - in[1] - e.top};
+    return n;
+}
+template <class E>
+ir::Node to_ir(const dsl::transpose_t<E>& e) {
+    auto n = unary(ir::Op::transpose, e.shape, to_ir(e.arg));
+    n.ints = e.perm;
+    return n;
+}
+template <class E, int R>
+ir::Node to_ir(const dsl::reshape_t<E, R>& e) {
+    auto n = unary(ir::Op::reshape, e.shape, to_ir(e.arg));
+    n.ints = e.shape;  // the target shape is structure: the pipeline's index arithmetic uses it
+    return n;
+}
+template <class A, class B>
+ir::Node to_ir(const dsl::concat_t<A, B>& e) {
+    ir::Node n;
+    n.op = ir::Op::concat;
+    n.shape = e.shape;
+    n.ints = {e.axis};
+    n.args.push_back(to_ir(e.lhs));
+    n.args.push_back(to_ir(e.rhs));
+    return n;
+}
+template <class E>
+ir::Node to_ir(const dsl::uneven_subsample_t<E>& e) {
+    auto n = unary(ir::Op::uneven_subsample, e.shape, to_ir(e.arg));
+    n.image = e.index;
+    return n;
+}
+template <class E>
+ir::Node to_ir(const dsl::warp_t<E>& e) {
+    auto n = unary(ir::Op::warp, e.shape, to_ir(e.arg));
+    n.image = e.homography;
+    // the adjoint's gather window, then the output size when it is not the input's
+    n.ints = {int(e.homography(0, 0, 2)), int(e.homography(1, 0, 2))};
+    const auto& in = dsl::shape_of(e.arg);
+    if (e.shape[0] != in[0] || e.shape[1] != in[1]) n.ints.insert(n.ints.end(), {e.shape[0], e.shape[1]});
+    return n;
+}
+template <class E>
+ir::Node to_ir(const dsl::mul_color_t<E>& e) {
+    auto n = unary(ir::Op::mul_color, e.shape, to_ir(e.arg));
+    n.image = e.matrix;
+    return n;
+}
+template <class E>
+ir::Node to_ir(const dsl::pxwise_matmul_t<E>& e) {
+    auto n = unary(ir::Op::pxwise_matmul, e.shape, to_ir(e.arg));
+    n.image = e.matrices;
     return n;
 }
 

@@ -76,32 +76,41 @@ struct linear_traits<dsl::variable_t<Tag, R>> {
     static double diagonal_min_abs(const dsl::variable_t<Tag, R>&) { return 1.0; }
 };
 
-template <class E>
-struct linear_traits<dsl::conv_t<E>> : unary_traits<E> {
+template <class E, class B>
+struct linear_traits<dsl::conv_t<E, B>> : unary_traits<E> {
+    static constexpr bool circular = std::is_same_v<B, dsl::circular_t>;
     static constexpr bool is_diagonal = false;
     static constexpr bool is_gram_diagonal = false;
-    static constexpr bool is_fft_diagonal = linear_traits<E>::is_fft_diagonal;
-    static constexpr bool is_dct_diagonal = false;  // circular convolution does not commute with the DCT
-    // ‖k ⊛ x‖ ≤ ‖k‖₁ ‖x‖ (Young's inequality; also max |OTF| ≤ ‖k‖₁).
-    static double norm_bound(const dsl::conv_t<E>& e) {
+    // only the circular convolution is diagonal in the DFT; zero and replicate boundaries break it
+    static constexpr bool is_fft_diagonal = circular && linear_traits<E>::is_fft_diagonal;
+    static constexpr bool is_dct_diagonal = false;  // no convolution here commutes with the DCT in general
+    // ‖k ⊛ x‖ ≤ ‖k‖₁ ‖x‖ (Young's inequality; also max |OTF| ≤ ‖k‖₁); zero padding only drops terms.
+    // Replicate reads an edge pixel up to (⌊kw/2⌋+1)(⌊kh/2⌋+1) times for one shift of the kernel.
+    static double norm_bound(const dsl::conv_t<E, B>& e) {
         double l1 = 0;
         const float* k = e.kernel.data();
         for (std::size_t i = 0; i < e.kernel.size(); ++i) l1 += std::abs(k[i]);
+        if constexpr (std::is_same_v<B, dsl::replicate_t>)
+            l1 *= std::sqrt(double(e.kernel.width() / 2 + 1) * double(e.kernel.height() / 2 + 1));
         return l1 * linear_traits<E>::norm_bound(e.arg);
     }
-    static double diagonal_min_abs(const dsl::conv_t<E>&) { return 0.0; }
+    static double diagonal_min_abs(const dsl::conv_t<E, B>&) { return 0.0; }
 };
 
-template <class E, class B>
-struct linear_traits<dsl::grad_t<E, B>> : unary_traits<E> {
+template <class E, class B, class A>
+struct linear_traits<dsl::grad_t<E, B, A>> : unary_traits<E> {
+    // the spectral solvers know grad along x and y only
+    static constexpr bool xy = std::is_same_v<A, dsl::xy_axes>;
     static constexpr bool is_diagonal = false;
     static constexpr bool is_gram_diagonal = false;
-    static constexpr bool is_fft_diagonal = dsl::grad_t<E, B>::periodic && linear_traits<E>::is_fft_diagonal;
-    static constexpr bool is_dct_diagonal = !dsl::grad_t<E, B>::periodic && linear_traits<E>::is_scalar_identity;
+    static constexpr bool is_fft_diagonal = xy && dsl::grad_t<E, B, A>::periodic && linear_traits<E>::is_fft_diagonal;
+    static constexpr bool is_dct_diagonal = xy && !dsl::grad_t<E, B, A>::periodic && linear_traits<E>::is_scalar_identity;
     static constexpr bool is_grad_only = true;
-    // Each of the two difference operators has norm ≤ 2: ‖∇‖ ≤ √(4 + 4).
-    static double norm_bound(const dsl::grad_t<E, B>& e) { return std::sqrt(8.0) * linear_traits<E>::norm_bound(e.arg); }
-    static double diagonal_min_abs(const dsl::grad_t<E, B>&) { return 0.0; }
+    // Each difference operator has norm ≤ 2: ‖∇‖ ≤ √(4 · number of axes).
+    static double norm_bound(const dsl::grad_t<E, B, A>& e) {
+        return std::sqrt(4.0 * A::count) * linear_traits<E>::norm_bound(e.arg);
+    }
+    static double diagonal_min_abs(const dsl::grad_t<E, B, A>&) { return 0.0; }
 };
 
 template <class E>
@@ -176,3 +185,6 @@ struct linear_traits<dsl::offset_t<E>> {
 };
 
 }  // namespace proxgen::traits
+
+// The wider catalogue: its nodes and traits (kept apart to keep this file short).
+#include "proxgen/traits/catalogue_traits.hpp"

@@ -1,0 +1,128 @@
+// User-defined linear operators — an opt-in header: it includes Halide.h (and the program must
+// link Halide::Halide), which the rest of ProxGen's public headers avoid.
+//
+//   #include <proxgen/user_operator.hpp>
+//   auto shift = pg::user_operator("shift_right", [](const Halide::Func& in) {
+//       Halide::Func out; Halide::Var x, y;
+//       out(x, y) = in(x - 1, y);   // in is 0 outside the image: ProxGen pads it
+//       return out;
+//   });
+//   auto prob = pg::sum_squares(shift(x) - b) + ...;
+//
+// The forward maps a Func of the operand's rank to a Func of the same rank and size, and must be
+// linear. Without an adjoint, ProxGen derives it with Halide's autodiff (propagate_adjoints) and
+// computes it over the whole image in parallel (scatters with atomic adds). The adjoint, when
+// given, is trusted: tests/test_user_operator.cpp shows how to check it with the dot-product test
+// (proxgen/lower/evaluate.hpp). The norm bound feeds PC / L-ADMM step sizes; without one, ProxGen
+// estimates ‖K‖ by power iteration on a 64 × 64 (× channels) image, times a safety factor of 1.5.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <Halide.h>
+
+#include "proxgen/dsl/linear.hpp"
+#include "proxgen/ir/ir.hpp"
+#include "proxgen/lower/to_ir.hpp"
+#include "proxgen/traits/linear_traits.hpp"
+
+namespace proxgen::ir {
+
+struct UserOperator {
+    using Map = std::function<Halide::Func(const Halide::Func&)>;
+    std::string name;
+    std::size_t id = 0;  // unique per definition: compiled pipelines are cached by it
+    Map forward;
+    Map adjoint;         // empty: derived by autodiff
+    double norm_bound = 0;
+};
+
+}  // namespace proxgen::ir
+
+namespace proxgen::lower {
+/// ‖K‖ estimated by power iteration on random data of the given shape (library side).
+double estimate_norm(const ir::Node& expr, int iterations = 30);
+}  // namespace proxgen::lower
+
+namespace proxgen::dsl {
+
+template <class E>
+struct user_t {
+    static constexpr int rank = E::rank;
+    std::shared_ptr<const ir::UserOperator> op;
+    E arg;
+    std::vector<int> shape;
+};
+template <class E> struct is_expression<user_t<E>> : std::true_type {};
+
+}  // namespace proxgen::dsl
+
+namespace proxgen::traits {
+// Nothing is known about a user's operator: the conservative traits (CG x-update for ADMM / HQS).
+template <class E>
+struct linear_traits<dsl::user_t<E>> : unary_traits<E> {
+    static constexpr bool is_diagonal = false;
+    static constexpr bool is_gram_diagonal = false;
+    static constexpr bool is_fft_diagonal = false;
+    static constexpr bool is_dct_diagonal = false;
+    static double norm_bound(const dsl::user_t<E>& e) { return e.op->norm_bound * linear_traits<E>::norm_bound(e.arg); }
+    static double diagonal_min_abs(const dsl::user_t<E>&) { return 0.0; }
+};
+}  // namespace proxgen::traits
+
+namespace proxgen::lower {
+template <class E>
+ir::Node to_ir(const dsl::user_t<E>& e) {
+    auto n = unary(ir::Op::user, e.shape, to_ir(e.arg));
+    n.user = e.op;
+    return n;
+}
+}  // namespace proxgen::lower
+
+namespace proxgen {
+
+/// A linear operator given by its Halide forward (and optionally its adjoint); call it on an
+/// expression: op(x), op(conv(k, x)), …
+class user_operator {
+public:
+    user_operator(std::string name, ir::UserOperator::Map forward, ir::UserOperator::Map adjoint = {},
+                  double norm_bound = 0) {
+        if (!forward) fail("user_operator '{}': the forward function is empty", name);
+        if (!(norm_bound >= 0) || !std::isfinite(norm_bound))
+            fail("user_operator '{}': the norm bound must be finite and >= 0, got {}", name, norm_bound);
+        static std::atomic<std::size_t> next{1};
+        auto op = std::make_shared<ir::UserOperator>();
+        op->name = std::move(name);
+        op->id = next++;
+        op->forward = std::move(forward);
+        op->adjoint = std::move(adjoint);
+        op->norm_bound = norm_bound;
+        op_ = std::move(op);
+    }
+
+    template <dsl::Expression E>
+    auto operator()(E arg) const {
+        std::vector<int> shape = dsl::shape_of(arg);
+        if (op_->norm_bound == 0) {
+            // estimated once per definition, on a small image of the operand's rank
+            ir::Node v;
+            v.op = ir::Op::variable;
+            v.shape = shape;
+            v.shape[0] = std::min(v.shape[0], 64);
+            v.shape[1] = std::min(v.shape[1], 64);
+            auto n = lower::unary(ir::Op::user, v.shape, v);
+            n.user = op_;
+            op_->norm_bound = 1.5 * lower::estimate_norm(n);
+        }
+        return dsl::user_t<E>{op_, std::move(arg), std::move(shape)};
+    }
+    const ir::UserOperator& definition() const { return *op_; }
+
+private:
+    std::shared_ptr<ir::UserOperator> op_;  // its norm bound is filled on first use
+};
+
+}  // namespace proxgen
