@@ -88,6 +88,7 @@ TEST_CASE("crop, pad, transpose, reshape", "[adjoint]") {
         check_adjoint(pg::transpose(pg::grad(xc), {0, 1, 3, 2}), {w, h, 3}, 12);
         check_adjoint(pg::transpose(xc, {2, 0, 1}), {w, h, 3}, 13);
         check_adjoint(pg::reshape<2>(xc, {w, h * 3}), {w, h, 3}, 14);
+        check_adjoint(pg::merge_last_axes(pg::grad(xc)), {w, h, 3}, 16);
         check_adjoint(pg::crop(pg::pad(xc, 1, 2, 3, 4), 1, 2, w, h), {w, h, 3}, 15);
     }
 }

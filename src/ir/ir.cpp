@@ -57,6 +57,7 @@ const char* name(Penalty p) {
     case Penalty::masked_nonneg: return "masked_nonneg";
     case Penalty::box: return "box";
     case Penalty::huber: return "huber";
+    case Penalty::patch_nlm: return "patch_nlm";
     }
     return "?";
 }

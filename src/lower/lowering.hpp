@@ -111,6 +111,10 @@ Lowered constant_like(float value, const std::vector<Halide::Expr>& extents);
 /// argmin_z α f(a ⊙ z + c) + ρ/2 ‖z − v‖², elementwise where a = 0 (then z = v).
 Halide::Func prox(const ProxSpec& f, const Lowered& v, Halide::Expr rho, Stages& st);
 
+/// Non-local means of t (rank 2 or 3) at noise level sigma, at the pure axes (src/lower/prox_nlm.cpp).
+Halide::Expr nlm_denoise(const Halide::Func& t, const std::vector<Halide::Expr>& extents, Halide::Expr sigma,
+                         Stages& st);
+
 /// Closed-form x-update of the Ω terms: argmin_x Ω(x) + 1/(2τ) ‖x − v‖². Identity when Ω is empty.
 Halide::Func omega_prox(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);
 

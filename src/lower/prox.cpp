@@ -25,7 +25,14 @@ Expr plain_prox(ir::Penalty pen, Expr u, Expr tau, const std::optional<Func>& da
         Expr m = u - tau;
         return 0.5f * (m + sqrt(m * m + 4.0f * tau * b));
     }
-    case ir::Penalty::group_norm1: break;
+    case ir::Penalty::masked_nonneg: return select((*data)(at) != 0.0f, max(u, 0.0f), u);
+    case ir::Penalty::box: return clamp(u, 0.0f, 1.0f);  // box(e, lo, hi) is [0, 1] after scaling
+    case ir::Penalty::huber:
+        // α h(t) + ρ/2 (t − u)², h(t) = t² for |t| ≤ 1, 2|t| − 1 beyond: the quadratic's minimiser
+        // u/(1 + 2τ) when it lies inside, else the linear piece's u − 2τ sign(u)
+        return select(abs(u) <= 1.0f + 2.0f * tau, u / (1.0f + 2.0f * tau), u - 2.0f * tau * select(u > 0.0f, 1.0f, -1.0f));
+    case ir::Penalty::group_norm1:
+    case ir::Penalty::patch_nlm: break;
     }
     PROXGEN_INTERNAL_ASSERT(false);
     return Expr();
@@ -72,6 +79,10 @@ Func prox(const ProxSpec& f, const Lowered& v, Expr rho, Stages& st) {
         Expr n = sqrt(n2);
         Expr tg = f.group_weight ? tau * (*f.group_weight)(outer) : tau;
         p = select(n > tg, 1.0f - tg / n, 0.0f) * t(at);
+    } else if (f.penalty == ir::Penalty::patch_nlm) {
+        // a denoiser at noise level √τ on the scaled argument (a is one scalar β here: the
+        // planner never absorbs weights into a non-separable penalty)
+        p = nlm_denoise(t, v.extents, sqrt(tau), st);
     } else {
         p = plain_prox(f.penalty, t(at), tau, f.data, at);
     }

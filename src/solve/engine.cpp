@@ -265,6 +265,27 @@ double penalty_value(const ir::Term& t, const Image& v) {
         }
         return worst >= -1e-4 * scale ? 0.0 : INFINITY;
     }
+    case ir::Penalty::masked_nonneg: {
+        const float* m = t.data.data();
+        double worst = 0, scale = 1;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (m[i] != 0) worst = std::min(worst, double(d[i]));
+            scale = std::max(scale, std::abs(double(d[i])));
+        }
+        return worst >= -1e-4 * scale ? 0.0 : INFINITY;
+    }
+    case ir::Penalty::box: {  // [0, 1] after the scaling box() applies
+        for (std::size_t i = 0; i < n; ++i)
+            if (d[i] < -1e-4 || d[i] > 1 + 1e-4) return INFINITY;
+        return 0.0;
+    }
+    case ir::Penalty::huber:
+        for (std::size_t i = 0; i < n; ++i) {
+            const double a = std::abs(double(d[i]));
+            s += a <= 1 ? a * a : 2 * a - 1;
+        }
+        return s;
+    case ir::Penalty::patch_nlm: return 0.0;  // a denoiser, not a function: nothing to add
     case ir::Penalty::poisson: {
         const float* b = t.data.data();
         double scale = 1;

@@ -123,6 +123,19 @@ auto reshape(E arg, std::vector<int> shape) {
     return dsl::reshape_t<E, R>{std::move(arg), std::move(shape)};
 }
 
+/// pg::merge_last_axes(e): e's last two axes as one (W × H × C × 2 → W × H × 2C), so that
+/// group_norm1(merge_last_axes(grad(x))) couples the colour channels of a TV into one group per
+/// pixel (the vectorial TV of colour images) instead of one per channel.
+template <dsl::Expression E>
+auto merge_last_axes(E arg) {
+    static_assert(E::rank >= 3, "merge_last_axes needs at least three axes (e.g. grad of a colour image)");
+    std::vector<int> shape = dsl::shape_of(arg);
+    const int last = shape.back();
+    shape.pop_back();
+    shape.back() *= last;
+    return reshape<E::rank - 1>(std::move(arg), std::move(shape));
+}
+
 /// pg::concat(a, b, axis): a followed by b along `axis`; every other axis must agree.
 template <dsl::Expression A, dsl::Expression B>
 auto concat(A a, B b, int axis) {

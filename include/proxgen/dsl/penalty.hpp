@@ -16,7 +16,7 @@
 
 namespace proxgen::dsl {
 
-enum class penalty_kind { sum_squares, norm1, group_norm1, nonneg, poisson, sum_entries };
+enum class penalty_kind { sum_squares, norm1, group_norm1, nonneg, poisson, sum_entries, masked_nonneg, box, huber, patch_nlm };
 
 /// weight · f(beta · arg_weight ⊙ arg + offset), f one of penalty_kind. For group_norm1 the
 /// arg_weight is a weight per group instead (shape of arg without its last axis): Σ_p w_p ‖v_p‖.
@@ -156,6 +156,57 @@ auto poisson_norm(E e, const Image& counts) {
     auto p = dsl::make_penalty<dsl::penalty_kind::poisson>(std::move(e));
     p.data = counts;
     return p;
+}
+
+/// indicator of e >= 0 where mask != 0 (elsewhere e is free); mask has e's shape.
+template <class E>
+auto masked_nonneg(E e, const Image& mask) {
+    static_assert(dsl::Expression<E>, "masked_nonneg takes a linear or affine expression of a variable");
+    detail::require_image(mask, "masked_nonneg", "mask");
+    detail::require_same_shape("masked_nonneg", "the expression", dsl::shape_of(e), "the mask", mask.sizes());
+    auto p = dsl::make_penalty<dsl::penalty_kind::masked_nonneg>(std::move(e));
+    p.data = mask;
+    return p;
+}
+
+/// indicator of lo <= e <= hi elementwise (lo < hi, both finite; for one side use nonneg). Kept
+/// as the indicator of [0, 1] at (e − lo)/(hi − lo), so the planner's rules see a scale and an
+/// offset they already know how to absorb.
+template <class E>
+auto box(E e, float lo, float hi) {
+    static_assert(dsl::Expression<E>, "box takes a linear or affine expression of a variable");
+    if (!(std::isfinite(lo) && std::isfinite(hi) && lo < hi))
+        fail("box: needs finite bounds lo < hi, got [{}, {}]", lo, hi);
+    const auto& s = dsl::shape_of(e);
+    Image c(s);
+    for (std::size_t i = 0; i < c.size(); ++i) c.data()[i] = -lo / (hi - lo);
+    auto p = dsl::make_penalty<dsl::penalty_kind::box>(std::move(e));
+    p.beta = 1.0f / (hi - lo);
+    p.offset = c;
+    return p;
+}
+
+/// Σ huber_M(e): e² where |e| <= M, 2M|e| − M² beyond (quadratic near 0, linear tails; CVXPY's
+/// definition). Kept as M² · h₁(e / M), h₁ the Huber function of threshold 1.
+template <class E>
+auto huber(E e, float M) {
+    static_assert(dsl::Expression<E>, "huber takes a linear or affine expression of a variable");
+    if (!(std::isfinite(M) && M > 0)) fail("huber: the threshold M must be finite and > 0, got {}", M);
+    auto p = dsl::make_penalty<dsl::penalty_kind::huber>(std::move(e));
+    p.weight = M * M;
+    p.beta = 1.0f / M;
+    return p;
+}
+
+/// A plug-and-play prior: no closed-form function, its prox is a non-local means denoiser of the
+/// argument (7 × 7 search window, 3 × 3 patches, channels compared jointly) at noise level
+/// σ = √(α/ρ) for weight α and prox parameter ρ; weight 0 makes it the identity. ProxImaL's
+/// patch_NLM. The objective counts it as 0 (it has no value to report).
+template <class E>
+auto patch_nlm(E e) {
+    static_assert(dsl::Expression<E>, "patch_nlm takes a linear or affine expression of a variable");
+    static_assert(E::rank == 2 || E::rank == 3, "patch_nlm denoises an image: a W x H or W x H x C expression");
+    return dsl::make_penalty<dsl::penalty_kind::patch_nlm>(std::move(e));
 }
 
 /// Σ e (a linear term ⟨1, e⟩)

@@ -21,7 +21,7 @@ enum class Op {
 };
 enum class Penalty {
     sum_squares, norm1, group_norm1, nonneg, poisson, sum_entries,
-    masked_nonneg, box, huber
+    masked_nonneg, box, huber, patch_nlm
 };
 
 /// Boundary of a convolution: circular (ProxImaL conv, FFT-diagonal), zero outside, or the edge

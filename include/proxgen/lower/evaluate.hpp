@@ -12,7 +12,7 @@ Image apply_linear(const ir::Node& expr, const Image& x);
 /// Kᵀ y in the variable's space.
 Image apply_adjoint(const ir::Node& expr, const Image& y);
 /// The optional parameters of the generalised prox form α f(a ⊙ z + c): a (elementwise scale),
-/// c (offset), counts (poisson_norm), group weights (group_norm1; v's shape without its last axis).
+/// c (offset), counts (poisson_norm; the mask for masked_nonneg), group weights (group_norm1; v's shape without its last axis).
 struct ProxData {
     Image a, c, counts, group_weight;
 };

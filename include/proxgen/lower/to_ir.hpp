@@ -180,6 +180,10 @@ inline ir::Penalty to_ir(dsl::penalty_kind k) {
     case dsl::penalty_kind::nonneg: return ir::Penalty::nonneg;
     case dsl::penalty_kind::poisson: return ir::Penalty::poisson;
     case dsl::penalty_kind::sum_entries: return ir::Penalty::sum_entries;
+    case dsl::penalty_kind::masked_nonneg: return ir::Penalty::masked_nonneg;
+    case dsl::penalty_kind::box: return ir::Penalty::box;
+    case dsl::penalty_kind::huber: return ir::Penalty::huber;
+    case dsl::penalty_kind::patch_nlm: return ir::Penalty::patch_nlm;
     }
     return ir::Penalty::sum_squares;
 }

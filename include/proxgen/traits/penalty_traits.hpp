@@ -21,7 +21,7 @@ struct penalty_traits<dsl::penalty_kind::sum_squares> {
 
 /// f(w ⊙ v) has a per-element prox for any w: every penalty but the grouped one.
 template <dsl::penalty_kind K>
-inline constexpr bool is_separable = K != dsl::penalty_kind::group_norm1;
+inline constexpr bool is_separable = K != dsl::penalty_kind::group_norm1 && K != dsl::penalty_kind::patch_nlm;
 template <>
 struct penalty_traits<dsl::penalty_kind::norm1> {
     static constexpr const char* name = "norm1";
@@ -54,6 +54,36 @@ struct penalty_traits<dsl::penalty_kind::poisson> {
 template <>
 struct penalty_traits<dsl::penalty_kind::sum_entries> {
     static constexpr const char* name = "sum_entries";
+    static constexpr bool is_indicator = false;
+    static constexpr bool is_quadratic = false;
+    static constexpr double strong_convexity = 0.0;
+};
+
+template <>
+struct penalty_traits<dsl::penalty_kind::masked_nonneg> {
+    static constexpr const char* name = "masked_nonneg";
+    static constexpr bool is_indicator = true;
+    static constexpr bool is_quadratic = false;
+    static constexpr double strong_convexity = 0.0;
+};
+template <>
+struct penalty_traits<dsl::penalty_kind::box> {
+    static constexpr const char* name = "box";
+    static constexpr bool is_indicator = true;
+    static constexpr bool is_quadratic = false;
+    static constexpr double strong_convexity = 0.0;
+};
+template <>
+struct penalty_traits<dsl::penalty_kind::huber> {
+    static constexpr const char* name = "huber";
+    static constexpr bool is_indicator = false;
+    static constexpr bool is_quadratic = false;  // only near 0: the x-update cannot absorb it
+    static constexpr double strong_convexity = 0.0;
+};
+
+template <>
+struct penalty_traits<dsl::penalty_kind::patch_nlm> {
+    static constexpr const char* name = "patch_nlm";
     static constexpr bool is_indicator = false;
     static constexpr bool is_quadratic = false;
     static constexpr double strong_convexity = 0.0;
