@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "proxgen/error.hpp"
+#include "proxgen/diff_fn.hpp"
 #include "proxgen/user_operator.hpp"
 
 namespace proxgen::plan {
@@ -58,6 +59,7 @@ const char* name(Penalty p) {
     case Penalty::box: return "box";
     case Penalty::huber: return "huber";
     case Penalty::patch_nlm: return "patch_nlm";
+    case Penalty::diff_fn: return "diff_fn";
     }
     return "?";
 }
@@ -150,6 +152,7 @@ std::string signature(const Problem& p) {
         for (const auto& t : *terms) {
             s += name(t.penalty);
             s += fmt::format("[{}{}{}]", t.arg_weight.dimensions(), t.offset.empty() ? "" : "c", t.data.empty() ? "" : "d");
+            if (t.smooth) s += fmt::format("#{}:{}", t.smooth->id, t.smooth->steps);  // its Halide Expr is structure
             s += "(";
             sign(t.expr, s);
             s += ");";

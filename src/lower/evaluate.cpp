@@ -98,6 +98,8 @@ Image apply_prox(ir::Penalty f, float alpha, float rho, const Image& v, const Pr
     spec.c = func_of(data.c, "c");
     spec.data = func_of(data.counts, "counts");
     spec.group_weight = func_of(data.group_weight, "group_weight");
+    spec.smooth = data.smooth;
+    if (f == ir::Penalty::diff_fn && !spec.smooth) fail("apply_prox: diff_fn needs its smooth function");
     Stages st;
     Lowered vin = input(vp);
     Func z = prox(spec, vin, rp, st);

@@ -82,6 +82,7 @@ ProxSpec Lowerer::prox_spec(const ir::Term& t, const Lowered& x, Stages& st) {
     ProxSpec f;
     f.penalty = t.penalty;
     f.group_size = static_last_extent(t.expr);
+    f.smooth = t.smooth;
     f.alpha = weight(t);
     const int r = int(t.expr.shape.size());
     const auto a_args = args(r);

@@ -66,6 +66,7 @@ struct ProxSpec {
     Halide::Expr alpha;
     std::optional<Halide::Func> a, c, group_weight, data;
     int group_size = 0;  // > 0: the group axis has this extent for sure (grad's 2): unrolled inline
+    std::shared_ptr<const ir::SmoothFunction> smooth;  // diff_fn: the user's f
 };
 
 /// grad's axes (x and y unless the node lists others).
@@ -114,6 +115,11 @@ Halide::Func prox(const ProxSpec& f, const Lowered& v, Halide::Expr rho, Stages&
 /// Non-local means of t (rank 2 or 3) at noise level sigma, at the pure axes (src/lower/prox_nlm.cpp).
 Halide::Expr nlm_denoise(const Halide::Func& t, const std::vector<Halide::Expr>& extents, Halide::Expr sigma,
                          Stages& st);
+
+/// diff_fn's prox on t = a v + c with threshold tau: gradient steps with f' from Halide's autodiff
+/// (src/lower/prox_smooth.cpp).
+Halide::Expr smooth_prox(const ir::SmoothFunction& f, const Halide::Func& t, const std::vector<Halide::Expr>& extents,
+                         Halide::Expr tau, Stages& st);
 
 /// Closed-form x-update of the Ω terms: argmin_x Ω(x) + 1/(2τ) ‖x − v‖². Identity when Ω is empty.
 Halide::Func omega_prox(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);

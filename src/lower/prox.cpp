@@ -32,7 +32,8 @@ Expr plain_prox(ir::Penalty pen, Expr u, Expr tau, const std::optional<Func>& da
         // u/(1 + 2τ) when it lies inside, else the linear piece's u − 2τ sign(u)
         return select(abs(u) <= 1.0f + 2.0f * tau, u / (1.0f + 2.0f * tau), u - 2.0f * tau * select(u > 0.0f, 1.0f, -1.0f));
     case ir::Penalty::group_norm1:
-    case ir::Penalty::patch_nlm: break;
+    case ir::Penalty::patch_nlm:
+    case ir::Penalty::diff_fn: break;
     }
     PROXGEN_INTERNAL_ASSERT(false);
     return Expr();
@@ -79,6 +80,9 @@ Func prox(const ProxSpec& f, const Lowered& v, Expr rho, Stages& st) {
         Expr n = sqrt(n2);
         Expr tg = f.group_weight ? tau * (*f.group_weight)(outer) : tau;
         p = select(n > tg, 1.0f - tg / n, 0.0f) * t(at);
+    } else if (f.penalty == ir::Penalty::diff_fn) {
+        PROXGEN_INTERNAL_ASSERT(f.smooth != nullptr);
+        p = smooth_prox(*f.smooth, t, v.extents, tau, st);
     } else if (f.penalty == ir::Penalty::patch_nlm) {
         // a denoiser at noise level √τ on the scaled argument (a is one scalar β here: the
         // planner never absorbs weights into a non-separable penalty)

@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "proxgen/diff_fn.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/solve/solve.hpp"
 
@@ -219,7 +220,8 @@ TermValues::TermValues(const ir::Problem& p) : params(p), x(Halide::Float(32), i
             Halide::Func arg = L.term_argument(t, xin, st);
             const int r = int(t.expr.shape.size());
             Halide::Func v("term_value");
-            v(lower::args(r)) = arg(lower::args(r));
+            // diff_fn's value is only known as a Halide expression: evaluated here, summed below
+            v(lower::args(r)) = t.smooth ? t.smooth->f(arg(lower::args(r))) : Halide::Expr(arg(lower::args(r)));
             lower::schedule_output(v, r, st);
             outs.push_back(v);
         }
@@ -286,6 +288,9 @@ double penalty_value(const ir::Term& t, const Image& v) {
         }
         return s;
     case ir::Penalty::patch_nlm: return 0.0;  // a denoiser, not a function: nothing to add
+    case ir::Penalty::diff_fn:  // the term pipeline already applied f
+        for (std::size_t i = 0; i < n; ++i) s += d[i];
+        return s;
     case ir::Penalty::poisson: {
         const float* b = t.data.data();
         double scale = 1;

@@ -90,6 +90,9 @@ struct subsample_t {
 /// a user-defined operator (defined in the opt-in proxgen/user_operator.hpp, which needs Halide.h).
 template <class E>
 struct user_t;
+/// the argument of a diff_fn penalty, carrying the user's smooth function (proxgen/diff_fn.hpp).
+template <class E>
+struct smooth_arg_t;
 
 /// e + offset image (e − b is stored with the image negated: b's sign lives in `sign`).
 template <class E>

@@ -16,7 +16,7 @@
 
 namespace proxgen::dsl {
 
-enum class penalty_kind { sum_squares, norm1, group_norm1, nonneg, poisson, sum_entries, masked_nonneg, box, huber, patch_nlm };
+enum class penalty_kind { sum_squares, norm1, group_norm1, nonneg, poisson, sum_entries, masked_nonneg, box, huber, patch_nlm, diff_fn };
 
 /// weight · f(beta · arg_weight ⊙ arg + offset), f one of penalty_kind. For group_norm1 the
 /// arg_weight is a weight per group instead (shape of arg without its last axis): Σ_p w_p ‖v_p‖.

@@ -21,7 +21,7 @@ enum class Op {
 };
 enum class Penalty {
     sum_squares, norm1, group_norm1, nonneg, poisson, sum_entries,
-    masked_nonneg, box, huber, patch_nlm
+    masked_nonneg, box, huber, patch_nlm, diff_fn
 };
 
 /// Boundary of a convolution: circular (ProxImaL conv, FFT-diagonal), zero outside, or the edge
@@ -31,6 +31,8 @@ enum class ConvBoundary { circular, zero, replicate };
 /// A user-defined linear operator (proxgen/user_operator.hpp, which needs Halide.h): opaque here so
 /// that the public headers stay free of Halide.h.
 struct UserOperator;
+/// The smooth function of a diff_fn penalty (proxgen/diff_fn.hpp, which needs Halide.h).
+struct SmoothFunction;
 
 const char* name(Op op);
 const char* name(Penalty p);
@@ -67,6 +69,7 @@ struct Term {
     int weight_slot = -1, beta_slot = -1;
     int arg_weight_slot = -1, offset_slot = -1, data_slot = -1;
     std::string text;              // human-readable, for describe()/verbose
+    std::shared_ptr<const SmoothFunction> smooth;  // diff_fn: the user's f
 };
 
 struct Problem {

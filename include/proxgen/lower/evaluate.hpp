@@ -15,6 +15,7 @@ Image apply_adjoint(const ir::Node& expr, const Image& y);
 /// c (offset), counts (poisson_norm; the mask for masked_nonneg), group weights (group_norm1; v's shape without its last axis).
 struct ProxData {
     Image a, c, counts, group_weight;
+    std::shared_ptr<const ir::SmoothFunction> smooth;  // diff_fn: the smooth function
 };
 
 /// argmin_z α f(a ⊙ z + c) + ρ/2 ‖z − v‖²; empty images in `data` mean a = 1, c = 0, none.

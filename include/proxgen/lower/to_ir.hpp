@@ -31,6 +31,7 @@ template <class E> ir::Node to_ir(const dsl::warp_t<E>& e);
 template <class E> ir::Node to_ir(const dsl::mul_color_t<E>& e);
 template <class E> ir::Node to_ir(const dsl::pxwise_matmul_t<E>& e);
 template <class E> ir::Node to_ir(const dsl::user_t<E>& e);  // defined in proxgen/user_operator.hpp
+template <class E> ir::Node to_ir(const dsl::smooth_arg_t<E>& e);  // defined in proxgen/diff_fn.hpp
 
 inline ir::Node unary(ir::Op op, const std::vector<int>& shape, ir::Node arg) {
     ir::Node n;
@@ -184,6 +185,7 @@ inline ir::Penalty to_ir(dsl::penalty_kind k) {
     case dsl::penalty_kind::box: return ir::Penalty::box;
     case dsl::penalty_kind::huber: return ir::Penalty::huber;
     case dsl::penalty_kind::patch_nlm: return ir::Penalty::patch_nlm;
+    case dsl::penalty_kind::diff_fn: return ir::Penalty::diff_fn;
     }
     return ir::Penalty::sum_squares;
 }
@@ -210,6 +212,7 @@ ir::Problem to_ir(const dsl::problem_t<Terms...>& problem) {
         t.data = term.data;
         t.constant = term.constant;
         t.expr = to_ir(term.arg);
+        if constexpr (T::kind == dsl::penalty_kind::diff_fn) t.smooth = term.arg.fn;
         t.norm_bound = lt::norm_bound(term.arg);
         t.text = ir::to_string(t);
         if constexpr (Plan::in_omega[decltype(i)::value]) {

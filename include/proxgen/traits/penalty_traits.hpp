@@ -82,6 +82,13 @@ struct penalty_traits<dsl::penalty_kind::huber> {
 };
 
 template <>
+struct penalty_traits<dsl::penalty_kind::diff_fn> {
+    static constexpr const char* name = "diff_fn";
+    static constexpr bool is_indicator = false;
+    static constexpr bool is_quadratic = false;
+    static constexpr double strong_convexity = 0.0;
+};
+template <>
 struct penalty_traits<dsl::penalty_kind::patch_nlm> {
     static constexpr const char* name = "patch_nlm";
     static constexpr bool is_indicator = false;

@@ -1,0 +1,89 @@
+// diff_fn: a smooth separable penalty Σ_p f(e_p) that the user writes as a Halide expression —
+// an opt-in header: it includes Halide.h (link Halide::Halide), which the rest of ProxGen's public
+// headers avoid.
+//
+//   #include <proxgen/diff_fn.hpp>
+//   // pseudo-Huber: f(u) = √(1 + u²) − 1, f' is 1-Lipschitz
+//   auto f = [](Halide::Expr u) { return Halide::sqrt(1.0f + u * u) - 1.0f; };
+//   auto prob = pg::sum_squares(x - b) + 0.1f * pg::diff_fn(pg::grad(x), f, 1.0);
+//
+// Its prox has no closed form: ProxGen takes `steps` gradient steps on α f(t) + ρ/2 (t − t₀)²
+// from t₀, with f' from Halide's autodiff and the step 1/(αL + ρ) for L the Lipschitz constant
+// of f' that the user gives. Each step contracts the error by αL/(αL + ρ): more steps where α L
+// is large against ρ. f must be convex for the solvers' guarantees (smoothness alone is not enough).
+#pragma once
+
+#include <atomic>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <Halide.h>
+
+#include "proxgen/dsl/penalty.hpp"
+#include "proxgen/ir/ir.hpp"
+#include "proxgen/lower/to_ir.hpp"
+#include "proxgen/traits/linear_traits.hpp"
+
+namespace proxgen::ir {
+
+struct SmoothFunction {
+    std::string name;
+    std::size_t id = 0;  // unique per definition: compiled pipelines are cached by it
+    std::function<Halide::Expr(Halide::Expr)> f;
+    double lipschitz = 1;  // of f'
+    int steps = 10;
+};
+
+}  // namespace proxgen::ir
+
+namespace proxgen::dsl {
+
+/// e, tagged with the smooth function of the diff_fn penalty around it (the planner's rules leave
+/// a tagged argument alone, so the function cannot be lost when terms are rewritten).
+template <class E>
+struct smooth_arg_t {
+    static constexpr int rank = E::rank;
+    std::shared_ptr<const ir::SmoothFunction> fn;
+    E arg;
+    std::vector<int> shape;
+};
+template <class E> struct is_expression<smooth_arg_t<E>> : std::true_type {};
+
+}  // namespace proxgen::dsl
+
+namespace proxgen::traits {
+/// The tag is the identity: every trait is its argument's.
+template <class E>
+struct linear_traits<dsl::smooth_arg_t<E>> : linear_traits<E> {
+    static double norm_bound(const dsl::smooth_arg_t<E>& e) { return linear_traits<E>::norm_bound(e.arg); }
+    static double diagonal_min_abs(const dsl::smooth_arg_t<E>& e) { return linear_traits<E>::diagonal_min_abs(e.arg); }
+};
+}  // namespace proxgen::traits
+
+namespace proxgen::lower {
+template <class E>
+ir::Node to_ir(const dsl::smooth_arg_t<E>& e) { return to_ir(e.arg); }  // the function travels on the ir::Term
+}  // namespace proxgen::lower
+
+namespace proxgen {
+
+/// pg::diff_fn(e, f, L[, steps, name]): Σ_p f(e_p) for a smooth f given as a Halide expression of
+/// one variable, whose derivative is L-Lipschitz.
+template <class E>
+auto diff_fn(E e, std::function<Halide::Expr(Halide::Expr)> f, double lipschitz, int steps = 10,
+             std::string name = "diff_fn") {
+    static_assert(dsl::Expression<E>, "diff_fn takes a linear or affine expression of a variable");
+    if (!f) fail("diff_fn '{}': the function is empty", name);
+    if (!(std::isfinite(lipschitz) && lipschitz > 0))
+        fail("diff_fn '{}': the Lipschitz constant of f' must be finite and > 0, got {}", name, lipschitz);
+    if (steps < 1 || steps > 1000) fail("diff_fn '{}': steps must be between 1 and 1000, got {}", name, steps);
+    static std::atomic<std::size_t> next{1};
+    auto fn = std::make_shared<ir::SmoothFunction>(ir::SmoothFunction{std::move(name), next++, std::move(f), lipschitz, steps});
+    std::vector<int> shape = dsl::shape_of(e);
+    using A = dsl::smooth_arg_t<E>;
+    return dsl::make_penalty<dsl::penalty_kind::diff_fn>(A{std::move(fn), std::move(e), std::move(shape)});
+}
+
+}  // namespace proxgen

@@ -1,0 +1,45 @@
+// diff_fn's prox: argmin_t α f(t) + ρ/2 (t − t₀)² by gradient steps. In the generalised form the
+// caller hands over t₀ = a v + c and τ = α a²/ρ; scaled by 1/ρ the gradient is τ f'(t) + t − t₀,
+// whose Lipschitz constant is τL + 1, so each step is t ← t − (τ f'(t) + t − t₀)/(τL + 1).
+// f' comes from Halide's autodiff of the user's expression, one derivative per step (each step's
+// t is its own Func, computed per strip, so the expression does not grow with the steps).
+#include "proxgen/diff_fn.hpp"
+
+#include "lowering.hpp"
+
+namespace proxgen::lower {
+
+using namespace Halide;
+
+Expr smooth_prox(const ir::SmoothFunction& f, const Func& t0, const std::vector<Expr>& extents, Expr tau, Stages& st) {
+    const int r = int(extents.size());
+    const auto at = args(r);
+    Region bounds;
+    Expr inside = Internal::const_true();
+    for (int d = 0; d < r; ++d) {
+        bounds.push_back({0, extents[d]});
+        inside = inside && at[d] >= 0 && at[d] < extents[d];
+    }
+    // the seed of ∂(Σ f(t))/∂t: 1 on the image, 0 outside (propagate_adjoints needs that)
+    Func seed("smooth_seed");
+    seed(at) = select(inside, 1.0f, 0.0f);
+    Func t("smooth_t0");
+    t(at) = t0(at);
+    st.add(t);
+    Expr L = float(f.lipschitz);
+    for (int k = 0; k < f.steps; ++k) {
+        Func value("smooth_value");
+        value(at) = f.f(t(at));
+        Derivative d = propagate_adjoints(value, seed, bounds);
+        Func grad = d(t);
+        if (!grad.defined())
+            fail("diff_fn '{}': Halide's autodiff found no derivative of the function", f.name);
+        Func next("smooth_t" + std::to_string(k + 1));
+        next(at) = t(at) - (tau * grad(at) + t(at) - t0(at)) / (tau * L + 1.0f);
+        st.add(next);
+        t = next;
+    }
+    return t(at);
+}
+
+}  // namespace proxgen::lower
