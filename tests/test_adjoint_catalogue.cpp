@@ -58,6 +58,8 @@ TEST_CASE("conv with zero and replicate boundaries, and conv_nofft", "[adjoint]"
     }
     auto x = pg::variable(64, 48);
     check_adjoint(pg::conv(random_image({9, 9}, 5, -1, 1), x, pg::replicate), {64, 48}, 6);
+    const pg::Image k = random_image({3, 5}, 7, 0.0f, 1.0f);
+    check_adjoint(pg::grad(pg::conv(k, pg::conv(k, x, pg::replicate), pg::replicate)), {64, 48}, 7);
 }
 
 TEST_CASE("replicate and zero boundaries read the edge pixel and zero", "[adjoint]") {
@@ -142,6 +144,9 @@ TEST_CASE("uneven_subsample gathers at index images", "[adjoint]") {
         check_adjoint(pg::uneven_subsample(x, ix, iy), {w, h}, 20);
         auto xc = pg::variable(w, h, 3);
         check_adjoint(pg::uneven_subsample(xc, ix, iy), {w, h, 3}, 21);
+        // compositions: the scatter reading staged values, and feeding them
+        check_adjoint(pg::grad(pg::uneven_subsample(x, ix, iy)), {w, h}, 22);
+        check_adjoint(pg::uneven_subsample(pg::conv(random_image({std::min(w, 3), std::min(h, 3)}, 23), x), ix, iy), {w, h}, 23);
     }
     auto x = pg::variable(4, 4);
     pg::Image bad({2, 2});

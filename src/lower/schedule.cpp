@@ -3,6 +3,7 @@
 // strip heights {4, 8, 16, 32, 64}; staged values per strip stay in L2.
 #include "lowering.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -101,6 +102,12 @@ void schedule_output(Func out, int rank, const Stages& st, int unrolled_last_ext
     for (Func r : st.roots) {
         root_strip.push_back(whole(r, ""));
         called_by_root.push_back(Internal::find_transitive_calls(r.function()));
+        // updates pure in x and y (a convolution's taps) run like the pure definition; scatters
+        // are scheduled below
+        const bool scatter = std::any_of(st.scatters.begin(), st.scatters.end(),
+                                         [&](const auto& s) { return s.first.name() == r.name(); });
+        for (int u = 0; u < r.num_update_definitions() && !scatter; ++u)
+            r.update(u).parallel(ax[1]).vectorize(ax[0], vec, TailStrategy::GuardWithIf);
         root_names.insert(r.name());
     }
     // what the output reads without going through a root
