@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "proxgen/error.hpp"
+#include "proxgen/traits/linear_traits.hpp"
 
 namespace proxgen::aot {
 
@@ -17,15 +18,7 @@ bool has_variable(const ir::Node& n) {
     return false;
 }
 
-std::pair<double, double> abs_range(const Image& w) {
-    double lo = INFINITY, hi = 0;
-    const float* d = w.data();
-    for (std::size_t i = 0; i < w.size(); ++i) {
-        lo = std::min(lo, double(std::abs(d[i])));
-        hi = std::max(hi, double(std::abs(d[i])));
-    }
-    return {lo, hi};
-}
+using traits::abs_range;  // the same |w| range as the traits use
 
 /// diagonal_min_abs of linear_traits: a lower bound on |d| for a diagonal operator, 0 if unknown.
 /// The IR writes `e ± b` as sum(e, constant part); like offset_t, it keeps e's bound.
