@@ -5,31 +5,18 @@
 #include <proxgen/lower/evaluate.hpp>
 #include <proxgen/lower/to_ir.hpp>
 
-#include "test_support.hpp"
+#include "adjoint_check.hpp"
 
 namespace pg = proxgen;
 using pg::test::dot;
 using pg::test::norm;
 using pg::test::random_image;
+using pg::test::check_adjoint;
 
 namespace {
 
 const std::vector<std::pair<int, int>> sizes{{16, 16}, {37, 23}, {1, 17}, {17, 1}, {64, 48}, {5, 3}};
 
-template <class Expr>
-void check_adjoint(const Expr& e, const std::vector<int>& var_shape, unsigned seed) {
-    const pg::ir::Node n = pg::lower::to_ir(e);
-    const pg::Image x = random_image(var_shape, seed);
-    const pg::Image y = random_image(n.shape, seed + 1);
-    const pg::Image kx = pg::lower::apply_linear(n, x);
-    const pg::Image kty = pg::lower::apply_adjoint(n, y);
-    REQUIRE(kx.sizes() == n.shape);
-    REQUIRE(kty.sizes() == var_shape);
-    const double lhs = dot(kx, y), rhs = dot(x, kty);
-    INFO(pg::ir::to_string(n) << " on " << pg::shape_string(var_shape) << ": <Kx,y> = " << lhs << ", <x,K'y> = " << rhs);
-    CHECK(std::abs(lhs - rhs) <= 1e-5 * norm(kx) * norm(y) + 1e-30);
-    CHECK(std::isfinite(lhs));
-}
 
 pg::Image kernel_for(int w, int h, unsigned seed) {
     // odd and even kernel sizes, never larger than the image

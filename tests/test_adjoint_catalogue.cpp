@@ -6,7 +6,7 @@
 #include <proxgen/lower/evaluate.hpp>
 #include <proxgen/lower/to_ir.hpp>
 
-#include "test_support.hpp"
+#include "adjoint_check.hpp"
 
 namespace pg = proxgen;
 using pg::test::dot;
@@ -20,19 +20,7 @@ const std::vector<std::pair<int, int>> sizes{{37, 23}, {1, 17}, {17, 1}, {5, 3}}
 
 template <class Expr>
 void check_adjoint(const Expr& e, const std::vector<int>& var_shape, unsigned seed, bool nonzero = true) {
-    const pg::ir::Node n = pg::lower::to_ir(e);
-    const pg::Image x = random_image(var_shape, seed);
-    const pg::Image y = random_image(n.shape, seed + 1);
-    const pg::Image kx = pg::lower::apply_linear(n, x);
-    const pg::Image kty = pg::lower::apply_adjoint(n, y);
-    REQUIRE(kx.sizes() == n.shape);
-    REQUIRE(kty.sizes() == var_shape);
-    const double lhs = dot(kx, y), rhs = dot(x, kty);
-    INFO(pg::ir::to_string(n) << " on " << pg::shape_string(var_shape) << ": <Kx,y> = " << lhs << ", <x,K'y> = " << rhs);
-    CHECK(std::abs(lhs - rhs) <= 1e-5 * norm(kx) * norm(y) + 1e-30);
-    if (nonzero) CHECK(norm(kx) > 0);  // the operator did something
-    // the norm bound the planner uses holds on this x
-    CHECK(norm(kx) <= pg::traits::linear_traits<Expr>::norm_bound(e) * norm(x) * (1 + 1e-5));
+    pg::test::check_adjoint(e, var_shape, seed, {.nonzero = nonzero, .norm_bound = true});
 }
 
 pg::Image homography(double a, double b, double c, double d, double e, double f, double g = 0, double h = 0) {

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "canonical_problems.hpp"
+#include "test_support.hpp"
 
 namespace pg = proxgen;
 using pg::bench::Canonical;
@@ -29,10 +30,7 @@ struct Run {
 /// (deviance-shifted, for Poisson) objective.
 Run solve_canonical(Canonical kind, pg::Algorithm alg, int iters) {
     return pg::bench::with_problem(kind, kSize, [&](const auto& prob, const auto& x, const pg::Image& start) {
-        pg::Options opt;
-        opt.algorithm = alg;
-        opt.max_iters = iters;
-        opt.eps_abs = opt.eps_rel = 0;
+        pg::Options opt = pg::test::fixed_iterations(alg, iters);
         opt.x0 = start;
         const pg::Result r = pg::solve(prob, opt);
         const double shift = pg::bench::objective_shift(kind, start);

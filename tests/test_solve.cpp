@@ -9,18 +9,12 @@
 
 namespace pg = proxgen;
 using Catch::Matchers::Contains;
+using pg::test::fixed_iterations;
 
 namespace {
 
 constexpr double proximal_best = 728.85558;  // ProxImaL PC, 2000 iterations (float64 objective)
 
-pg::Options fixed_iterations(pg::Algorithm a, int iters) {
-    pg::Options opt;
-    opt.algorithm = a;
-    opt.max_iters = iters;
-    opt.eps_abs = opt.eps_rel = 0;
-    return opt;
-}
 
 }  // namespace
 

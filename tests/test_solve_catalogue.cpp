@@ -7,15 +7,6 @@
 namespace pg = proxgen;
 using pg::test::random_image;
 
-namespace {
-pg::Options run(pg::Algorithm a, int iters) {
-    pg::Options o;
-    o.algorithm = a;
-    o.max_iters = iters;
-    o.eps_abs = o.eps_rel = 0;
-    return o;
-}
-}  // namespace
 
 TEST_CASE("uneven_subsample: ADMM's elementwise x-update and PC agree", "[solve]") {
     const int W = 24, H = 18;
@@ -28,8 +19,8 @@ TEST_CASE("uneven_subsample: ADMM's elementwise x-update and PC agree", "[solve]
     auto prob = pg::sum_squares(pg::uneven_subsample(x, ix, iy) - b) + 0.1f * pg::sum_squares(x) +
                 0.05f * pg::norm1(pg::crop(x, 2, 3, 10, 9));
     REQUIRE(pg::describe(prob, pg::Algorithm::admm).find("elementwise") != std::string::npos);
-    const auto admm = pg::solve(prob, run(pg::Algorithm::admm, 400));
-    const auto pc = pg::solve(prob, run(pg::Algorithm::pock_chambolle, 3000));
+    const auto admm = pg::solve(prob, pg::test::fixed_iterations(pg::Algorithm::admm, 400));
+    const auto pc = pg::solve(prob, pg::test::fixed_iterations(pg::Algorithm::pock_chambolle, 3000));
     const double fa = pg::objective(prob, admm), fp = pg::objective(prob, pc);
     INFO("ADMM " << fa << ", PC " << fp);
     CHECK(std::abs(fa - fp) <= 1e-3 * std::abs(fp));
@@ -44,8 +35,8 @@ TEST_CASE("warp: ADMM with CG and PC agree", "[solve]") {
     auto x = pg::variable(20, 16);
     auto prob = pg::sum_squares(pg::warp(x, h) - b) + 0.05f * pg::group_norm1(pg::grad(x)) + 0.01f * pg::sum_squares(x);
     REQUIRE(pg::describe(prob, pg::Algorithm::admm).find("conjugate gradient") != std::string::npos);
-    const auto admm = pg::solve(prob, run(pg::Algorithm::admm, 300));
-    const auto pc = pg::solve(prob, run(pg::Algorithm::pock_chambolle, 3000));
+    const auto admm = pg::solve(prob, pg::test::fixed_iterations(pg::Algorithm::admm, 300));
+    const auto pc = pg::solve(prob, pg::test::fixed_iterations(pg::Algorithm::pock_chambolle, 3000));
     const double fa = pg::objective(prob, admm), fp = pg::objective(prob, pc);
     INFO("ADMM " << fa << ", PC " << fp);
     CHECK(std::abs(fa - fp) <= 1e-3 * std::abs(fp));

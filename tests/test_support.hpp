@@ -25,6 +25,17 @@ inline double dot(const Image& a, const Image& b) {
 
 inline double norm(const Image& a) { return std::sqrt(dot(a, a)); }
 
+#ifdef PROXGEN_SHARED_DIR
 inline std::string shared_dir() { return PROXGEN_SHARED_DIR; }
+#endif
+
+/// Options that run exactly `iters` iterations of `a` (no tolerance stop).
+inline Options fixed_iterations(Algorithm a, int iters) {
+    Options opt;
+    opt.algorithm = a;
+    opt.max_iters = iters;
+    opt.eps_abs = opt.eps_rel = 0;
+    return opt;
+}
 
 }  // namespace proxgen::test
