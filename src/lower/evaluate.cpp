@@ -1,6 +1,6 @@
 #include "proxgen/lower/evaluate.hpp"
 
-#include "../solve/engine.hpp"
+#include "../jit/compile.hpp"
 #include "lowering.hpp"
 #include "proxgen/error.hpp"
 
@@ -24,11 +24,23 @@ ir::Problem single_term(const ir::Node& expr) {
     return p;
 }
 
+/// Binds the data of p to this call's own (never shared) parameters.
+void bind_locally(Params& params, const ir::Problem& p) {
+    const DataArgs data(p);
+    for (std::size_t i = 0; i < data.images.size(); ++i)
+        params.images[i].set(Buffer<float>(Image::Buffer(data.images[i].buffer())));
+    for (std::size_t i = 0; i < data.scalars.size(); ++i) params.scalars[i].set(data.scalars[i]);
+}
+
+void set(ImageParam& p, const Image& img) { p.set(Buffer<float>(Image::Buffer(img.buffer()))); }
+
+/// Compiles and runs a one-off pipeline (under the compiler lock: these are tools, not solvers).
 Image realize_one(Func out, int rank, const Stages& st, const std::vector<int>& shape) {
     schedule_output(out, rank, st);
     Pipeline pipe(out);
     Image result(shape);
-    detail::run(pipe, {&result});
+    std::vector<Halide::Buffer<>> bufs{Halide::Buffer<float>(Image::Buffer(result.buffer()))};
+    pipe.realize(Halide::Realization(bufs), jit::host_target());
     return result;
 }
 
@@ -38,10 +50,11 @@ Image apply_linear(const ir::Node& expr, const Image& x) {
     ir::Problem p = single_term(expr);
     if (x.sizes() != p.variable_shape)
         fail("apply_linear: x is {} but the variable is {}", x.shape_string(), shape_string(p.variable_shape));
+    auto lock = jit::compiler_lock();
     Params params(p);
-    params.bind(p);
+    bind_locally(params, p);
     ImageParam xp(Float(32), x.dimensions(), "x");
-    detail::set(xp, x);
+    set(xp, x);
     Lowered xin = input(xp);
     Lowerer L(p, params, xin.extents);
     Stages st;
@@ -55,10 +68,11 @@ Image apply_adjoint(const ir::Node& expr, const Image& y) {
     ir::Problem p = single_term(expr);
     if (y.sizes() != expr.shape)
         fail("apply_adjoint: y is {} but the expression is {}", y.shape_string(), shape_string(expr.shape));
+    auto lock = jit::compiler_lock();
     Params params(p);
-    params.bind(p);
+    bind_locally(params, p);
     ImageParam yp(Float(32), y.dimensions(), "y");
-    detail::set(yp, y);
+    set(yp, y);
     // no x here: the variable's extents are plain numbers (this pipeline is compiled per call)
     Lowerer L(p, params, std::vector<Expr>(p.variable_shape.begin(), p.variable_shape.end()));
     Stages st;
@@ -81,15 +95,16 @@ Image apply_prox(ir::Penalty f, float alpha, float rho, const Image& v, const Pr
     check(data.c, "c", v.sizes());
     check(data.counts, "counts", v.sizes());
     check(data.group_weight, "the group weight", group_shape);
+    auto lock = jit::compiler_lock();
     std::vector<ImageParam> keep;  // parameters must outlive the realization
     auto func_of = [&](const Image& img, const char* name) -> std::optional<Func> {
         if (img.empty()) return std::nullopt;
         keep.emplace_back(Float(32), img.dimensions(), name);
-        detail::set(keep.back(), img);
+        set(keep.back(), img);
         return input(keep.back()).f;
     };
     ImageParam vp(Float(32), r, "v");
-    detail::set(vp, v);
+    set(vp, v);
     Param<float> a("alpha", alpha), rp("rho", rho);
     ProxSpec spec;
     spec.penalty = f;

@@ -41,22 +41,36 @@ void for_each_image_slot(const ir::Problem& p, F&& f) {
 }
 }  // namespace
 
-Params::Params(const ir::Problem& p) : images(p.image_slots), scalars(p.scalar_slots) {
+Params::Params(const ir::Problem& p) : images(p.image_slots) {
     for_each_image_slot(p, [&](int slot, const Image& img) {
         images[slot] = ImageParam(Float(32), img.dimensions(), "data" + std::to_string(slot));
     });
+    for (int i = 0; i < p.scalar_slots; ++i) scalars.emplace_back("scalar" + std::to_string(i));
 }
 
-void Params::bind(const ir::Problem& p) {
-    for_each_image_slot(p, [&](int slot, const Image& img) { images[slot].set(Buffer<float>(Image::Buffer(img.buffer()))); });
+std::vector<Argument> Params::arguments() const {
+    std::vector<Argument> a;
+    for (const auto& i : images) a.emplace_back(i);
+    for (const auto& s : scalars) a.emplace_back(s);
+    return a;
+}
+
+DataArgs::DataArgs(const ir::Problem& p) : images(p.image_slots), scalars(p.scalar_slots, 0.0f) {
+    for_each_image_slot(p, [&](int slot, const Image& img) { images[slot] = img; });
     ir::for_each_node(p, [&](const ir::Node& n) {
-        if (n.scalar_slot >= 0) scalars[n.scalar_slot].set(n.scalar);
+        if (n.scalar_slot >= 0) scalars[n.scalar_slot] = n.scalar;
     });
     for (const auto* terms : {&p.omega, &p.psi})
         for (const auto& t : *terms) {
-            scalars[t.weight_slot].set(t.weight);
-            scalars[t.beta_slot].set(t.beta);
+            scalars[t.weight_slot] = t.weight;
+            scalars[t.beta_slot] = t.beta;
         }
+}
+
+void DataArgs::bind(jit::Call& c) const {
+    for (std::size_t i = 0; i < images.size(); ++i)
+        c.maybe_in("data" + std::to_string(i), images[i].buffer().raw_buffer());
+    for (std::size_t i = 0; i < scalars.size(); ++i) c.maybe_in("scalar" + std::to_string(i), scalars[i]);
 }
 
 std::vector<int> grad_axes(const ir::Node& n) { return n.ints.empty() ? std::vector<int>{0, 1} : n.ints; }

@@ -8,6 +8,7 @@
 #include <Halide.h>
 
 #include "proxgen/ir/ir.hpp"
+#include "../jit/kernel.hpp"
 
 namespace proxgen::lower {
 
@@ -18,12 +19,23 @@ std::vector<Halide::Expr> args(int rank);
 std::vector<Halide::Var> vars(int rank);
 
 /// Pipeline parameters standing for the problem's data, one per IR slot, shared by every pipeline
-/// of a cached solver; bind() sets them from a (structurally identical) problem before a run.
+/// of a solver: image slot i is the input "data<i>", scalar slot i the input "scalar<i>". They are
+/// never set: each call binds its own values (DataArgs), so compiled kernels are shared safely.
 struct Params {
     std::vector<Halide::ImageParam> images;
     std::vector<Halide::Param<float>> scalars;
     explicit Params(const ir::Problem& p);
-    void bind(const ir::Problem& p);
+    /// Every image and scalar parameter, in slot order (the inputs a kernel takes first).
+    std::vector<Halide::Argument> arguments() const;
+};
+
+/// A (structurally identical) problem's data for one solve: what each Params slot is bound to.
+struct DataArgs {
+    std::vector<Image> images;   // by image slot (handles sharing the problem's storage)
+    std::vector<float> scalars;  // by scalar slot
+    explicit DataArgs(const ir::Problem& p);
+    /// Binds every "data<i>" / "scalar<i>" input the kernel takes.
+    void bind(jit::Call& c) const;
 };
 
 /// A Func with its extents (Exprs: sizes are run-time).

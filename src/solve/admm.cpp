@@ -21,7 +21,8 @@ using lower::Stages;
 
 namespace {
 
-struct QuadraticKernels {
+/// The pipelines (built, not compiled); every one takes arguments().
+struct QuadraticPipelines {
     lower::Params params;
     ImageParam x;
     ImageParam direction;  // CG: the vector G is applied to
@@ -31,7 +32,7 @@ struct QuadraticKernels {
     Pipeline residual;     // CG only: rhs − G x at the warm start, one adjoint per term
     std::unique_ptr<SplitPipelines> split;
 
-    explicit QuadraticKernels(const ir::Problem& p)
+    explicit QuadraticPipelines(const ir::Problem& p)
         : params(p), x(Float(32), int(p.variable_shape.size()), "x"),
           direction(Float(32), int(p.variable_shape.size()), "direction") {
         const int rv = int(p.variable_shape.size());
@@ -85,14 +86,12 @@ struct QuadraticKernels {
         if (p.x_update != plan::XUpdate::cg) {  // CG starts from its own residual pipeline below
             lower::schedule_output(out, rv, st);
             rhs_or_x = Pipeline(out);
-            compile(rhs_or_x);
         } else {
             Stages sg;
             Func gp("gram_apply");
             gp(av) = gram(lower::input(direction), sg);
             lower::schedule_output(gp, rv, sg);
             gram_apply = Pipeline(gp);
-            compile(gram_apply);
             // r = Σ_Ω Aᵀ(−2α a ⊙ (c + a ⊙ A x)) + ρ Σ_Ψ Kᵀ(z − u − K x): the differences are formed
             // before the adjoints, so no large ρKᵀz and ρKᵀKx cancel in float32
             Stages sr;
@@ -117,8 +116,35 @@ struct QuadraticKernels {
             rf(av) = r;
             lower::schedule_output(rf, rv, sr);
             residual = Pipeline(rf);
-            compile(residual);
         }
+    }
+    std::vector<Argument> arguments() const {
+        auto a = params.arguments();
+        a.emplace_back(x);
+        a.emplace_back(direction);
+        a.emplace_back(rho);
+        for (auto& s : split->arguments()) a.push_back(s);
+        return a;
+    }
+};
+
+struct QuadraticKernels {
+    jit::KernelPtr rhs_or_x, gram_apply, residual, zu_step, split_residual;
+    explicit QuadraticKernels(const ir::Problem& p) {
+        LazyPipelines<QuadraticPipelines> pipes(p);
+        const std::string a = p.algorithm == Algorithm::hqs ? "hqs" : "admm";
+        auto source = [&](auto pick) {
+            return [&, pick] { return jit::Source{pick(*pipes), pipes->arguments()}; };
+        };
+        if (p.x_update == plan::XUpdate::cg) {
+            gram_apply = kernel_for(p, a + ".gram", pipes.source(&QuadraticPipelines::gram_apply));
+            residual = kernel_for(p, a + ".cg_residual", pipes.source(&QuadraticPipelines::residual));
+        } else {
+            rhs_or_x = kernel_for(p, a + ".x", pipes.source(&QuadraticPipelines::rhs_or_x));
+        }
+        if (!p.psi.empty())
+            zu_step = kernel_for(p, a + ".zu", source([](QuadraticPipelines& q) { return q.split->zu_step; }));
+        split_residual = kernel_for(p, a + ".residual", source([](QuadraticPipelines& q) { return q.split->residual; }));
     }
 };
 
@@ -189,11 +215,21 @@ void cg_direction(Image& d, const Image& s, double beta) {
 /// The x-update of ADMM/HQS for one problem: owns the buffers of its strategy.
 class XUpdate {
 public:
-    XUpdate(const ir::Problem& p, QuadraticKernels& k, const Options& opt)
-        : p_(p), k_(k), opt_(opt), rhs_(p.variable_shape) {
-        if (p.x_update != plan::XUpdate::cg) return;
+    /// bind(call) binds a kernel's inputs (data, x, split state, ρ); this class binds the rest.
+    XUpdate(const ir::Problem& p, const QuadraticKernels& k, const Options& opt,
+            const std::function<jit::Call(const jit::KernelPtr&)>& bound)
+        : p_(p), opt_(opt), rhs_(p.variable_shape) {
+        if (p.x_update != plan::XUpdate::cg) {
+            rhs_or_x_ = bound(k.rhs_or_x);
+            rhs_or_x_.out(0, rhs_);
+            return;
+        }
         r_ = Image(p.variable_shape), d_ = Image(p.variable_shape), gd_ = Image(p.variable_shape);
         s_ = Image(p.variable_shape);
+        residual_ = bound(k.residual);
+        residual_.out(0, r_);
+        gram_ = bound(k.gram_apply);
+        gram_.in("direction", d_).out(0, gd_);
         for (const auto* terms : {&p.omega, &p.psi})
             for (const auto& t : *terms) {
                 auto c = circulant_approximation(t.expr);
@@ -205,19 +241,20 @@ public:
             }
     }
     bool preconditioned() const { return !approx_.empty() || (p_.omega.empty() && p_.psi.empty()); }
+    /// The "direction" input of kernels that do not use it (every kernel takes it).
+    const Image& direction() const { return d_.empty() ? rhs_ : d_; }
 
-    /// x ← argmin for the current z, u (bound by the caller) and ρ; x is also the CG warm start.
+    /// x ← argmin for the current z, u and ρ (bound by the caller to every kernel; x is the one
+    /// the kernels are bound to); x is also the CG warm start.
     void solve(Image& x, double rho) {
-        k_.rho.set(float(rho));
-        set(k_.x, x);
         switch (p_.x_update) {
-        case plan::XUpdate::elementwise: run(k_.rhs_or_x, {&rhs_}); std::swap(x, rhs_); return;
+        case plan::XUpdate::elementwise: rhs_or_x_.run(); std::swap(x, rhs_); return;
         case plan::XUpdate::fft:
         case plan::XUpdate::dct:
-            run(k_.rhs_or_x, {&rhs_});
+            rhs_or_x_.run();
             spectral_.solve(rhs_, x, 0.0, 1.0, rho);
             return;
-        case plan::XUpdate::cg: run(k_.residual, {&r_}); conjugate_gradient(x, rho); return;
+        case plan::XUpdate::cg: residual_.run(); conjugate_gradient(x, rho); return;
         case plan::XUpdate::closed_form_prox: break;
         }
         PROXGEN_INTERNAL_ASSERT(false);
@@ -225,10 +262,6 @@ public:
     int cg_iterations() const { return cg_total_; }
 
 private:
-    void apply_gram(const Image& v, Image& out) {
-        set(k_.direction, v);
-        run(k_.gram_apply, {&out});
-    }
 
     /// s = M⁻¹ r: the circulant preconditioner (FFT solve), or s = r without one.
     void precondition(double rho) {
@@ -258,7 +291,7 @@ private:
         const double r0 = dot(r_, r_), stop = opt_.cg_tol * opt_.cg_tol * r0;
         double rr = r0;
         for (int k = 0; k < opt_.cg_max_iters && r0 > 0 && rr > stop; ++k) {
-            apply_gram(d_, gd_);
+            gram_.run();  // gd = G d
             const double dgd = dot(d_, gd_);
             if (!(dgd > 0) || !(rs > 0)) break;  // G is positive semi-definite: d is in its null space
             rr = cg_update(x, r_, d_, gd_, rs / dgd);
@@ -271,8 +304,8 @@ private:
     }
 
     const ir::Problem& p_;
-    QuadraticKernels& k_;
     const Options& opt_;
+    jit::Call rhs_or_x_, residual_, gram_;
     Image rhs_, r_, d_, gd_, s_;
     std::vector<ir::Node> approx_;  // circulant stand-ins, Ω terms then Ψ terms (empty: none)
     std::unique_ptr<spectral::GramSolver> precond_;
@@ -294,18 +327,35 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
     Result res;
     auto K = cached_as<QuadraticKernels>(std::string(hqs ? "hqs:" : "admm:") + ir::signature(p),
                                          [&] { return std::make_shared<QuadraticKernels>(p); }, res.compile_seconds);
-    K->params.bind(p);
     if (opt.rho < 0 || !std::isfinite(opt.rho)) fail("Options: rho must be finite and >= 0 (0: automatic), got {}", opt.rho);
     if (hqs && !(opt.hqs_growth > 1.0)) fail("Options: hqs_growth must be > 1, got {}", opt.hqs_growth);
     if (hqs && opt.hqs_every < 1) fail("Options: hqs_every must be >= 1, got {}", opt.hqs_every);
     double rho = admm_rho(p, opt);
     const double rho_max = rho * opt.hqs_max_ratio;
 
-
     Image x = initial_x(p, opt, warm);
     SplitState state(p, opt, warm, p.algorithm);
-    XUpdate xu(p, *K, opt);
     Image x_prev = hqs ? Image(p.variable_shape) : Image(), x_hat = hqs ? Image(p.variable_shape) : Image();
+    const lower::DataArgs data(p);
+    float rho_f = 0;
+    const Image* direction = nullptr;  // set once the x-update owns its buffers
+    auto bound_at = [&](const jit::KernelPtr& k, const Image& at) {
+        jit::Call c(k);
+        data.bind(c);
+        state.bind(c);
+        c.in("x", at).in("rho_x", rho_f);
+        if (direction) c.in("direction", *direction);
+        return c;
+    };
+    auto bound = [&](const jit::KernelPtr& k) {
+        jit::Call c = bound_at(k, x);
+        if (!direction) c.in("direction", x);  // the x-update binds its own before running
+        return c;
+    };
+    XUpdate xu(p, *K, opt, bound);
+    direction = &xu.direction();
+    state.set_kernels(K->zu_step ? bound(K->zu_step) : jit::Call(), bound(K->split_residual),
+                      hqs && K->zu_step ? bound_at(K->zu_step, x_hat) : jit::Call());
     Monitor mon(p, opt, res);
     ResidualBalancing balancing;
     if (const auto* s = warm_steps(p, warm, 2)) rho = (*s)[0], balancing.strength = (*s)[1];
@@ -313,7 +363,7 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
     bool converged = false, stopped = false;
     while (it < opt.max_iters && !converged && !stopped) {
         ++it;
-        state.bind(*K->split);
+        rho_f = float(rho);
         if (hqs) std::copy(x.data(), x.data() + x.size(), x_prev.data());
         xu.solve(x, rho);
         // HQS momentum only while ρ grows: at the final ρ it drifts the objective up (its guarantee
@@ -323,12 +373,12 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
             const double m = double(it - 1) / (it + 2);
             for (std::size_t i = 0; i < x.size(); ++i)
                 x_hat.data()[i] = float(x.data()[i] + m * (x.data()[i] - x_prev.data()[i]));
-            state.update(*K->split, K->x, x_hat, rho, false);
+            state.update(rho, false, true);
         } else {
-            state.update(*K->split, K->x, x, rho, !hqs);
+            state.update(rho, !hqs);
         }
         if (mon.should_check(it)) {
-            converged = state.check(*K->split, K->x, x, rho, mon, it);
+            converged = state.check(x, rho, mon, it);
             if (hqs) converged = converged && rho >= rho_max;  // the penalty must have grown first
             else if (opt.adaptive_rho && !converged) {
                 const double factor = balancing.factor(res.history.back());

@@ -1,8 +1,7 @@
 #include "engine.hpp"
 
 #include <cmath>
-#include <map>
-#include <mutex>
+#include <optional>
 
 #include "proxgen/diff_fn.hpp"
 #include "proxgen/error.hpp"
@@ -29,54 +28,25 @@ const char* name(Status s) {
     return "?";
 }
 
-namespace {
-// recursive: builders run under the lock and may compile (and count) nested pipelines
-std::recursive_mutex cache_mutex;
-std::map<std::string, std::shared_ptr<void>>& cache() {
-    static std::map<std::string, std::shared_ptr<void>> c;
-    return c;
-}
-JitStats stats;
-}  // namespace
-
-JitStats jit_stats() {
-    std::lock_guard<std::recursive_mutex> lock(cache_mutex);
-    return stats;
-}
-
 namespace detail {
 
 using Clock = std::chrono::steady_clock;
 
-std::shared_ptr<void> cached(const std::string& key, const std::function<std::shared_ptr<void>()>& build,
-                             double& compile_seconds) {
-    std::lock_guard<std::recursive_mutex> lock(cache_mutex);
-    auto it = cache().find(key);
-    if (it != cache().end()) {
-        ++stats.cache_hits;
-        return it->second;
-    }
-    const auto t0 = Clock::now();
-    auto value = build();
-    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    compile_seconds += s;
-    stats.compile_seconds += s;
-    cache().emplace(key, value);
-    return value;
+namespace {
+/// Code a key cannot name: user operators' and diff_fn's Halide definitions live in this process.
+bool embeds_process_local_code(const ir::Problem& p) {
+    bool local = false;
+    ir::for_each_node(p, [&](const ir::Node& n) { local = local || n.op == ir::Op::user; });
+    for (const auto* terms : {&p.omega, &p.psi})
+        for (const auto& t : *terms) local = local || t.smooth != nullptr;
+    return local;
 }
+}  // namespace
 
-void compile(Halide::Pipeline& p) {
-    p.compile_jit(lower::jit_target());
-    std::lock_guard<std::recursive_mutex> lock(cache_mutex);
-    ++stats.pipelines_compiled;
-}
-
-void set(Halide::ImageParam& p, const Image& img) { p.set(Halide::Buffer<float>(Image::Buffer(img.buffer()))); }
-
-void run(Halide::Pipeline& p, std::vector<Image*> outputs) {
-    std::vector<Halide::Buffer<>> bufs;
-    for (Image* o : outputs) bufs.emplace_back(Halide::Buffer<float>(Image::Buffer(o->buffer())));
-    p.realize(Halide::Realization(bufs), lower::jit_target());
+jit::KernelPtr kernel_for(const ir::Problem& p, const std::string& role, const std::function<jit::Source()>& make) {
+    std::optional<jit::NoDiskCache> memory_only;
+    if (embeds_process_local_code(p)) memory_only.emplace();
+    return jit::kernel(role + ":" + ir::signature(p), make);
 }
 
 double norm2(const Image& a) {
@@ -226,7 +196,12 @@ TermValues::TermValues(const ir::Problem& p) : params(p), x(Halide::Float(32), i
             outs.push_back(v);
         }
     pipeline = Halide::Pipeline(outs);
-    compile(pipeline);
+}
+
+std::vector<Halide::Argument> TermValues::arguments() const {
+    auto a = params.arguments();
+    a.emplace_back(x);
+    return a;
 }
 
 namespace {
@@ -313,10 +288,14 @@ double objective_ir(const ir::Problem& p, const Image& x) {
     if (x.sizes() != p.variable_shape)
         fail("objective: x is {} but the variable is {}", x.shape_string(), shape_string(p.variable_shape));
     double compile_s = 0;
-    auto tv = cached_as<TermValues>("objective:" + ir::signature(p),
-                                    [&] { return std::make_shared<TermValues>(p); }, compile_s);
-    tv->params.bind(p);
-    set(tv->x, x);
+    auto values_kernel = cached_as<jit::Kernel>("objective:" + ir::signature(p), [&] {
+        LazyPipelines<TermValues> tv(p);
+        return kernel_for(p, "objective", tv.source(&TermValues::pipeline));
+    }, compile_s);
+    jit::Call call(values_kernel);
+    const lower::DataArgs data(p);
+    data.bind(call);
+    call.in("x", x);
     std::vector<Image> values;
     std::vector<const ir::Term*> terms;
     for (const auto* ts : {&p.omega, &p.psi})
@@ -324,9 +303,8 @@ double objective_ir(const ir::Problem& p, const Image& x) {
             values.emplace_back(t.expr.shape);
             terms.push_back(&t);
         }
-    std::vector<Image*> outs;
-    for (auto& v : values) outs.push_back(&v);
-    run(tv->pipeline, outs);
+    for (std::size_t i = 0; i < values.size(); ++i) call.out(int(i), values[i]);
+    call.run();
     double f = 0;
     for (std::size_t i = 0; i < terms.size(); ++i)
         f += double(terms[i]->weight) * penalty_value(*terms[i], values[i]) + terms[i]->constant;

@@ -11,6 +11,8 @@
 
 #include <Halide.h>
 
+#include "../jit/compile.hpp"
+#include "../jit/memory_cache.hpp"
 #include "../lower/lowering.hpp"
 #include "proxgen/ir/ir.hpp"
 #include "proxgen/solve/options.hpp"
@@ -18,23 +20,33 @@
 
 namespace proxgen::detail {
 
-/// Returns the cached object for key, building it (and counting the compile time) on a miss.
-std::shared_ptr<void> cached(const std::string& key, const std::function<std::shared_ptr<void>()>& build,
-                             double& compile_seconds);
+using jit::cached_as;
 
-template <class T>
-std::shared_ptr<T> cached_as(const std::string& key, const std::function<std::shared_ptr<T>()>& build,
-                             double& compile_seconds) {
-    return std::static_pointer_cast<T>(cached(key, [&] { return std::shared_ptr<void>(build()); }, compile_seconds));
-}
+/// The kernel playing `role` ("pc.dual", …) for problem p's structure: loaded from the disk cache or
+/// compiled by make() (never stored on disk when p embeds process-local code: user operators,
+/// diff_fn). make() runs under the Halide compiler lock.
+jit::KernelPtr kernel_for(const ir::Problem& p, const std::string& role, const std::function<jit::Source()>& make);
 
-/// Compile for the JIT target, once.
-void compile(Halide::Pipeline& p);
+/// Builds the Halide pipelines of type P for p once, on the first call (only kernels missing
+/// from the caches need them).
+template <class P>
+class LazyPipelines {
+public:
+    explicit LazyPipelines(const ir::Problem& p) : p_(p) {}
+    P& operator*() {
+        if (!pipes_) pipes_ = std::make_unique<P>(p_);
+        return *pipes_;
+    }
+    P* operator->() { return &**this; }
+    /// A jit::Source for one of P's pipelines, taking P::arguments().
+    std::function<jit::Source()> source(Halide::Pipeline P::*which) {
+        return [this, which] { return jit::Source{(**this).*which, (**this).arguments()}; };
+    }
 
-/// Runs a pipeline into the given output buffers.
-void run(Halide::Pipeline& p, std::vector<Image*> outputs);
-/// Sets an input parameter to an image.
-void set(Halide::ImageParam& p, const Image& img);
+private:
+    const ir::Problem& p_;
+    std::unique_ptr<P> pipes_;
+};
 
 double norm2(const Image& a);                     // ‖a‖₂ in float64
 double norm2_diff(const Image& a, const Image& b);  // ‖a − b‖₂
@@ -43,6 +55,12 @@ double norm2_diff(const Image& a, const Image& b);  // ‖a − b‖₂
 double power_iteration_norm(const ir::Problem& p, const ir::Term& t);
 /// p with every Ψ term's missing norm bound (not finite, or ≤ 0) estimated by power iteration.
 ir::Problem with_norm_bounds(const ir::Problem& p);
+
+/// Swaps two lists of images element by element. Kernels are bound to the addresses of the
+/// images, so double buffers must swap contents, never the vectors holding them.
+inline void swap_each(std::vector<Image>& a, std::vector<Image>& b) {
+    for (std::size_t i = 0; i < a.size(); ++i) std::swap(a[i], b[i]);
+}
 
 /// Initial x: opt.x0 (checked), the warm result's x, or zeros.
 Image initial_x(const ir::Problem& p, const Options& opt, const Result* warm);
@@ -86,6 +104,7 @@ struct TermValues {
     Halide::ImageParam x;
     Halide::Pipeline pipeline;
     explicit TermValues(const ir::Problem& p);
+    std::vector<Halide::Argument> arguments() const;
 };
 
 Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm);

@@ -17,14 +17,15 @@ using lower::Stages;
 
 namespace {
 
-struct LADMMKernels {
+/// The pipelines (built, not compiled); every one takes arguments().
+struct LADMMPipelines {
     lower::Params params;
     ImageParam x;
     Param<float> lambda{"lambda"}, mu{"mu"};
     Pipeline x_step;
     std::unique_ptr<SplitPipelines> split;
 
-    explicit LADMMKernels(const ir::Problem& p) : params(p), x(Float(32), int(p.variable_shape.size()), "x") {
+    explicit LADMMPipelines(const ir::Problem& p) : params(p), x(Float(32), int(p.variable_shape.size()), "x") {
         const int rv = int(p.variable_shape.size());
         const auto av = lower::args(rv);
         const Lowered xin = lower::input(x);
@@ -44,7 +45,26 @@ struct LADMMKernels {
         Lowered v{Func("x_arg"), xin.extents};
         v.f(av) = xin.f(av) - (mu / lambda) * kt;
         x_step = Pipeline(lower::omega_step(L, v, mu, st));
-        compile(x_step);
+    }
+    std::vector<Argument> arguments() const {
+        auto a = params.arguments();
+        a.emplace_back(x);
+        for (auto& s : split->arguments()) a.push_back(s);
+        a.emplace_back(lambda);
+        a.emplace_back(mu);
+        return a;
+    }
+    Pipeline zu_step() const { return split->zu_step; }
+    Pipeline residual() const { return split->residual; }
+};
+
+struct LADMMKernels {
+    jit::KernelPtr x_step, zu_step, residual;
+    explicit LADMMKernels(const ir::Problem& p) {
+        LazyPipelines<LADMMPipelines> pipes(p);
+        x_step = kernel_for(p, "ladmm.x", pipes.source(&LADMMPipelines::x_step));
+        if (!p.psi.empty()) zu_step = kernel_for(p, "split.zu", [&] { return jit::Source{pipes->zu_step(), pipes->arguments()}; });
+        residual = kernel_for(p, "ladmm.residual", [&] { return jit::Source{pipes->residual(), pipes->arguments()}; });
     }
 };
 
@@ -65,12 +85,22 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
     Result res;
     auto K = cached_as<LADMMKernels>("ladmm:" + ir::signature(p), [&] { return std::make_shared<LADMMKernels>(p); },
                                      res.compile_seconds);
-    K->params.bind(p);
     LADMMSteps steps = ladmm_steps(p, opt);
 
     Image x = initial_x(p, opt, warm), x_next(p.variable_shape);
     SplitState state(p, opt, warm, Algorithm::ladmm);
     SpectralGram gram(p);
+    const lower::DataArgs data(p);
+    float lambda_f = 0, mu_f = 0;
+    auto bound = [&](const jit::KernelPtr& k) {
+        jit::Call c(k);
+        data.bind(c);
+        state.bind(c);
+        c.in("x", x).in("lambda", lambda_f).in("mu", mu_f);
+        return c;
+    };
+    jit::Call x_step = bound(K->x_step);
+    state.set_kernels(K->zu_step ? bound(K->zu_step) : jit::Call(), bound(K->residual));
     // λ plays 1/ρ: residual balancing as in ADMM scales λ and μ together (μ/λ stays ≤ 1/‖K‖²)
     const bool adaptive = opt.adaptive_rho && opt.lambda == 0 && opt.mu == 0;
     Monitor mon(p, opt, res);
@@ -82,15 +112,13 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
     while (it < opt.max_iters && !converged && !stopped) {
         ++it;
         const double rho = 1.0 / steps.lambda;
-        K->lambda.set(float(steps.lambda));
-        K->mu.set(float(steps.mu));
-        set(K->x, x);
-        state.bind(*K->split);
-        gram.omega_step(K->x_step, x_next, steps.mu);
+        lambda_f = float(steps.lambda);
+        mu_f = float(steps.mu);
+        gram.omega_step(x_step, x_next, steps.mu);
         std::swap(x, x_next);
-        state.update(*K->split, K->x, x, rho, true);
+        state.update(rho, true);
         if (mon.should_check(it)) {
-            converged = state.check(*K->split, K->x, x, rho, mon, it);
+            converged = state.check(x, rho, mon, it);
             const double factor = adaptive && !converged ? balancing.factor(res.history.back()) : 1.0;
             if (factor != 1.0) {
                 steps.lambda /= factor;

@@ -16,7 +16,7 @@ namespace {
 constexpr int kPowerIterations = 40;
 constexpr double kMargin = 1.05;  // power iteration approaches ‖K‖ from below
 
-/// KᵀK v for one term, compiled once per structure.
+/// KᵀK v for one term (built, not compiled).
 struct GramOfTerm {
     lower::Params params;
     ImageParam v;
@@ -32,7 +32,11 @@ struct GramOfTerm {
         else out(av) = 0.0f;
         lower::schedule_output(out, int(av.size()), st);
         pipe = Pipeline(out);
-        compile(pipe);
+    }
+    std::vector<Argument> arguments() const {
+        auto a = params.arguments();
+        a.emplace_back(v);
+        return a;
     }
 };
 
@@ -46,10 +50,15 @@ double power_iteration_norm(const ir::Problem& p, const ir::Term& t) {
     single.psi = {t};
     ir::assign_slots(single);
     double compile_seconds = 0;
-    auto g = cached_as<GramOfTerm>("norm:" + ir::signature(single), [&] { return std::make_shared<GramOfTerm>(single); },
-                                   compile_seconds);
-    g->params.bind(single);
+    auto kernel = cached_as<jit::Kernel>("norm:" + ir::signature(single), [&] {
+        LazyPipelines<GramOfTerm> g(single);
+        return kernel_for(single, "norm", g.source(&GramOfTerm::pipe));
+    }, compile_seconds);
     Image v(p.variable_shape), w(p.variable_shape);
+    const lower::DataArgs data(single);
+    jit::Call gram(kernel);
+    data.bind(gram);
+    gram.in("v", v).out(0, w);
     std::mt19937 gen(12345);
     std::normal_distribution<float> normal;
     for (std::size_t i = 0; i < v.size(); ++i) v.data()[i] = normal(gen);
@@ -58,8 +67,7 @@ double power_iteration_norm(const ir::Problem& p, const ir::Term& t) {
         const double nv = norm2(v);
         if (!(nv > 0)) return 0;  // K v = 0 from a random start: K is 0 (up to rounding)
         for (std::size_t i = 0; i < v.size(); ++i) v.data()[i] = float(v.data()[i] / nv);
-        set(g->v, v);
-        run(g->pipe, {&w});
+        gram.run();
         lambda = norm2(w);  // ‖KᵀK v‖ with ‖v‖ = 1 → the largest eigenvalue of KᵀK
         std::swap(v, w);
     }

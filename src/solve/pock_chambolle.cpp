@@ -20,12 +20,14 @@ using lower::Stages;
 
 namespace {
 
-/// The pipelines, compiled for the JIT target.
-struct PCKernels : PCPipelines {
-    explicit PCKernels(const ir::Problem& p) : PCPipelines(p) {
-        if (dual.defined()) compile(dual);
-        compile(primal);
-        compile(residual);
+/// The compiled pipelines (every one takes PCPipelines::arguments()).
+struct PCKernels {
+    jit::KernelPtr dual, primal, residual;
+    explicit PCKernels(const ir::Problem& p) {
+        LazyPipelines<PCPipelines> pipes(p);
+        if (!p.psi.empty()) dual = kernel_for(p, "pc.dual", pipes.source(&PCPipelines::dual));
+        primal = kernel_for(p, "pc.primal", pipes.source(&PCPipelines::primal));
+        residual = kernel_for(p, "pc.residual", pipes.source(&PCPipelines::residual));
     }
 };
 
@@ -89,7 +91,6 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
     Result res;
     auto K = cached_as<PCKernels>("pc:" + ir::signature(p), [&] { return std::make_shared<PCKernels>(p); },
                                   res.compile_seconds);
-    K->params.bind(p);
     PCSteps steps = pc_steps(p, opt);
     double tau = steps.tau, sigma = steps.sigma, theta = 1.0;
     double adapt = 0.5;  // Goldstein et al.'s α₀
@@ -99,16 +100,37 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
     Image x = initial_x(p, opt, warm);
     Image x_prev = x.copy(), x_prev2 = x.copy();
     const auto shapes = psi_shapes(p);
-    std::vector<Image> y, y_next;
+    std::vector<Image> y, y_next, r_y;
     const bool warm_duals = warm && warm->signature == ir::signature(p) && warm->algorithm == Algorithm::pock_chambolle &&
                             warm->duals.size() == shapes.size();
     for (std::size_t i = 0; i < shapes.size(); ++i) {
         y.push_back(warm_duals ? warm->duals[i].copy() : Image(shapes[i]));
         y_next.emplace_back(shapes[i]);
+        r_y.emplace_back(shapes[i]);
+        r_y.emplace_back(shapes[i]);
     }
-    std::vector<Image> r_y(shapes.size() * 2);
     SpectralGram gram(p);
     Image r_primal(p.variable_shape), r_kty(p.variable_shape);
+
+    // Every kernel takes the same inputs, bound once: swaps and rotations of the images below move
+    // contents, not the bound objects.
+    const lower::DataArgs data(p);
+    float sigma_f = 0, tau_f = 0, theta_f = 0, res_sigma_f = 0, res_tau_f = 0, res_theta_f = 0;
+    auto bound = [&](const jit::KernelPtr& k) {
+        jit::Call c(k);
+        data.bind(c);
+        c.in("x", x).in("x_prev", x_prev).in("x_prev2", x_prev2);
+        for (std::size_t i = 0; i < y.size(); ++i)
+            c.in("y" + std::to_string(i), y[i]).in("y_prev" + std::to_string(i), y_next[i]);
+        c.in("sigma", sigma_f).in("tau", tau_f).in("theta", theta_f);
+        c.in("res_sigma", res_sigma_f).in("res_tau", res_tau_f).in("res_theta", res_theta_f);
+        return c;
+    };
+    jit::Call dual = p.psi.empty() ? jit::Call() : bound(K->dual), primal = bound(K->primal),
+              residual = bound(K->residual);
+    for (std::size_t i = 0; i < y.size(); ++i) dual.out(int(i), y_next[i]);
+    residual.out(0, r_primal).out(1, r_kty);
+    for (std::size_t i = 0; i < r_y.size(); ++i) residual.out(int(2 + i), r_y[i]);
 
     const double sqrt_n = std::sqrt(double(x.size())), sqrt_m = std::sqrt(double(psi_elements(p)));
     Monitor mon(p, opt, res);
@@ -118,20 +140,13 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
         ++it;
         const double theta_used = theta, sigma_used = sigma, tau_used = tau;
         if (!p.psi.empty()) {
-            set(K->x, x);
-            set(K->x_prev, x_prev);
-            for (std::size_t i = 0; i < y.size(); ++i) set(K->y[i], y[i]);
-            K->sigma.set(float(sigma));
-            K->theta.set(float(theta));
-            std::vector<Image*> outs;
-            for (auto& b : y_next) outs.push_back(&b);
-            run(K->dual, outs);
-            std::swap(y, y_next);  // y_next now holds the previous y
+            sigma_f = float(sigma);
+            theta_f = float(theta);
+            dual.run();
+            swap_each(y, y_next);  // y_next now holds the previous y
         }
-        set(K->x, x);
-        for (std::size_t i = 0; i < y.size(); ++i) set(K->y[i], y[i]);
-        K->tau.set(float(tau));
-        gram.omega_step(K->primal, x_prev2, tau);
+        tau_f = float(tau);
+        gram.omega_step(primal, x_prev2, tau);
         // rotate: x ← x_{n+1} (just written), x_prev ← x_n, x_prev2 ← x_{n−1}
         Image newest = std::move(x_prev2);
         x_prev2 = std::move(x_prev);
@@ -143,23 +158,10 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
             sigma /= theta;
         }
         if (mon.should_check(it)) {
-            set(K->x, x);
-            set(K->x_prev, x_prev);
-            set(K->x_prev2, x_prev2);
-            for (std::size_t i = 0; i < y.size(); ++i) {
-                set(K->y[i], y[i]);
-                set(K->y_prev[i], y_next[i]);
-            }
-            K->res_sigma.set(float(sigma_used));
-            K->res_tau.set(float(tau_used));
-            K->res_theta.set(float(theta_used));
-            std::vector<Image*> outs{&r_primal, &r_kty};
-            for (std::size_t i = 0; i < shapes.size(); ++i) {
-                if (r_y[2 * i].empty()) r_y[2 * i] = Image(shapes[i]), r_y[2 * i + 1] = Image(shapes[i]);
-                outs.push_back(&r_y[2 * i]);
-                outs.push_back(&r_y[2 * i + 1]);
-            }
-            run(K->residual, outs);
+            res_sigma_f = float(sigma_used);
+            res_tau_f = float(tau_used);
+            res_theta_f = float(theta_used);
+            residual.run();
             double d2 = 0, kx2 = 0;
             for (std::size_t i = 0; i < shapes.size(); ++i) {
                 d2 += std::pow(norm2(r_y[2 * i]), 2);

@@ -20,13 +20,13 @@ void SpectralGram::solve(const Image& rhs, Image& x, double identity, double ome
     gram_->solve(rhs, x);
 }
 
-void SpectralGram::omega_step(Halide::Pipeline& step, Image& x, double tau) {
+void SpectralGram::omega_step(jit::Call& step, Image& x, double tau) {
     if (!spectral(p_)) {
-        run(step, {&x});
+        step.out(0, x).run();
         return;
     }
     if (rhs_.empty()) rhs_ = Image(p_.variable_shape);
-    run(step, {&rhs_});
+    step.out(0, rhs_).run();
     solve(rhs_, x, 1.0, tau, 0.0);
 }
 

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include <Halide.h>
+#include "../jit/kernel.hpp"
 
 #include "proxgen/ir/ir.hpp"
 #include "spectral.hpp"
@@ -18,9 +18,10 @@ public:
     explicit SpectralGram(const ir::Problem& p) : p_(p) {}
     /// x = Gram⁻¹ rhs for these coefficients.
     void solve(const Image& rhs, Image& x, double identity, double omega_scale, double psi_scale);
-    /// Runs a PC / L-ADMM x-update pipeline (lower::omega_step) into x: directly for a closed-form
-    /// plan, through (I + τ G_Ω)⁻¹ of its right-hand side for a spectral one.
-    void omega_step(Halide::Pipeline& step, Image& x, double tau);
+    /// Runs a PC / L-ADMM x-update kernel (lower::omega_step; its inputs bound, its one output is
+    /// bound here) into x: directly for a closed-form plan, through (I + τ G_Ω)⁻¹ of its
+    /// right-hand side for a spectral one.
+    void omega_step(jit::Call& step, Image& x, double tau);
 
 private:
     const ir::Problem& p_;

@@ -38,7 +38,6 @@ SplitPipelines::SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const Im
             outs.push_back(out);
         }
         zu_step = Pipeline(outs);
-        compile(zu_step);
     }
     // residual ingredients: Kᵀ(z − z_prev), Kᵀu, K_i x
     std::vector<Func> outs;
@@ -68,7 +67,14 @@ SplitPipelines::SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const Im
         outs.push_back(kx_f);
     }
     residual = Pipeline(outs);
-    compile(residual);
+}
+
+std::vector<Argument> SplitPipelines::arguments() const {
+    std::vector<Argument> a;
+    for (const auto* list : {&z, &z_prev, &u})
+        for (const auto& i : *list) a.emplace_back(i);
+    a.emplace_back(rho);
+    return a;
 }
 
 SplitState::SplitState(const ir::Problem& p, const Options& opt, const Result* warm, Algorithm a)
@@ -85,38 +91,36 @@ SplitState::SplitState(const ir::Problem& p, const Options& opt, const Result* w
     }
 }
 
-void SplitState::bind(SplitPipelines& k) const {
+void SplitState::bind(jit::Call& c) const {
     for (std::size_t i = 0; i < z_.size(); ++i) {
-        set(k.z[i], z_[i]);
-        set(k.u[i], u_[i]);
+        const std::string n = std::to_string(i);
+        c.in("z" + n, z_[i]).in("z_prev" + n, z_next_[i]).in("u" + n, u_[i]);
     }
+    c.in("rho", rho_);
 }
 
-void SplitState::update(SplitPipelines& k, ImageParam& x_param, const Image& x, double rho, bool keep_dual) {
+void SplitState::set_kernels(jit::Call zu_step, jit::Call residual, jit::Call zu_at_extrapolated) {
+    zu_ = std::move(zu_step);
+    residual_ = std::move(residual);
+    zu_extrapolated_ = std::move(zu_at_extrapolated);
+    for (auto* zu : {&zu_, &zu_extrapolated_})
+        if (zu->defined())
+            for (std::size_t i = 0; i < z_.size(); ++i) zu->out(int(2 * i), z_next_[i]).out(int(2 * i + 1), u_next_[i]);
+    residual_.out(0, r_kdz_).out(1, r_ktu_);
+    for (std::size_t i = 0; i < r_kx_.size(); ++i) residual_.out(int(2 + i), r_kx_[i]);
+}
+
+void SplitState::update(double rho, bool keep_dual, bool at_extrapolated) {
     if (z_.empty()) return;
-    set(x_param, x);
-    bind(k);
-    k.rho.set(float(rho));
-    std::vector<Image*> outs;
-    for (std::size_t i = 0; i < z_.size(); ++i) {
-        outs.push_back(&z_next_[i]);
-        outs.push_back(&u_next_[i]);
-    }
-    run(k.zu_step, outs);
-    std::swap(z_, z_next_);  // z_next_ now holds the previous z
-    if (keep_dual) std::swap(u_, u_next_);
+    rho_ = float(rho);
+    (at_extrapolated ? zu_extrapolated_ : zu_).run();
+    swap_each(z_, z_next_);  // z_next_ now holds the previous z
+    if (keep_dual) swap_each(u_, u_next_);
 }
 
-bool SplitState::check(SplitPipelines& k, ImageParam& x_param, const Image& x, double rho, Monitor& mon, int it) {
-    set(x_param, x);
-    for (std::size_t i = 0; i < z_.size(); ++i) {
-        set(k.z[i], z_[i]);
-        set(k.z_prev[i], z_next_[i]);
-        set(k.u[i], u_[i]);
-    }
-    std::vector<Image*> outs{&r_kdz_, &r_ktu_};
-    for (auto& img : r_kx_) outs.push_back(&img);
-    run(k.residual, outs);
+bool SplitState::check(const Image& x, double rho, Monitor& mon, int it) {
+    rho_ = float(rho);
+    residual_.run();
     double r2 = 0, kx2 = 0, z2 = 0;
     for (std::size_t i = 0; i < z_.size(); ++i) {
         r2 += std::pow(norm2_diff(r_kx_[i], z_[i]), 2);

@@ -10,13 +10,15 @@
 
 namespace proxgen::detail {
 
-/// Pipelines of the (z, u)-update and the residuals for the Ψ terms of p.
+/// Pipelines of the (z, u)-update and the residuals for the Ψ terms of p (built, not compiled).
 struct SplitPipelines {
     std::vector<Halide::ImageParam> z, z_prev, u;
     Halide::Param<float> rho{"rho"};
     Halide::Pipeline zu_step, residual;
     /// x is the variable's input parameter, shared with the algorithm's x-update pipeline.
     SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const Halide::ImageParam& x);
+    /// z_i, z_prev_i, u_i (per Ψ term) and rho: the inputs these pipelines add.
+    std::vector<Halide::Argument> arguments() const;
 };
 
 /// Residual balancing (Boyd et al. 2011, §3.4.1) as a light correction of the curvature-based ρ₀:
@@ -34,13 +36,20 @@ struct ResidualBalancing {
 class SplitState {
 public:
     SplitState(const ir::Problem& p, const Options& opt, const Result* warm, Algorithm a);
-    /// (z, u) ← prox step at x with penalty ρ; with keep_dual = false (HQS) u stays 0.
-    void update(SplitPipelines& k, Halide::ImageParam& x_param, const Image& x, double rho, bool keep_dual);
+    /// Binds z_i, z_prev_i, u_i and rho (the penalty of the last update()/check()) to a kernel's
+    /// inputs; the binding follows the state's swaps.
+    void bind(jit::Call& c) const;
+    /// The (z, u)-update and residual kernels, their inputs bound by the caller (this state's
+    /// through bind()); the outputs are bound here.
+    /// zu_at_extrapolated: the same (z, u) kernel bound to HQS's extrapolated x̂ instead of x.
+    void set_kernels(jit::Call zu_step, jit::Call residual, jit::Call zu_at_extrapolated = {});
+    /// (z, u) ← prox step at the x the zu kernel is bound to (x̂ with at_extrapolated), with
+    /// penalty ρ; with keep_dual = false (HQS) u stays 0.
+    void update(double rho, bool keep_dual, bool at_extrapolated = false);
     /// Boyd et al. 2011 (§3.3): r = ‖Kx − z‖, s = ρ‖Kᵀ(z − z_prev)‖,
     /// ε_pri = √m ε_abs + ε_rel max(‖Kx‖, ‖z‖), ε_dual = √n ε_abs + ε_rel ρ‖Kᵀu‖; records them.
-    bool check(SplitPipelines& k, Halide::ImageParam& x_param, const Image& x, double rho, Monitor& mon, int it);
-    /// Binds z and u (current) to the pipeline inputs of an x-update.
-    void bind(SplitPipelines& k) const;
+    /// x must be what the residual kernel is bound to.
+    bool check(const Image& x, double rho, Monitor& mon, int it);
     /// u ← u · factor (when ρ changes, the scaled dual u = y/ρ must follow).
     void rescale_dual(double factor);
     std::vector<Image> duals() const;
@@ -56,6 +65,8 @@ private:
     std::vector<std::vector<int>> shapes_;
     std::vector<Image> z_, u_, z_next_, u_next_, r_kx_;
     Image r_kdz_, r_ktu_;
+    float rho_ = 0;
+    jit::Call zu_, residual_, zu_extrapolated_;
 };
 
 }  // namespace proxgen::detail

@@ -7,6 +7,7 @@
 #include <typeindex>
 
 #include "proxgen/lower/to_ir.hpp"
+#include "proxgen/solve/jit_stats.hpp"
 #include "proxgen/solve/options.hpp"
 #include "proxgen/solve/result.hpp"
 
@@ -60,13 +61,6 @@ Result solve_with(const P& prob, const Options& opt, const Result* warm) {
 }
 }  // namespace detail
 
-/// JIT statistics for the whole process: pipelines compiled and cache hits.
-struct JitStats {
-    int pipelines_compiled = 0;
-    int cache_hits = 0;
-    double compile_seconds = 0;
-};
-JitStats jit_stats();
 
 /// Solves the problem; plans at compile time, JIT-compiles (cached per problem structure and
 /// algorithm), and runs on the host.

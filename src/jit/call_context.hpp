@@ -1,0 +1,22 @@
+// Internal: the user context every kernel call passes to the generated code. Halide's runtime hands
+// it back to the error handler, so an error message lands in the call that caused it (never in
+// shared state, never an abort). It is a Halide::JITUserContext so that JIT-compiled kernels can
+// use it as theirs; kernels loaded from shared objects get the same pointer through
+// halide_set_error_handler (disk_cache.cpp).
+#pragma once
+
+#include <string>
+
+#include <Halide.h>
+
+namespace proxgen::jit {
+
+struct CallContext : Halide::JITUserContext {
+    std::string message;
+    CallContext();
+};
+
+/// The error handler both kinds of kernels use: appends msg to the CallContext it is given.
+void record_error(void* user_context, const char* msg);
+
+}  // namespace proxgen::jit

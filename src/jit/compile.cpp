@@ -1,0 +1,89 @@
+#include "compile.hpp"
+
+#include <chrono>
+
+#include "disk_cache.hpp"
+#include "jit_stats.hpp"
+#include "proxgen/error.hpp"
+
+namespace proxgen::jit {
+
+using namespace Halide;
+
+namespace {
+thread_local int disk_cache_disabled = 0;
+
+std::uint64_t fnv1a(const std::string& s) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
+std::vector<ArgInfo> arg_table(const Module& m, const std::string& fn) {
+    std::vector<ArgInfo> out;
+    for (const auto& a : m.get_function_by_name(fn).args) {
+        if (a.name == "__user_context") continue;
+        ArgInfo i;
+        i.name = a.name;
+        i.output = a.kind == Argument::OutputBuffer;
+        i.dimensions = a.dimensions;
+        if (a.is_buffer()) i.kind = ArgInfo::Kind::buffer;
+        else if (a.type == Float(32)) i.kind = ArgInfo::Kind::float32;
+        else if (a.type == Int(32)) i.kind = ArgInfo::Kind::int32;
+        else PROXGEN_INTERNAL_ASSERT(!"kernel scalar arguments are float32 or int32");
+        out.push_back(std::move(i));
+    }
+    return out;
+}
+
+/// The display name of a kernel: its key up to the structure signature.
+std::string display_name(const std::string& key) { return key.substr(0, key.find(':')); }
+
+}  // namespace
+
+NoDiskCache::NoDiskCache() { ++disk_cache_disabled; }
+NoDiskCache::~NoDiskCache() { --disk_cache_disabled; }
+
+const Target& host_target() {
+    static const Target t = get_jit_target_from_environment();
+    return t;
+}
+
+std::unique_lock<std::recursive_mutex> compiler_lock() {
+    static std::recursive_mutex m;
+    return std::unique_lock<std::recursive_mutex>(m);
+}
+
+KernelPtr kernel(const std::string& key, const std::function<Source()>& make) {
+    DiskCache* disk = disk_cache_disabled ? nullptr : DiskCache::instance();
+    const std::string name = display_name(key);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    Target target = disk ? disk->target() : host_target().with_feature(Target::JIT).with_feature(Target::UserContext);
+    const std::string full_key = key + "|" + cache_version(target);
+    if (disk) {
+        if (KernelPtr k = disk->load(full_key, name)) {
+            record_disk_load(elapsed());
+            return k;
+        }
+    }
+    KernelPtr k;
+    {
+        auto lock = compiler_lock();
+        Source s = make();
+        const std::string fn = fmt::format("proxgen_{:016x}", fnv1a(full_key));
+        Module m = s.pipeline.compile_to_module(s.inputs, fn, target);
+        const auto args = arg_table(m, fn);
+        if (disk) {
+            k = disk->store(full_key, name, m, fn, args);
+        } else {
+            auto jm = std::make_shared<Internal::JITModule>(m, m.get_function_by_name(fn));
+            auto argv = reinterpret_cast<Kernel::ArgvFunction>(jm->argv_function());
+            k = std::make_shared<Kernel>(name, argv, args, std::shared_ptr<const void>(jm, jm.get()));
+        }
+    }
+    record_compile(elapsed());
+    return k;
+}
+
+}  // namespace proxgen::jit

@@ -1,0 +1,49 @@
+// Internal: compiling Halide pipelines into Kernels, once per machine.
+//
+//   jit::kernel(key, make)  →  the disk cache's shared object for `key` when it has a valid one;
+//                              else make() builds the pipeline, it is compiled for the host and
+//                              stored in the disk cache (or, with the cache off, JIT-compiled in
+//                              memory).
+//
+// `key` must name everything that decides the generated code except the ProxGen sources, the
+// Halide version and the target, which the cache adds itself (a structure signature and the
+// pipeline's role, e.g. "pc.dual:" + ir::signature(p)). Halide's compiler is not thread-safe:
+// make() and the compilation run under one process-wide lock, taken here; running kernels needs
+// no lock.
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <Halide.h>
+
+#include "kernel.hpp"
+
+namespace proxgen::jit {
+
+/// A pipeline and the inputs its entry point takes, in order (outputs follow them).
+struct Source {
+    Halide::Pipeline pipeline;
+    std::vector<Halide::Argument> inputs;
+};
+
+KernelPtr kernel(const std::string& key, const std::function<Source()>& make);
+
+/// The target kernels are compiled for: the host's (HL_JIT_TARGET overrides it, as Halide's JIT).
+const Halide::Target& host_target();
+
+/// Held while Halide's front end or compiler runs (building Funcs, lowering, code generation).
+std::unique_lock<std::recursive_mutex> compiler_lock();
+
+/// Whether a kernel's code may go to the disk cache: pipelines that embed process-local code
+/// (user operators, diff_fn) must say no (their key cannot name that code).
+struct NoDiskCache {
+    NoDiskCache();
+    ~NoDiskCache();
+    NoDiskCache(const NoDiskCache&) = delete;
+    NoDiskCache& operator=(const NoDiskCache&) = delete;
+};
+
+}  // namespace proxgen::jit

@@ -1,0 +1,98 @@
+#include "kernel.hpp"
+
+#include "call_context.hpp"
+#include "proxgen/error.hpp"
+
+namespace proxgen::jit {
+
+Kernel::Kernel(std::string name, ArgvFunction fn, std::vector<ArgInfo> args, std::shared_ptr<const void> keep_alive)
+    : name_(std::move(name)), fn_(fn), args_(std::move(args)), keep_alive_(std::move(keep_alive)) {
+    PROXGEN_INTERNAL_ASSERT(fn_ != nullptr);
+    while (inputs_ < int(args_.size()) && !args_[inputs_].output) ++inputs_;
+    for (int i = inputs_; i < int(args_.size()); ++i) PROXGEN_INTERNAL_ASSERT(args_[i].output);
+}
+
+int Kernel::input_index(std::string_view name) const {
+    for (int i = 0; i < inputs_; ++i)
+        if (args_[i].name == name) return i;
+    return -1;
+}
+
+void Kernel::run(const void** argv) const {
+    CallContext ctx;
+    argv[0] = &ctx;
+    const int status = fn_(argv);
+    if (status != 0)
+        fail("Halide pipeline '{}' failed (status {}): {}", name_, status,
+             ctx.message.empty() ? std::string("no message") : ctx.message);
+}
+
+Call::Call(KernelPtr k) : kernel_(std::move(k)), argv_(1 + kernel_->args().size(), nullptr) {}
+
+Call& Call::bind(int index, const void* p) {
+    argv_[1 + index] = p;
+    return *this;
+}
+
+Call& Call::in(std::string_view name, const Image& img) {
+    const int i = kernel_->input_index(name);
+    PROXGEN_INTERNAL_ASSERT(i >= 0 && kernel_->args()[i].kind == ArgInfo::Kind::buffer);
+    return bind(i, img.buffer().raw_buffer());
+}
+
+Call& Call::in(std::string_view name, const float& value) {
+    const int i = kernel_->input_index(name);
+    PROXGEN_INTERNAL_ASSERT(i >= 0 && kernel_->args()[i].kind == ArgInfo::Kind::float32);
+    return bind(i, &value);
+}
+
+Call& Call::maybe_in(std::string_view name, const halide_buffer_t* buf) {
+    const int i = kernel_->input_index(name);
+    if (i >= 0) {
+        PROXGEN_INTERNAL_ASSERT(kernel_->args()[i].kind == ArgInfo::Kind::buffer);
+        bind(i, buf);
+    }
+    return *this;
+}
+
+Call& Call::maybe_in(std::string_view name, const float& value) {
+    const int i = kernel_->input_index(name);
+    if (i >= 0) {
+        PROXGEN_INTERNAL_ASSERT(kernel_->args()[i].kind == ArgInfo::Kind::float32);
+        bind(i, &value);
+    }
+    return *this;
+}
+
+Call& Call::out(int i, Image& img) {
+    PROXGEN_INTERNAL_ASSERT(i >= 0 && i < kernel_->output_count());
+    return bind(kernel_->input_count() + i, img.buffer().raw_buffer());
+}
+
+void Call::run() {
+    for (std::size_t i = 1; i < argv_.size(); ++i)
+        if (!argv_[i])
+            detail::internal_error(fmt::format("argument '{}' of kernel '{}' is bound", kernel_->args()[i - 1].name,
+                                               kernel_->name())
+                                       .c_str(),
+                                   __FILE__, __LINE__);
+    kernel_->run(argv_.data());
+}
+
+}  // namespace proxgen::jit
+
+namespace proxgen::jit {
+
+void record_error(void* user_context, const char* msg) {
+    auto* ctx = static_cast<CallContext*>(static_cast<Halide::JITUserContext*>(user_context));
+    if (!ctx || !msg) return;
+    if (!ctx->message.empty()) ctx->message += "; ";
+    ctx->message += msg;
+    while (!ctx->message.empty() && ctx->message.back() == '\n') ctx->message.pop_back();
+}
+
+CallContext::CallContext() {
+    handlers.custom_error = [](Halide::JITUserContext* ucon, const char* msg) { record_error(ucon, msg); };
+}
+
+}  // namespace proxgen::jit

@@ -1,0 +1,88 @@
+// Internal: a compiled Halide pipeline called through its argv entry point with arguments bound
+// per caller, never through shared Halide::Param / ImageParam state. This is what makes solves
+// thread-safe (every solve owns its argument vectors; the compiled code is shared) and cheap to
+// call (no Pipeline::realize bookkeeping per call: one indirect call into the generated code).
+//
+// A Kernel comes from the in-process JIT (Halide::Internal::JITModule) or from a shared object in
+// the on-disk cache (disk_cache.hpp); both expose the same entry point
+//     int fn(const void** argv)   argv = {user_context, inputs in the kernel's order, outputs}
+// where a buffer argument is a halide_buffer_t* and a scalar one a pointer to its value.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <HalideRuntime.h>
+
+#include "proxgen/image.hpp"
+
+namespace proxgen::jit {
+
+/// One argument of a kernel (the user context excluded).
+struct ArgInfo {
+    enum class Kind { buffer, float32, int32 };
+    std::string name;
+    Kind kind = Kind::buffer;
+    bool output = false;
+    int dimensions = 0;
+};
+
+class Kernel {
+public:
+    using ArgvFunction = int (*)(const void**);
+
+    Kernel(std::string name, ArgvFunction fn, std::vector<ArgInfo> args, std::shared_ptr<const void> keep_alive);
+
+    const std::string& name() const { return name_; }
+    /// Inputs first (in the order the pipeline was compiled with), then the outputs.
+    const std::vector<ArgInfo>& args() const { return args_; }
+    /// Position of the named input in args(), or -1.
+    int input_index(std::string_view name) const;
+    int input_count() const { return inputs_; }
+    int output_count() const { return int(args_.size()) - inputs_; }
+
+    /// Runs the kernel; argv has 1 + args().size() entries and argv[0] is overwritten with this
+    /// call's user context. Throws proxgen::Error with Halide's message if the pipeline fails.
+    void run(const void** argv) const;
+
+private:
+    std::string name_;
+    ArgvFunction fn_;
+    std::vector<ArgInfo> args_;
+    int inputs_ = 0;
+    std::shared_ptr<const void> keep_alive_;  // the JIT module or the loaded shared object
+};
+
+using KernelPtr = std::shared_ptr<const Kernel>;
+
+/// The argument vector of one kernel for one caller. Buffers are bound by the address of their
+/// halide_buffer_t and scalars by the address of the caller's variable, so binding happens once
+/// per solve: swapping two Images (std::swap) or assigning a new value to a bound float is seen by
+/// the next run() without binding again.
+class Call {
+public:
+    Call() = default;
+    explicit Call(KernelPtr k);
+
+    bool defined() const { return kernel_ != nullptr; }
+    const Kernel& kernel() const { return *kernel_; }
+    /// Binds an input by name; an input the kernel does not have is an internal error.
+    Call& in(std::string_view name, const Image& img);
+    Call& in(std::string_view name, const float& value);
+    /// The same, but silently ignores names the kernel does not take.
+    Call& maybe_in(std::string_view name, const halide_buffer_t* buf);
+    Call& maybe_in(std::string_view name, const float& value);
+    /// Binds output i (in the pipeline's output order).
+    Call& out(int i, Image& img);
+    /// Runs with the bound arguments; every argument must be bound.
+    void run();
+
+private:
+    Call& bind(int index, const void* p);
+    KernelPtr kernel_;
+    std::vector<const void*> argv_;
+};
+
+}  // namespace proxgen::jit

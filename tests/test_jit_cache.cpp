@@ -1,0 +1,69 @@
+// The in-memory JIT cache is bounded (least recently used structures dropped, reloaded from the
+// disk cache when solved again), and repeated solves of changing structures keep memory flat.
+#include <catch2/catch_test_macros.hpp>
+
+#include <fstream>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace pg = proxgen;
+
+namespace {
+
+long resident_kib() {
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+    return -1;
+}
+
+/// Solves one of six structures (a penalty on x or on grad x), 5 PC iterations.
+double solve_structure(int k, const pg::Image& b) {
+    auto x = pg::variable(b.width(), b.height());
+    const pg::Options opt = pg::test::fixed_iterations(pg::Algorithm::pock_chambolle, 5);
+    auto fit = pg::sum_squares(x - b);
+    pg::Result r;
+    switch (k % 6) {
+    case 0: r = pg::solve(fit + 0.1f * pg::norm1(x), opt); break;
+    case 1: r = pg::solve(fit + 0.1f * pg::norm1(pg::grad(x)), opt); break;
+    case 2: r = pg::solve(fit + 0.1f * pg::group_norm1(pg::grad(x)), opt); break;
+    case 3: r = pg::solve(fit + 0.1f * pg::huber(pg::grad(x), 0.5f), opt); break;
+    case 4: r = pg::solve(fit + pg::box(x, 0.2f, 0.8f), opt); break;
+    default: r = pg::solve(fit + 0.1f * pg::norm1(pg::grad(x)) + pg::nonneg(x), opt); break;
+    }
+    return double(r[x].data()[0]);
+}
+
+}  // namespace
+
+TEST_CASE("the in-memory JIT cache keeps at most its capacity of structures", "[jit][cache]") {
+    const int old = pg::jit_cache_capacity();
+    pg::set_jit_cache_capacity(2);
+    const pg::Image b = pg::test::random_image({24, 20}, 3, 0.0f, 1.0f);
+    for (int k = 0; k < 6; ++k) {
+        solve_structure(k, b);
+        CHECK(pg::jit_stats().cached_structures <= 2);
+    }
+    CHECK_THROWS_AS(pg::set_jit_cache_capacity(0), pg::Error);
+    pg::set_jit_cache_capacity(old);
+}
+
+TEST_CASE("repeated solves of changing structures keep the resident memory flat", "[jit][cache][memory]") {
+    const int old = pg::jit_cache_capacity();
+    pg::set_jit_cache_capacity(2);  // every solve below evicts a structure and reloads another
+    const pg::Image b = pg::test::random_image({24, 20}, 4, 0.0f, 1.0f);
+    for (int k = 0; k < 12; ++k) solve_structure(k, b);  // compiled (or loaded) once, allocator warm
+    const long before = resident_kib();
+    // with the disk cache each eviction costs a reload (milliseconds); without it, a compilation
+    const bool disk = pg::jit_disk_cache().rfind("off", 0) != 0;
+    const int solves = disk ? 240 : 24;
+    double sink = 0;
+    for (int k = 0; k < solves; ++k) sink += solve_structure(k, b);
+    const long after = resident_kib();
+    INFO("resident memory " << before << " KiB before, " << after << " KiB after " << solves << " solves (disk cache "
+                            << pg::jit_disk_cache() << ", sink " << sink << ")");
+    CHECK(after - before < 16 * 1024);
+    pg::set_jit_cache_capacity(old);
+}
