@@ -1,6 +1,6 @@
 // The in-memory JIT cache is bounded (least recently used structures dropped, reloaded from the
 // disk cache when solved again), and repeated solves of changing structures keep memory flat.
-#include <catch2/catch_test_macros.hpp>
+#include <catch2/catch.hpp>
 
 #include <fstream>
 #include <string>

@@ -2,7 +2,7 @@
 // three problem structures and random sizes, share compiled kernels but never per-call state.
 // Every concurrent result must be bitwise equal to the same solve run alone. (Built and run under
 // ThreadSanitizer in CI, tools/ci/tsan.sh.)
-#include <catch2/catch_test_macros.hpp>
+#include <catch2/catch.hpp>
 
 #include <atomic>
 #include <cstring>

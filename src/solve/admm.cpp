@@ -379,6 +379,7 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
         }
         if (mon.should_check(it)) {
             converged = state.check(x, rho, mon, it);
+            if (!converged && mon.likely_infeasible()) break;
             if (hqs) converged = converged && rho >= rho_max;  // the penalty must have grown first
             else if (opt.adaptive_rho && !converged) {
                 const double factor = balancing.factor(res.history.back());

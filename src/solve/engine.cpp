@@ -24,6 +24,7 @@ const char* name(Status s) {
     case Status::converged: return "converged";
     case Status::max_iterations: return "max_iterations";
     case Status::stopped_by_callback: return "stopped_by_callback";
+    case Status::likely_infeasible: return "likely_infeasible";
     }
     return "?";
 }
@@ -143,11 +144,16 @@ Monitor::Monitor(const ir::Problem& p, const Options& opt, Result& r)
 
 bool Monitor::should_check(int it) const { return it % opt_.check_every == 0 || it == opt_.max_iters; }
 
-bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x) {
+bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x,
+                     const char* other_step) {
     HistoryEntry h{it, std::numeric_limits<double>::quiet_NaN(), r_pri, r_dual, eps_pri, eps_dual};
-    if (!std::isfinite(r_pri) || !std::isfinite(r_dual))
-        fail("{}: diverged at iteration {} (primal residual {}, dual residual {}); reduce the step sizes",
-             name(opt_.algorithm), it, r_pri, r_dual);
+    if (!std::isfinite(r_pri) || !std::isfinite(r_dual)) {
+        bool x_finite = true;
+        for (std::size_t i = 0; i < x.size() && x_finite; ++i) x_finite = std::isfinite(x.data()[i]);
+        fail("{}: diverged at iteration {}: {} produced non-finite values (primal residual {}, dual residual {}); "
+             "reduce the step sizes or check the problem's scaling",
+             name(opt_.algorithm), it, x_finite ? other_step : "the x-update", r_pri, r_dual);
+    }
     if (track_) h.objective = objective_ir(problem_, x);
     result_.history.push_back(h);
     result_.primal_residual = r_pri;
@@ -160,6 +166,33 @@ bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double
     return tolerance_set && r_pri <= eps_pri && r_dual <= eps_dual;
 }
 
+bool Monitor::likely_infeasible() {
+    // Measured on box(x, -2, -1) + nonneg(x) with every algorithm: one residual settles at a
+    // constant (the distance between the constraint sets, seen through the splitting) while the
+    // other is exactly or nearly 0, from the first checks on. A feasible problem's residuals keep
+    // falling, or both stall near their tolerances. Stop after 20 checks without a 1 % change.
+    constexpr int kChecks = 20;
+    if (!(opt_.eps_abs > 0 || opt_.eps_rel > 0) || result_.history.empty()) return false;
+    const HistoryEntry& h = result_.history.back();
+    const bool primal_stuck = h.primal_residual > 100 * h.eps_primal && h.dual_residual <= h.eps_dual;
+    const bool dual_stuck = h.dual_residual > 100 * h.eps_dual && h.primal_residual <= h.eps_primal;
+    const double r = primal_stuck ? h.primal_residual : dual_stuck ? h.dual_residual : 0;
+    if (r == 0 || std::abs(r - stall_reference_) > 0.01 * stall_reference_) {
+        stalled_checks_ = 0;
+        stall_reference_ = r;
+        return false;
+    }
+    if (++stalled_checks_ < kChecks) return false;
+    result_.status = Status::likely_infeasible;
+    result_.message = fmt::format(
+        "likely infeasible: after {} iterations the {} residual has stayed at {:.4g} ({:.3g}x its tolerance) for {} "
+        "checks while the {} residual is within tolerance; the constraints (or the domains of the penalties) "
+        "probably have no point in common",
+        h.iteration, primal_stuck ? "primal" : "dual", r, r / (primal_stuck ? h.eps_primal : h.eps_dual), kChecks,
+        primal_stuck ? "dual" : "primal");
+    return true;
+}
+
 bool Monitor::after_iteration(int it) {
     if (!opt_.callback) return true;
     IterationInfo info = last_.iteration == it ? last_ : IterationInfo{it};
@@ -169,13 +202,16 @@ bool Monitor::after_iteration(int it) {
 void Monitor::finish(int it, bool converged, bool stopped) {
     result_.iterations = it;
     result_.converged = converged;
-    result_.status = converged ? Status::converged : stopped ? Status::stopped_by_callback : Status::max_iterations;
+    if (result_.status != Status::likely_infeasible)
+        result_.status = converged ? Status::converged : stopped ? Status::stopped_by_callback : Status::max_iterations;
     result_.solve_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     result_.algorithm = opt_.algorithm;
     result_.signature = ir::signature(problem_);
-    if (opt_.verbose)
+    if (opt_.verbose) {
         fmt::print("{} after {} iterations, {:.3f} s ({:.3f} ms/iteration)\n", name(result_.status), it,
                    result_.solve_seconds, it ? 1e3 * result_.solve_seconds / it : 0.0);
+        if (!result_.message.empty()) fmt::print("{}\n", result_.message);
+    }
 }
 
 // ---- objective --------------------------------------------------------------------------------

@@ -83,8 +83,13 @@ public:
     Monitor(const ir::Problem& p, const Options& opt, Result& r);
     bool should_check(int it) const;
     /// Records a measurement; returns true when the tolerances are met. Throws proxgen::Error on
-    /// NaN/Inf residuals (divergence).
-    bool record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x);
+    /// NaN/Inf residuals (divergence), naming the step that produced non-finite values: the x-update
+    /// when x has any, else `other_step` (the dual or split step).
+    bool record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x,
+                const char* other_step);
+    /// After a check that did not converge: true when the residuals show the problem is likely
+    /// infeasible (see Status::likely_infeasible); the solve should stop.
+    bool likely_infeasible();
     /// Calls the user's callback; returns false to stop.
     bool after_iteration(int it);
     void finish(int it, bool converged, bool stopped);
@@ -95,6 +100,8 @@ private:
     Result& result_;
     IterationInfo last_;
     bool track_;
+    int stalled_checks_ = 0;
+    double stall_reference_ = 0;
     std::chrono::steady_clock::time_point start_;
 };
 

@@ -119,6 +119,7 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
         state.update(rho, true);
         if (mon.should_check(it)) {
             converged = state.check(x, rho, mon, it);
+            if (!converged && mon.likely_infeasible()) break;
             const double factor = adaptive && !converged ? balancing.factor(res.history.back()) : 1.0;
             if (factor != 1.0) {
                 steps.lambda /= factor;

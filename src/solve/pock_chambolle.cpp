@@ -170,7 +170,8 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
             const double rp = norm2(r_primal), rd = std::sqrt(d2);
             const double eps_p = sqrt_n * opt.eps_abs + opt.eps_rel * norm2(r_kty);
             const double eps_d = sqrt_m * opt.eps_abs + opt.eps_rel * std::sqrt(kx2);
-            converged = mon.record(it, rp, eps_p, rd, eps_d, x);
+            converged = mon.record(it, rp, eps_p, rd, eps_d, x, "the dual step");
+            if (!converged && mon.likely_infeasible()) break;
             if (steps.adaptive && !converged) balance_steps(rp / sqrt_n, rd / sqrt_m, tau, sigma, adapt);
         }
         if (!mon.after_iteration(it)) stopped = true;

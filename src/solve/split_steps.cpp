@@ -131,7 +131,7 @@ bool SplitState::check(const Image& x, double rho, Monitor& mon, int it) {
     const double r_pri = std::sqrt(r2), r_dual = rho * norm2(r_kdz_);
     const double eps_pri = sqrt_m * opt_.eps_abs + opt_.eps_rel * std::sqrt(std::max(kx2, z2));
     const double eps_dual = sqrt_n * opt_.eps_abs + opt_.eps_rel * rho * norm2(r_ktu_);
-    return mon.record(it, r_pri, eps_pri, r_dual, eps_dual, x);
+    return mon.record(it, r_pri, eps_pri, r_dual, eps_dual, x, "the split (z, u) step");
 }
 
 void SplitState::rescale_dual(double factor) {

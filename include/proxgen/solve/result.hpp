@@ -17,7 +17,9 @@ namespace proxgen {
 enum class Status {
     converged,          ///< both residuals met their tolerance
     max_iterations,     ///< ran max_iters without meeting the tolerance
-    stopped_by_callback ///< the callback returned false
+    stopped_by_callback, ///< the callback returned false
+    likely_infeasible   ///< stopped early: one residual stalled far above its tolerance while the other
+                        ///< vanished, the signature of constraints with no common point (Result::message)
 };
 
 const char* name(Status s);
@@ -39,6 +41,7 @@ struct Result {
     double compile_seconds = 0;  ///< JIT compilation in this call (0 on a cache hit)
     Algorithm algorithm = Algorithm::pock_chambolle;
     int cg_iterations = 0;       ///< inner CG iterations in total (CG x-updates only)
+    std::string message;         ///< why the solve stopped, when that needs a sentence (likely_infeasible)
 
     /// The solution for variable v.
     template <class Tag, int R>

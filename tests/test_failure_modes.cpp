@@ -1,0 +1,58 @@
+// Failure modes are named, never silent: an infeasible problem stops early with
+// Status::likely_infeasible and a sentence; divergence is an error naming the step and iteration.
+#include <catch2/catch.hpp>
+
+#include "solve/engine.hpp"
+#include "test_support.hpp"
+
+namespace pg = proxgen;
+using Catch::Matchers::Contains;
+
+TEST_CASE("box(x, -2, -1) + nonneg(x) is reported as likely infeasible by every algorithm", "[failure]") {
+    const pg::Image b = pg::test::random_image({24, 20}, 5, 0.0f, 1.0f);
+    auto x = pg::variable(24, 20);
+    auto prob = pg::sum_squares(x - b) + pg::box(x, -2.0f, -1.0f) + pg::nonneg(x);
+    for (pg::Algorithm a : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm, pg::Algorithm::admm, pg::Algorithm::hqs}) {
+        pg::Options opt;
+        opt.algorithm = a;
+        opt.max_iters = 2000;
+        const pg::Result r = pg::solve(prob, opt);
+        INFO(pg::name(a) << ": " << pg::name(r.status) << " after " << r.iterations << ": " << r.message);
+        CHECK(r.status == pg::Status::likely_infeasible);
+        CHECK_FALSE(r.converged);
+        CHECK(r.iterations < 2000);
+        CHECK_THAT(r.message, Contains("likely infeasible"));
+    }
+}
+
+TEST_CASE("a feasible problem with the same terms is not reported as infeasible", "[failure]") {
+    const pg::Image b = pg::test::random_image({24, 20}, 6, 0.0f, 1.0f);
+    auto x = pg::variable(24, 20);
+    auto prob = pg::sum_squares(x - b) + pg::box(x, 0.25f, 0.75f) + pg::nonneg(x) + 0.05f * pg::group_norm1(pg::grad(x));
+    for (pg::Algorithm a : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm, pg::Algorithm::admm, pg::Algorithm::hqs}) {
+        pg::Options opt;
+        opt.algorithm = a;
+        opt.max_iters = 3000;
+        const pg::Result r = pg::solve(prob, opt);
+        INFO(pg::name(a) << ": " << pg::name(r.status) << " after " << r.iterations);
+        CHECK(r.status != pg::Status::likely_infeasible);
+        CHECK(r.message.empty());
+        // HQS's penalty schedule needs more than 3000 iterations to meet the tolerance here
+        if (a != pg::Algorithm::hqs) CHECK(r.status == pg::Status::converged);
+    }
+}
+
+TEST_CASE("divergence names the algorithm, the iteration and the step", "[failure]") {
+    pg::ir::Problem p;
+    p.variable_shape = {4, 3};
+    p.algorithm = pg::Algorithm::pock_chambolle;
+    pg::Options opt;
+    pg::Result res;
+    pg::detail::Monitor mon(p, opt, res);
+    pg::Image finite({4, 3}), broken({4, 3});
+    broken(2, 1) = std::numeric_limits<float>::quiet_NaN();
+    CHECK_THROWS_WITH(mon.record(30, NAN, 1, 1, 1, broken, "the dual step"),
+                      Contains("pock_chambolle: diverged at iteration 30: the x-update produced non-finite"));
+    CHECK_THROWS_WITH(mon.record(40, 1, 1, INFINITY, 1, finite, "the dual step"),
+                      Contains("diverged at iteration 40: the dual step produced non-finite"));
+}
