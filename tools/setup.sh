@@ -2,7 +2,8 @@
 # Installs everything ProxGen needs from Debian 12's packages (run as root). Idempotent.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config libhalide14-0-dev libboost-dev libfmt-dev catch2
-          libbenchmark-dev libfftw3-dev libpng-dev libjpeg-dev
+          libbenchmark-dev libfftw3-dev libpng-dev libjpeg-dev libtiff-dev zlib1g-dev
+          clang-14 libfuzzer-14-dev
           g++-aarch64-linux-gnu qemu-user)
 missing=()
 for p in "${packages[@]}"; do

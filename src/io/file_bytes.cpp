@@ -1,5 +1,6 @@
 #include "file_bytes.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstdio>
@@ -28,6 +29,17 @@ void write_all(const std::string& path, const std::vector<unsigned char>& bytes)
     if (!f) fail("cannot open '{}' for writing: {}", path, std::strerror(errno));
     if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size() || std::fclose(f.release()) != 0)
         fail("error while writing '{}': {}", path, std::strerror(errno));
+}
+
+void check_sample_count(std::uint64_t width, std::uint64_t height, std::uint64_t depth, const ReadLimits& limits,
+                        const std::string& name) {
+    constexpr std::uint64_t max_extent = 0x7fffffff;  // Image extents are int
+    // Each factor below 2^31, so width * height fits in 64 bits; w*h*d > L  <=>  w*h > floor(L / d).
+    const bool too_large = width > max_extent || height > max_extent || depth > max_extent ||
+                           width * height > limits.max_samples / std::max<std::uint64_t>(depth, 1);
+    if (too_large)
+        fail("'{}': the image would be {}x{}x{} samples, more than the limit of {} samples (a corrupt header, or "
+             "an image too large to process)", name, width, height, depth, limits.max_samples);
 }
 
 void append_interleaved_f32(std::vector<unsigned char>& bytes, const Image& image, bool bottom_up) {

@@ -1,5 +1,5 @@
-// Internal: whole-file reads and writes with errors that name the file (used by the .npy and .pfm
-// codecs, which parse and build their bytes in memory).
+// Internal: whole-file reads and writes with errors that name the file (every codec parses and
+// builds its bytes in memory).
 #pragma once
 
 #include <cstdint>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "proxgen/image.hpp"
+#include "proxgen/io/codec.hpp"
 
 namespace proxgen::io {
 

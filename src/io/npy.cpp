@@ -2,46 +2,22 @@
 //   magic "\x93NUMPY", major, minor, header length (uint16 LE in v1, uint32 LE in v2/v3),
 //   then a Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (H, W), }
 //   padded with spaces and a '\n' so that the pixel data starts at a multiple of 64 bytes.
-// Bytes are decoded explicitly as little-endian, so the code does not depend on the host's order.
+// Samples are decoded byte by byte (src/io/samples.cpp), so the host's byte order never matters.
 #include "proxgen/io/npy.hpp"
 
-#include <bit>
-#include <cerrno>
 #include <charconv>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
-#include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "file_bytes.hpp"
 #include "proxgen/error.hpp"
+#include "samples.hpp"
 
 namespace proxgen::io {
 namespace {
-
-std::uint64_t load_le(const unsigned char* p, int nbytes) {
-    std::uint64_t v = 0;
-    for (int i = nbytes - 1; i >= 0; --i) v = (v << 8) | p[i];
-    return v;
-}
-
-// Locates the value of a dict key (quoted with ' or ") and returns the text after its ':'.
-std::string_view value_of(std::string_view header, std::string_view key, const std::string& path) {
-    for (char q : {'\'', '"'}) {
-        std::string quoted(1, q);
-        quoted.append(key).push_back(q);
-        auto at = header.find(quoted);
-        if (at == std::string_view::npos) continue;
-        auto colon = header.find(':', at + quoted.size());
-        if (colon == std::string_view::npos) break;
-        auto rest = header.substr(colon + 1);
-        while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-        return rest;
-    }
-    fail("'{}': the .npy header has no '{}' entry: {}", path, key, header);
-}
 
 struct NpyHeader {
     std::string descr;
@@ -49,34 +25,125 @@ struct NpyHeader {
     std::vector<std::int64_t> shape;
 };
 
-NpyHeader parse_header(std::string_view header, const std::string& path) {
-    NpyHeader h;
-    auto descr = value_of(header, "descr", path);
-    if (descr.empty() || (descr[0] != '\'' && descr[0] != '"')) fail("'{}': malformed .npy 'descr'", path);
-    auto close = descr.find(descr[0], 1);
-    if (close == std::string_view::npos) fail("'{}': malformed .npy 'descr'", path);
-    h.descr = std::string(descr.substr(1, close - 1));
+// A strict reader of the one dict literal NumPy writes: string keys; a string, True/False or a
+// tuple of integers as values.
+class HeaderParser {
+public:
+    HeaderParser(std::string_view text, const std::string& name) : text_(text), name_(name) {}
 
-    auto order = value_of(header, "fortran_order", path);
-    if (order.starts_with("True")) h.fortran_order = true;
-    else if (!order.starts_with("False")) fail("'{}': malformed .npy 'fortran_order'", path);
-
-    auto shape = value_of(header, "shape", path);
-    if (shape.empty() || shape[0] != '(') fail("'{}': malformed .npy 'shape'", path);
-    auto end = shape.find(')');
-    if (end == std::string_view::npos) fail("'{}': malformed .npy 'shape'", path);
-    std::string_view dims = shape.substr(1, end - 1);
-    while (!dims.empty()) {
-        while (!dims.empty() && (dims.front() == ' ' || dims.front() == ',')) dims.remove_prefix(1);
-        if (dims.empty()) break;
-        std::int64_t v = 0;
-        auto [ptr, ec] = std::from_chars(dims.data(), dims.data() + dims.size(), v);
-        if (ec != std::errc() || v < 0) fail("'{}': malformed .npy 'shape' ({})", path, shape.substr(0, end + 1));
-        h.shape.push_back(v);
-        dims.remove_prefix(ptr - dims.data());
-        if (!dims.empty() && dims.front() == 'L') dims.remove_prefix(1);  // Python 2 long literals
+    NpyHeader parse() {
+        NpyHeader h;
+        bool has_descr = false, has_order = false, has_shape = false;
+        expect('{');
+        while (!eat('}')) {
+            const std::string key = string_literal("a key");
+            expect(':');
+            if (key == "descr") {
+                skip_spaces();
+                if (pos_ < text_.size() && text_[pos_] == '[')
+                    fail("'{}': structured .npy dtypes (records) are not images; save a plain numeric array",
+                         name_);
+                h.descr = string_literal("the 'descr' value");
+                has_descr = true;
+            } else if (key == "fortran_order") {
+                h.fortran_order = boolean();
+                has_order = true;
+            } else if (key == "shape") {
+                h.shape = tuple();
+                has_shape = true;
+            } else {
+                fail("'{}': unexpected key '{}' in the .npy header", name_, key);
+            }
+            if (!eat(',')) {
+                expect('}');
+                break;
+            }
+        }
+        if (!has_descr || !has_order || !has_shape)
+            fail("'{}': the .npy header lacks '{}'", name_, !has_descr ? "descr" : !has_order ? "fortran_order" : "shape");
+        return h;
     }
-    return h;
+
+private:
+    void skip_spaces() {
+        while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n')) ++pos_;
+    }
+    bool eat(char c) {
+        skip_spaces();
+        if (pos_ < text_.size() && text_[pos_] == c) return ++pos_, true;
+        return false;
+    }
+    void expect(char c) {
+        if (!eat(c)) malformed(fmt::format("expected '{}'", c));
+    }
+    [[noreturn]] void malformed(const std::string& what) const {
+        fail("'{}': malformed .npy header ({} at offset {}): {}", name_, what, pos_,
+             std::string_view(text_.substr(0, 200)));
+    }
+    std::string string_literal(const char* what) {
+        skip_spaces();
+        if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"'))
+            malformed(fmt::format("expected {} in quotes", what));
+        const char quote = text_[pos_++];
+        const std::size_t end = text_.find(quote, pos_);
+        if (end == std::string_view::npos) malformed("unterminated string");
+        std::string s(text_.substr(pos_, end - pos_));
+        pos_ = end + 1;
+        return s;
+    }
+    bool boolean() {
+        skip_spaces();
+        for (auto [word, value] : {std::pair{std::string_view("True"), true}, std::pair{std::string_view("False"), false}})
+            if (text_.substr(pos_).starts_with(word)) {
+                pos_ += word.size();
+                return value;
+            }
+        malformed("expected True or False");
+    }
+    std::vector<std::int64_t> tuple() {
+        std::vector<std::int64_t> dims;
+        expect('(');
+        while (!eat(')')) {
+            skip_spaces();
+            std::int64_t v = 0;
+            const char* begin = text_.data() + pos_;
+            auto [ptr, ec] = std::from_chars(begin, text_.data() + text_.size(), v);
+            if (ec != std::errc() || v < 0) malformed("expected a size");
+            pos_ += std::size_t(ptr - begin);
+            if (pos_ < text_.size() && text_[pos_] == 'L') ++pos_;  // Python 2 long literal
+            dims.push_back(v);
+            if (dims.size() > 32) malformed("too many dimensions");
+            if (!eat(',')) {
+                expect(')');
+                break;
+            }
+        }
+        return dims;
+    }
+
+    std::string_view text_;
+    const std::string& name_;
+    std::size_t pos_ = 0;
+};
+
+// '<f4', '>u2', '|b1', … → a sample type; nullopt for anything else.
+std::optional<SampleType> sample_type_of(const std::string& descr) {
+    if (descr.size() < 3) return std::nullopt;
+    SampleType t;
+    const char order = descr[0], kind = descr[1];
+    if (order != '<' && order != '>' && order != '|') return std::nullopt;
+    t.big_endian = order == '>';
+    int bytes = 0;
+    auto [ptr, ec] = std::from_chars(descr.data() + 2, descr.data() + descr.size(), bytes);
+    if (ec != std::errc() || ptr != descr.data() + descr.size()) return std::nullopt;
+    t.bytes = bytes;
+    if (kind == 'f') t.kind = SampleKind::floating;
+    else if (kind == 'i') t.kind = SampleKind::signed_integer;
+    else if (kind == 'u') t.kind = SampleKind::unsigned_integer;
+    else if (kind == 'b') t.kind = SampleKind::boolean;
+    else return std::nullopt;
+    if (!is_supported(t) || (order == '|' && bytes != 1)) return std::nullopt;
+    return t;
 }
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
@@ -87,70 +154,62 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 
 }  // namespace
 
-Image read_npy(const std::string& path) {
-    const std::vector<unsigned char> bytes = read_all(path);
+Image read_npy(Bytes bytes, const std::string& name, const ReadLimits& limits) {
     static constexpr unsigned char magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
     if (bytes.size() < 10 || std::memcmp(bytes.data(), magic, sizeof magic) != 0)
-        fail("'{}' is not a .npy file (bad magic string)", path);
+        fail("'{}' is not a .npy file (bad magic string)", name);
     const int major = bytes[6];
-    if (major < 1 || major > 3) fail("'{}': unsupported .npy format version {}.{}", path, major, int(bytes[7]));
+    if (major < 1 || major > 3) fail("'{}': unsupported .npy format version {}.{}", name, major, int(bytes[7]));
     const std::size_t len_bytes = major == 1 ? 2 : 4;
-    if (bytes.size() < 8 + len_bytes) fail("'{}': truncated .npy header", path);
-    const std::size_t header_len = load_le(bytes.data() + 8, int(len_bytes));
+    if (bytes.size() < 8 + len_bytes) fail("'{}': truncated .npy header", name);
+    std::size_t header_len = 0;
+    for (std::size_t i = len_bytes; i-- > 0;) header_len = header_len << 8 | bytes[8 + i];
     const std::size_t data_start = 8 + len_bytes + header_len;
-    if (bytes.size() < data_start) fail("'{}': truncated .npy header", path);
+    if (bytes.size() < data_start) fail("'{}': truncated .npy header", name);
     const std::string_view header(reinterpret_cast<const char*>(bytes.data()) + 8 + len_bytes, header_len);
-    const NpyHeader h = parse_header(header, path);
+    const NpyHeader h = HeaderParser(header, name).parse();
 
-    if (h.fortran_order)
-        fail("'{}': Fortran-order .npy arrays are not supported; save a C-order array "
-             "(numpy.ascontiguousarray) instead", path);
-    int item = 0;
-    if (h.descr == "<f4") item = 4;
-    else if (h.descr == "<f8") item = 8;
-    else if (h.descr == "|u1" || h.descr == "<u1") item = 1;
-    else if (h.descr == "<u2") item = 2;
-    else
-        fail("'{}': unsupported .npy dtype '{}' (supported: <f4 float32, <f8 float64, |u1 uint8, "
-             "<u2 uint16, little-endian)", path, h.descr);
-
+    const std::optional<SampleType> type = sample_type_of(h.descr);
+    if (!type)
+        fail("'{}': unsupported .npy dtype '{}' (supported: float16/32/64, bool, int8..int64, "
+             "uint8..uint64, either byte order)", name, h.descr);
     if (h.shape.size() != 2 && h.shape.size() != 3)
-        fail("'{}': .npy shape {} is not an image; expected (H, W) or (H, W, C)", path, shape_text(h.shape));
-    std::uint64_t count = 1;
-    for (auto d : h.shape) {
-        if (d == 0) fail("'{}': empty image (.npy shape {})", path, shape_text(h.shape));
-        if (d > (1 << 30)) fail("'{}': .npy shape {} is too large", path, shape_text(h.shape));
-        count *= std::uint64_t(d);
-        if (count > (std::uint64_t(1) << 40)) fail("'{}': .npy shape {} is too large", path, shape_text(h.shape));
-    }
-    const std::uint64_t need = count * item;
+        fail("'{}': .npy shape {} is not an image; expected (H, W) or (H, W, C)", name, shape_text(h.shape));
+    for (auto d : h.shape)
+        if (d == 0) fail("'{}': empty image (.npy shape {})", name, shape_text(h.shape));
+    const std::uint64_t height = std::uint64_t(h.shape[0]), width = std::uint64_t(h.shape[1]);
+    const std::uint64_t channels = h.shape.size() == 3 ? std::uint64_t(h.shape[2]) : 1;
+    check_sample_count(width, height, channels, limits, name);
+    const std::uint64_t count = width * height * channels;
+    const std::uint64_t need = count * std::uint64_t(type->bytes);
     if (bytes.size() - data_start < need)
-        fail("'{}': truncated .npy file: shape {} needs {} bytes of data, found {}", path,
-             shape_text(h.shape), need, bytes.size() - data_start);
+        fail("'{}': truncated .npy file: shape {} of {} needs {} bytes of data, found {}", name, shape_text(h.shape),
+             sample_type_name(*type), need, bytes.size() - data_start);
 
-    const int height = int(h.shape[0]), width = int(h.shape[1]);
-    const int channels = h.shape.size() == 3 ? int(h.shape[2]) : 1;
-    Image image(width, height, channels);
+    const int W = int(width), H = int(height), C = int(channels);
+    Image image(W, H, C);
     float* out = image.data();  // a fresh Image is dense: index x + W*(y + H*c)
     const unsigned char* in = bytes.data() + data_start;
-    const std::size_t plane = std::size_t(width) * height;
-    // The file walks (y, x, c) with c fastest; the Image has x fastest and c slowest.
-    for (std::size_t i = 0; i < count; ++i) {
-        const std::size_t c = i % channels, pixel = i / channels;
-        const std::uint64_t raw = load_le(in + i * item, item);
-        float v;
-        if (item == 4) v = std::bit_cast<float>(std::uint32_t(raw));
-        else if (item == 8) v = float(std::bit_cast<double>(raw));
-        else if (item == 1) v = float(raw) / 255.0f;
-        else v = float(raw) / 65535.0f;
-        out[c * plane + pixel] = v;
-    }
+    // Element strides of array[y, x, c] in the file.
+    const std::size_t sy = h.fortran_order ? 1 : std::size_t(W) * C;
+    const std::size_t sx = h.fortran_order ? std::size_t(H) : std::size_t(C);
+    const std::size_t sc = h.fortran_order ? std::size_t(H) * W : 1;
+    const std::size_t item = std::size_t(type->bytes);
+    for (int c = 0; c < C; ++c)
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x)
+                *out++ = decode_sample(in + item * (y * sy + x * sx + c * sc), *type);
     return image;
 }
 
-void write_npy(const std::string& path, const Image& image) {
+Image read_npy(const std::string& path) {
+    const std::vector<unsigned char> bytes = read_all(path);
+    return read_npy(Bytes(bytes), path);
+}
+
+std::vector<unsigned char> encode_npy(const Image& image, const std::string& name) {
     if (image.dimensions() != 2 && image.dimensions() != 3)
-        fail("cannot save '{}': .npy images must be 2-D or 3-D, got {}", path, image.shape_string());
+        fail("cannot save '{}': .npy images must be 2-D or 3-D, got {}", name, image.shape_string());
     const int w = image.width(), h = image.height(), ch = image.channels();
     std::string dict = image.dimensions() == 2
                            ? fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}", h, w)
@@ -166,7 +225,9 @@ void write_npy(const std::string& path, const Image& image) {
     bytes.insert(bytes.end(), dict.begin(), dict.end());
     bytes.reserve(bytes.size() + std::size_t(w) * h * ch * 4);
     append_interleaved_f32(bytes, image, false);
-    write_all(path, bytes);
+    return bytes;
 }
+
+void write_npy(const std::string& path, const Image& image) { write_all(path, encode_npy(image, path)); }
 
 }  // namespace proxgen::io

@@ -21,7 +21,7 @@ namespace {
 bool is_space(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // Reads the next whitespace-delimited header token; `pos` ends on the delimiter after it.
-std::string next_token(const std::vector<unsigned char>& bytes, std::size_t& pos, const std::string& path) {
+std::string next_token(Bytes bytes, std::size_t& pos, const std::string& path) {
     while (pos < bytes.size() && is_space(bytes[pos])) ++pos;
     const std::size_t start = pos;
     while (pos < bytes.size() && !is_space(bytes[pos]) && pos - start < 64) ++pos;
@@ -38,8 +38,7 @@ long parse_size(const std::string& token, const std::string& path) {
 
 }  // namespace
 
-Image read_pfm(const std::string& path) {
-    const std::vector<unsigned char> bytes = read_all(path);
+Image read_pfm(Bytes bytes, const std::string& path, const ReadLimits& limits) {
     std::size_t pos = 0;
     const std::string kind = next_token(bytes, pos, path);
     if (kind != "PF" && kind != "Pf") fail("'{}' is not a .pfm file (it must start with 'PF' or 'Pf')", path);
@@ -53,6 +52,7 @@ Image read_pfm(const std::string& path) {
     ++pos;  // the single whitespace byte ending the header
     if (width == 0 || height == 0) fail("'{}': empty image ({}x{} .pfm)", path, width, height);
 
+    check_sample_count(std::uint64_t(width), std::uint64_t(height), std::uint64_t(channels), limits, path);
     const std::size_t count = std::size_t(width) * std::size_t(height) * channels;
     if (bytes.size() - pos < count * 4)
         fail("'{}': truncated .pfm file: {}x{}x{} floats need {} bytes, found {}", path, width, height,
@@ -74,6 +74,11 @@ Image read_pfm(const std::string& path) {
             }
     }
     return image;
+}
+
+Image read_pfm(const std::string& path) {
+    const std::vector<unsigned char> bytes = read_all(path);
+    return read_pfm(Bytes(bytes), path);
 }
 
 void write_pfm(const std::string& path, const Image& image) {

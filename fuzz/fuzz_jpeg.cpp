@@ -1,0 +1,9 @@
+// libFuzzer target: proxgen::io::read_jpeg on arbitrary bytes (see fuzz_reader.hpp).
+#include "fuzz_reader.hpp"
+#include "proxgen/io/png_jpeg.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    return proxgen::fuzz::run_reader(data, size, [](proxgen::io::Bytes bytes) {
+        return proxgen::io::read_jpeg(bytes, "fuzz.jpeg", proxgen::fuzz::limits);
+    });
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ with clang-14 (AddressSanitizer + UndefinedBehaviorSanitizer)
+# in their own build directory and runs each for SECONDS (default 30) from its committed seed
+# corpus (fuzz/corpus/<target>, with fuzz/dict/<target>.dict when there is one). Fails if any
+# target finds a crash, a sanitizer report, a leak, a timeout (10 s per input) or an input that
+# needs more than 2 GiB. New inputs go to a scratch directory, never into the committed corpus.
+#
+# Usage: tools/fuzz.sh [SECONDS] [TARGET...]      (targets: npy npz png jpeg pfm tiff; default all)
+# Environment: PROXGEN_FUZZ_BUILD_DIR (default build-fuzz), JOBS (build parallelism, default 2).
+# A failing input is kept as $PROXGEN_FUZZ_BUILD_DIR/artifacts/<target>/crash-*; replay it with
+#   $PROXGEN_FUZZ_BUILD_DIR/fuzz/fuzz_<target> <file>
+# and add it to tests/io/fuzz_regressions/<target>/ with its fix.
+set -euo pipefail
+
+seconds=${1:-30}
+shift || true
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${PROXGEN_FUZZ_BUILD_DIR:-$root/build-fuzz}
+
+launcher=()
+if command -v ccache > /dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+mkdir -p "$build"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 "${launcher[@]}" \
+  -DPROXGEN_BUILD_TESTS=OFF -DPROXGEN_BUILD_EXAMPLES=OFF -DPROXGEN_BUILD_BENCH=OFF \
+  -DPROXGEN_BUILD_FUZZERS=ON > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
+cmake --build "$build" --target proxgen_fuzzers -j "${JOBS:-2}"
+
+targets=("$@")
+if [[ ${#targets[@]} -eq 0 ]]; then
+  for f in "$root"/fuzz/fuzz_*.cpp; do targets+=("$(basename "$f" .cpp | sed 's/^fuzz_//')"); done
+fi
+
+failed=()
+for t in "${targets[@]}"; do
+  binary=$build/fuzz/fuzz_$t
+  [[ -x $binary ]] || { echo "fuzz: no target '$t' ($binary)"; exit 1; }
+  scratch=$build/scratch/$t
+  artifacts=$build/artifacts/$t
+  rm -rf "$scratch"
+  mkdir -p "$scratch" "$artifacts"
+  dict=()
+  [[ -f $root/fuzz/dict/$t.dict ]] && dict=(-dict="$root/fuzz/dict/$t.dict")
+  log=$build/fuzz_$t.log
+  status=0
+  "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$artifacts/" "${dict[@]}" "$scratch" "$root/fuzz/corpus/$t" > "$log" 2>&1 || status=$?
+  execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
+  cov=$(grep -E '^#[0-9]+.*(DONE|cov:)' "$log" | tail -1 | grep -o 'cov: [0-9]*' || true)
+  if [[ $status -ne 0 ]]; then
+    failed+=("$t")
+    echo "fuzz_$t: FAILED (exit $status) after ${execs:-?} inputs; log $log"
+    grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$log" | head -20 || true
+  else
+    echo "fuzz_$t: ok, ${execs:-?} inputs in ${seconds}s, ${cov:-cov: ?}"
+  fi
+done
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "fuzz: failures in ${failed[*]}"
+  exit 1
+fi
