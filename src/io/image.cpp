@@ -1,5 +1,7 @@
 #include "proxgen/image.hpp"
 
+#include <algorithm>
+
 #include "proxgen/error.hpp"
 
 namespace proxgen {
@@ -12,7 +14,10 @@ Image::Image(const std::vector<int>& sizes) {
     for (int s : sizes)
         if (s <= 0) fail("Image: every size must be positive, got {}", proxgen::shape_string(sizes));
     buf_ = Buffer(sizes);
-    buf_.fill(0.0f);
+    // Not buf_.fill(0): Halide 14's for_each_value, flattening a dense buffer, advances its pointer by
+    // an uninitialized stride (undefined behaviour that UBSan reports; found by fuzz/fuzz_tiff).
+    // A fresh Buffer is dense, so one std::fill_n covers it.
+    std::fill_n(buf_.data(), buf_.number_of_elements(), 0.0f);
 }
 
 Image::Image(Buffer buffer) : buf_(std::move(buffer)) {

@@ -88,7 +88,9 @@ Image decode_image(std::span<const unsigned char> bytes, const std::string& name
 void save_image(const std::string& path, const Image& image) { save_image(path, image, SaveOptions{}); }
 
 void save_image(const std::string& path, const Image& image, const SaveOptions& options) {
-    const auto [file, member] = split_npz_member(path);
+    const auto split = split_npz_member(path);  // not a structured binding: the lambda below captures it
+    const std::string& file = split.first;
+    const std::string& member = split.second;
     const Format format = format_of(file, "save");
     if (image.empty()) fail("cannot save '{}': the image has no pixels", file);
     const int bits = options.bits;
