@@ -332,6 +332,23 @@ TEST_CASE("png: 16-bit saving round-trips within 1/65535; bit depths other forma
     require_error_naming(npy8, [&] { proxgen::save_image(npy8, Image(2, 2), {.bits = 8}); });
 }
 
+TEST_CASE("png: a chunk claiming more bytes than the file holds is refused before libpng allocates it",
+          "[io][png][error]") {
+    // fuzz_png's input: 167 bytes whose iTXt chunk claims 1.2 GB.
+    const std::string path = source_path("tests/io/fuzz_regressions/png/itxt_claims_1gb");
+    const std::string bytes = read_bytes(path);
+    REQUIRE(bytes.size() == 167);
+    require_error_naming("claims.png", [&] { proxgen::decode_image(as_bytes(bytes), "claims.png"); },
+                         "chunk 'iTXt' at byte 81 claims 1212696648 bytes");
+    // A valid file is untouched by the check, and a cut one is named as such.
+    const std::string good = temp_path("chunks.png");
+    proxgen::save_image(good, pattern(5, 4, 3));
+    const std::string whole = read_bytes(good);
+    CHECK(decodes(whole, "chunks.png"));
+    require_error_naming("cut.png", [&] { proxgen::decode_image(as_bytes(whole.substr(0, 50)), "cut.png"); },
+                         "more than the file holds");
+}
+
 TEST_CASE("jpeg: progressive files read; CMYK is refused by name", "[io][jpeg]") {
     for (int c : {1, 3}) {
         const Image img = pattern(40, 24, c);

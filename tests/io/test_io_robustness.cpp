@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "io_test_support.hpp"
@@ -106,4 +107,31 @@ TEST_CASE("inputs that once crashed a fuzzer are handled", "[io][robustness][fuz
         }
     }
     SUCCEED(inputs << " regression inputs");
+}
+
+TEST_CASE("readers run concurrently: 4 threads decoding every format agree with one thread", "[io][robustness]") {
+    // Each reader keeps its state per call (libtiff's error handlers per handle, libpng/libjpeg
+    // structs on the stack), so concurrent decodes neither mix messages nor images.
+    const auto files = valid_files();
+    std::vector<Image> expected;
+    for (const auto& [name, bytes] : files) expected.push_back(proxgen::decode_image(as_bytes(bytes), name));
+    std::vector<int> mismatches(4, 0), errors(4, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            for (int round = 0; round < 20; ++round)
+                for (std::size_t i = 0; i < files.size(); ++i) {
+                    const auto& [name, bytes] = files[(i + std::size_t(t)) % files.size()];
+                    try {
+                        if (!same_bits(proxgen::decode_image(as_bytes(bytes), name), expected[(i + std::size_t(t)) % files.size()]))
+                            ++mismatches[std::size_t(t)];
+                        proxgen::decode_image(as_bytes(bytes.substr(0, bytes.size() / 2)), name);
+                    } catch (const proxgen::Error& e) {
+                        if (std::string(e.what()).find(name) == std::string::npos) ++errors[std::size_t(t)];
+                    }
+                }
+        });
+    for (auto& th : threads) th.join();
+    CHECK(mismatches == std::vector<int>(4, 0));
+    CHECK(errors == std::vector<int>(4, 0));
 }
