@@ -6,7 +6,8 @@
 # needs more than 2 GiB. New inputs go to a scratch directory, never into the committed corpus.
 #
 # Usage: tools/fuzz.sh [SECONDS] [TARGET...]      (targets: npy npz png jpeg pfm tiff; default all)
-# Environment: PROXGEN_FUZZ_BUILD_DIR (default build-fuzz), JOBS (build parallelism, default 2).
+# Environment: PROXGEN_FUZZ_BUILD_DIR (default build-fuzz), JOBS (build parallelism, default 2),
+# FUZZ_JOBS (targets run at once, one core each, default 1: on 2 cores, FUZZ_JOBS=2 halves the time).
 # A failing input is kept as $PROXGEN_FUZZ_BUILD_DIR/artifacts/<target>/crash-*; replay it with
 #   $PROXGEN_FUZZ_BUILD_DIR/fuzz/fuzz_<target> <file>
 # and add it to tests/io/fuzz_regressions/<target>/ with its fix.
@@ -33,32 +34,43 @@ if [[ ${#targets[@]} -eq 0 ]]; then
   for f in "$root"/fuzz/fuzz_*.cpp; do targets+=("$(basename "$f" .cpp | sed 's/^fuzz_//')"); done
 fi
 
-failed=()
-for t in "${targets[@]}"; do
-  binary=$build/fuzz/fuzz_$t
-  [[ -x $binary ]] || { echo "fuzz: no target '$t' ($binary)"; exit 1; }
-  scratch=$build/scratch/$t
-  artifacts=$build/artifacts/$t
+# One target: fuzz from the committed corpus into a scratch directory; a line of result, and a
+# file $build/failed_<target> if it failed.
+run_target() {
+  local t=$1 binary=$build/fuzz/fuzz_$1 scratch=$build/scratch/$1 artifacts=$build/artifacts/$1
+  local log=$build/fuzz_$1.log status=0 dict=()
   rm -rf "$scratch"
   mkdir -p "$scratch" "$artifacts"
-  dict=()
+  touch "$build/failed_$t"  # removed only once the target has passed
   [[ -f $root/fuzz/dict/$t.dict ]] && dict=(-dict="$root/fuzz/dict/$t.dict")
-  log=$build/fuzz_$t.log
-  status=0
   "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$artifacts/" "${dict[@]}" "$scratch" "$root/fuzz/corpus/$t" > "$log" 2>&1 || status=$?
-  execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
-  cov=$(grep -E '^#[0-9]+.*(DONE|cov:)' "$log" | tail -1 | grep -o 'cov: [0-9]*' || true)
+  local execs cov
+  execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
+  cov=$(grep -E '^#[0-9]+.*cov:' "$log" | tail -1 | grep -o 'cov: [0-9]*' || true)
   if [[ $status -ne 0 ]]; then
-    failed+=("$t")
     echo "fuzz_$t: FAILED (exit $status) after ${execs:-?} inputs; log $log"
-    grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$log" | head -20 || true
+    grep -E 'ERROR|SUMMARY|Test unit written|runtime error' "$log" | head -20 || true
   else
+    rm -f "$build/failed_$t"
     echo "fuzz_$t: ok, ${execs:-?} inputs in ${seconds}s, ${cov:-cov: ?}"
   fi
-done
+}
 
+for t in "${targets[@]}"; do
+  [[ -x $build/fuzz/fuzz_$t ]] || { echo "fuzz: no target '$t' ($build/fuzz/fuzz_$t)"; exit 1; }
+done
+# FUZZ_JOBS targets at a time (each fuzzer uses one core).
+for t in "${targets[@]}"; do
+  while [[ $(jobs -rp | wc -l) -ge ${FUZZ_JOBS:-1} ]]; do wait -n || true; done
+  run_target "$t" &
+done
+wait
+
+failed=()
+for t in "${targets[@]}"; do [[ -e $build/failed_$t ]] && failed+=("$t"); done
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "fuzz: failures in ${failed[*]}"
   exit 1
 fi
+echo "fuzz: ${#targets[@]} targets, ${seconds}s each, no failure"

@@ -313,7 +313,7 @@ TEST_CASE("png: an Adam7-interlaced file written by libpng reads like the plain 
     }
 }
 
-TEST_CASE("png: 16-bit saving round-trips within 1/65535; bit depths other formats refuse", "[io][png]") {
+TEST_CASE("png: 16-bit saving round-trips within 1/65535, bit depths other formats refuse", "[io][png]") {
     for (int c : {1, 3}) {
         const Image img = pattern(11, 7, c);
         const std::string path = temp_path("rt16_" + std::to_string(c) + ".png");
@@ -349,7 +349,7 @@ TEST_CASE("png: a chunk claiming more bytes than the file holds is refused befor
                          "more than the file holds");
 }
 
-TEST_CASE("jpeg: progressive files read; CMYK is refused by name", "[io][jpeg]") {
+TEST_CASE("jpeg: progressive files read, CMYK is refused by name", "[io][jpeg]") {
     for (int c : {1, 3}) {
         const Image img = pattern(40, 24, c);
         const Image back = proxgen::decode_image(as_bytes(jpeg_bytes(img, true, false)), "progressive.jpg");

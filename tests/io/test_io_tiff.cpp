@@ -256,7 +256,7 @@ TEST_CASE("tiff: float32 tiles with the floating-point predictor and float64 str
     check_page(decode(tiff_bytes({f64}, {}, "wb")), f64, {0});
 }
 
-TEST_CASE("tiff: alpha is dropped; unspecified extra gray samples are channels", "[io][tiff]") {
+TEST_CASE("tiff: alpha is dropped, unspecified extra gray samples are channels", "[io][tiff]") {
     Page rgba;
     rgba.spp = 4;
     rgba.photometric = PHOTOMETRIC_RGB;
@@ -282,7 +282,7 @@ TEST_CASE("tiff: alpha is dropped; unspecified extra gray samples are channels",
     check_page(m, multi, {0, 1, 3});
 }
 
-TEST_CASE("tiff: palettes expand to RGB through the colormap; MinIsWhite is inverted", "[io][tiff]") {
+TEST_CASE("tiff: palettes expand to RGB through the colormap, MinIsWhite is inverted", "[io][tiff]") {
     for (std::uint16_t bps : {4, 8}) {
         Page pal;
         pal.bps = bps;
@@ -312,7 +312,7 @@ TEST_CASE("tiff: palettes expand to RGB through the colormap; MinIsWhite is inve
     }
 }
 
-TEST_CASE("tiff: several gray pages read as a volume; reduced-resolution pages are skipped", "[io][tiff]") {
+TEST_CASE("tiff: several gray pages read as a volume, reduced-resolution pages are skipped", "[io][tiff]") {
     Page full;
     full.w = 7;
     full.h = 4;
