@@ -65,7 +65,8 @@ void put_sample(unsigned char* row, std::size_t index, const Page& p, double v) 
     if (p.format == SAMPLEFORMAT_IEEEFP) {
         if (p.bps == 16) put(to_half(float(v)));
         else if (p.bps == 32) put(float(v));
-        else put(v);
+        else if (p.bps == 64) put(v);
+        else put(std::uint8_t(v));  // the refused 8-bit "float"
     } else if (p.format == SAMPLEFORMAT_INT) {
         if (p.bps == 8) put(std::int8_t(v));
         else if (p.bps == 16) put(std::int16_t(v));
