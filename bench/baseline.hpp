@@ -18,9 +18,11 @@
 //  Linearized ADMM (lambda, mu), Parikh & Boyd 4.4.2:
 //      x' <- (x - (mu/lambda) grad^T(grad x - z + u) + 2 mu b) / (1 + 2 mu)
 //      v = grad x' + u;  z <- v max(0, 1 - lambda alpha / ||v_p||);  u <- v - z
-//  ADMM (rho), scaled form, and HQS (rho) — see admm_hqs in baseline_spectral.cpp:
+//  ADMM (rho), scaled form, and HQS (rho; fixed, no momentum):
 //      x' <- argmin ||k * x - b||^2 + (rho/2) ||grad x - z + u||^2 [+ (rho/2) ||x - z2 + u2||^2]
 //      z  <- prox(grad x' + u),  u <- u + grad x' - z       (HQS: u = 0, no dual update)
+//      denoising: x' exact by DCT (baseline_admm_hqs.cpp); deconvolution: preconditioned CG as
+//      ProxGen's (baseline_split_deconv.cpp says exactly what it computes).
 //
 // Every baseline: state planes padded with a halo (inner loops test no boundary), one Halide
 // pipeline call per iteration (dual and primal steps fused; the stencil inputs of the second
@@ -55,6 +57,9 @@ struct Steps {
     float tau = 0, sigma = 0, theta = 1;  ///< Pock–Chambolle
     float lambda = 0, mu = 0;             ///< linearized ADMM
     float rho = 0;                        ///< ADMM, HQS
+    /// ADMM / HQS deconvolution: CG stops once ||r|| <= cg_tol ||r_0|| or after cg_max_iters.
+    float cg_tol = 1e-3f;
+    int cg_max_iters = 50;
 };
 
 class Baseline {

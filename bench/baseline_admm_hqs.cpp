@@ -190,8 +190,7 @@ void SplitDenoise::run(int n) {
 }  // namespace
 
 std::unique_ptr<Baseline> make_admm_hqs(BaselineAlgorithm algorithm, const TVProblem& problem, const Steps& steps) {
-    if (problem.deconvolution())
-        throw std::invalid_argument("make_baseline: no ADMM / HQS deconvolution baseline yet");
+    if (problem.deconvolution()) return make_split_deconv(algorithm, problem, steps);
     return std::make_unique<SplitDenoise>(algorithm, problem, steps);
 }
 

@@ -92,6 +92,8 @@ void register_all() {
         {"pc_deconv", {pb::BaselineAlgorithm::pock_chambolle, true, 1}},
         {"admm_denoise", {pb::BaselineAlgorithm::admm, false, 1}},
         {"hqs_denoise", {pb::BaselineAlgorithm::hqs, false, 1}},
+        {"admm_deconv", {pb::BaselineAlgorithm::admm, true, 1}},
+        {"hqs_deconv", {pb::BaselineAlgorithm::hqs, true, 1}},
     };
     benchmark::RegisterBenchmark("triad", BM_Triad)->Iterations(1)->Unit(benchmark::kMillisecond);
     for (const auto& b : all)
