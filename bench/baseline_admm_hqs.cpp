@@ -29,16 +29,6 @@ namespace proxgen::bench::detail {
 
 namespace {
 
-using Halide::Expr;
-using Halide::Func;
-using Halide::ImageParam;
-using Halide::Param;
-using Halide::TailStrategy;
-using Halide::Tuple;
-using Halide::Var;
-
-constexpr int kVec = 16;
-
 class SplitDenoise final : public Baseline {
 public:
     SplitDenoise(BaselineAlgorithm algorithm, const TVProblem& problem, const Steps& steps);
@@ -92,7 +82,7 @@ SplitDenoise::SplitDenoise(BaselineAlgorithm algorithm, const TVProblem& problem
     }
     // (z, u)-update and the next q, fused.
     {
-        Param<int> W{"W", 2, 2, 1 << 20}, H{"H", 2, 2, 1 << 20};
+        Param<int> W = size_param("W"), H = size_param("H");
         Param<float> rho{"rho"}, alpha{"alpha"};
         ImageParam x{Halide::Float(32), 2, "x"}, b{Halide::Float(32), 2, "b"}, u0{Halide::Float(32), 2, "u0"},
             u1{Halide::Float(32), 2, "u1"};

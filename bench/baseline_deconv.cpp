@@ -23,16 +23,6 @@ namespace proxgen::bench::detail {
 
 namespace {
 
-using Halide::Expr;
-using Halide::Func;
-using Halide::ImageParam;
-using Halide::Param;
-using Halide::TailStrategy;
-using Halide::Tuple;
-using Halide::Var;
-
-constexpr int kVec = 16;
-
 /// S <- S D + C on a half spectrum seen as floats: S, C of 2 (W/2+1) x H, D of (W/2+1) x H.
 JitFunction build_spectral_filter(const std::string& name) {
     ImageParam S(Halide::Float(32), 2, "spectrum"), D(Halide::Float(32), 2, "scale"),
@@ -95,7 +85,7 @@ PCDeconv::PCDeconv(const TVProblem& problem, const Steps& steps)
     set_steps(steps);
 
     // The fused dual step.
-    Param<int> W{"W", 2, 2, 1 << 20}, H{"H", 2, 2, 1 << 20};
+    Param<int> W = size_param("W"), H = size_param("H");
     Param<float> sigma{"sigma"}, tau{"tau"}, theta{"theta"}, alpha{"alpha"};
     ImageParam x{Halide::Float(32), 2, "x"}, xp{Halide::Float(32), 2, "x_prev"}, y0{Halide::Float(32), 2, "y0"},
         y1{Halide::Float(32), 2, "y1"}, w{Halide::Float(32), 2, "w"};

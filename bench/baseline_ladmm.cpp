@@ -28,18 +28,8 @@ namespace proxgen::bench::detail {
 
 namespace {
 
-using Halide::Expr;
-using Halide::Func;
-using Halide::ImageParam;
-using Halide::Param;
-using Halide::TailStrategy;
-using Halide::Tuple;
-using Halide::Var;
-
-constexpr int kVec = 16;  // floats per AVX-512 vector
-
 struct LADMMParams {
-    Param<int> W{"W", 2, 2, 1 << 20}, H{"H", 2, 2, 1 << 20};
+    Param<int> W = size_param("W"), H = size_param("H");
     Param<float> lambda{"lambda"}, mu{"mu"}, alpha{"alpha"};
 };
 

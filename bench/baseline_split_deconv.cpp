@@ -32,16 +32,9 @@ namespace proxgen::bench::detail {
 
 namespace {
 
-using Halide::Expr;
-using Halide::Func;
-using Halide::ImageParam;
-using Halide::Param;
 using Halide::RDom;
-using Halide::TailStrategy;
-using Halide::Tuple;
-using Halide::Var;
 
-constexpr int kVec = 16, kStrip = 16;
+constexpr int kStrip = 16;
 
 ImageParam plane(const char* name) {
     ImageParam p(Halide::Float(32), 2, name);
@@ -118,7 +111,7 @@ SplitDeconv::SplitDeconv(BaselineAlgorithm algorithm, const TVProblem& problem, 
     partial_sums_.assign(std::size_t(kVec) * strips, 0.0);
     partial_view_ = Halide::Runtime::Buffer<double>(partial_sums_.data(), kVec, strips);
 
-    Param<int> W{"W", 2, 2, 1 << 20}, H{"H", 2, 2, 1 << 20};
+    Param<int> W = size_param("W"), H = size_param("H");
     Param<float> rho{"rho"}, alpha{"alpha"}, a{"a"}, beta{"beta"};
     Var i("i"), j("j"), jo("jo"), ji("ji");
     // E v at (i, j): the border correction of the periodic Laplacian (header comment).

@@ -66,6 +66,8 @@ void PlaneSet::zero(int k) const {
                 layout_.plane_floats() * sizeof(float));
 }
 
+Halide::Param<int> size_param(const char* name) { return Halide::Param<int>(name, 2, 2, 1 << 20); }
+
 Halide::Target baseline_target() {
     return Halide::get_host_target().with_feature(Halide::Target::JIT).with_feature(Halide::Target::UserContext);
 }

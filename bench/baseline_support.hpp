@@ -13,6 +13,22 @@
 
 namespace proxgen::bench::detail {
 
+// The Halide names every baseline source uses (an internal header: not seen by users).
+using Halide::Expr;
+using Halide::Func;
+using Halide::ImageParam;
+using Halide::Param;
+using Halide::TailStrategy;
+using Halide::Tuple;
+using Halide::Var;
+
+/// Floats per vector: the host's natural width on the machines the baselines are tuned for
+/// (AVX-512). Halide splits wider vectors for narrower targets.
+constexpr int kVec = 16;
+
+/// An image size parameter (W or H) with the range Halide may assume (>= 2).
+Halide::Param<int> size_param(const char* name);
+
 /// Geometry of every state plane of one baseline. Pipelines write the W x H interior rounded up
 /// to whole 16-float vectors ([0, Wv) x [0, H), rows start 64-byte aligned); around it lies a
 /// margin (`margin` columns each side and rows above and below) that is zeroed

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "baseline.hpp"
+#include "check_support.hpp"
 #include "handwritten_tv.hpp"
 
 namespace {
@@ -27,14 +28,7 @@ using proxgen::bench::Steps;
 using proxgen::bench::TVProblem;
 using Vec = std::vector<double>;
 
-int g_failures = 0;
-
-void check(bool ok, const std::string& what) {
-    if (!ok) {
-        ++g_failures;
-        std::printf("  FAIL: %s\n", what.c_str());
-    }
-}
+using proxgen::bench::checks::check;
 
 // --- the scalar reference -----------------------------------------------------------------
 struct Reference {
@@ -393,7 +387,7 @@ void check_errors() {
 }  // namespace
 
 int main() {
-    try {
+    return proxgen::bench::checks::run([] {
         std::mt19937 rng(42);
         for (auto [W, H] : {std::pair{37, 29}, std::pair{64, 64}, std::pair{16, 3}}) {
             std::printf("size %d x %d\n", W, H);
@@ -403,14 +397,5 @@ int main() {
         check_adapter_and_convergence();
         std::printf("errors\n");
         check_errors();
-    } catch (const std::exception& e) {
-        std::printf("exception: %s\n", e.what());
-        return 1;
-    }
-    if (g_failures != 0) {
-        std::printf("%d check(s) FAILED\n", g_failures);
-        return 1;
-    }
-    std::printf("all checks passed\n");
-    return 0;
+    });
 }

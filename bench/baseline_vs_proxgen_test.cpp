@@ -13,13 +13,12 @@
 #include <proxgen/proxgen.hpp>
 
 #include "baseline.hpp"
+#include "check_support.hpp"
 
 namespace pg = proxgen;
 namespace pb = proxgen::bench;
 
 namespace {
-
-int g_failures = 0;
 
 void compare(const pg::Image& ours, const pb::Baseline& bl, double rel_tol, const std::string& label) {
     const Halide::Runtime::Buffer<float> x = bl.x();
@@ -32,13 +31,13 @@ void compare(const pg::Image& ours, const pb::Baseline& bl, double rel_tol, cons
     const bool ok = std::isfinite(diff) && diff <= rel_tol * scale;
     std::printf("  %-16s max|proxgen - baseline| %.2e (tol %.1e)  %s\n", label.c_str(), diff, rel_tol * scale,
                 ok ? "ok" : "FAIL");
-    if (!ok) ++g_failures;
+    proxgen::bench::checks::check(ok, label);
 }
 
 }  // namespace
 
 int main() {
-    try {
+    return proxgen::bench::checks::run([] {
         const int W = 45, H = 38, iters = 15;
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> uni(0.0f, 1.0f);
@@ -109,14 +108,5 @@ int main() {
                 compare(r[x], *bl, tol, std::string(name) + "_deconv");
             }
         }
-    } catch (const std::exception& e) {
-        std::printf("exception: %s\n", e.what());
-        return 1;
-    }
-    if (g_failures != 0) {
-        std::printf("%d check(s) FAILED\n", g_failures);
-        return 1;
-    }
-    std::printf("all checks passed\n");
-    return 0;
+    });
 }
