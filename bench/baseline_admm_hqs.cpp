@@ -9,19 +9,20 @@
 //     z' = shrink(grad x', alpha / rho)
 //
 // grad^T grad (Neumann, grad's convention) is diagonal in the DCT-II: the x-update is exact,
-//   x' = DCT^-1[ DCT(q) / (4 W H (2 + rho (2 - 2 cos(pi k / W) + 2 - 2 cos(pi l / H)))) ],
-// FFTW REDFT10 / REDFT01 in place on the plane holding q (planned once, 2 threads), the division
-// one Halide pass over the coefficients. Then one Halide pipeline per iteration computes the z/u
+//   x' = DCT^-1[ DCT(q) / (2 + rho (2 - 2 cos(pi k / W) + 2 - 2 cos(pi l / H))) ]
+// (NeumannSolver, baseline_dct.hpp: FFTW real DFTs with Makhoul's reordering for even sizes).
+// Then one Halide pipeline per iteration computes the z/u
 // update and the next q together: z' - u' (ADMM) or z' (HQS) is recomputed per strip of rows for
 // the adjoint instead of being stored, so z itself is never written (u is ADMM's only dual state).
-// Bytes per iteration (minimum): the DCT solve reads q and the divisors and writes x' (3 planes)
-// and sends the coefficients through memory once between the transform's passes (2 planes);
+// Bytes per iteration (minimum): the DCT solve reads q and writes x' (2 planes) and sends the
+// spectrum through memory once between the transform's passes (written and read, 2 planes; the
+// divisors are computed, not read);
 // the Halide step reads x', b (and ADMM: u0, u1) and writes q' (and ADMM: u0', u1'):
-// ADMM 5 + 7 = 12 planes, HQS 5 + 3 = 8 planes of 4 W H bytes.
+// ADMM 4 + 7 = 11 planes, HQS 4 + 3 = 7 planes of 4 W H bytes.
 #include <cmath>
 #include <stdexcept>
 
-#include "baseline_fft.hpp"
+#include "baseline_dct.hpp"
 #include "baseline_kinds.hpp"
 #include "baseline_stencil.hpp"
 
@@ -36,50 +37,36 @@ public:
     void reset(const Halide::Runtime::Buffer<const float>& x0) override;
     void set_steps(const Steps& s) override;
     void run(int n) override;
-    [[nodiscard]] Halide::Runtime::Buffer<const float> x_view() const override { return planes_.interior(x_); }
+    [[nodiscard]] Halide::Runtime::Buffer<const float> x_view() const override { return planes_.interior(kX); }
     [[nodiscard]] double bytes_per_iteration() const override {
-        return (admm_ ? 12.0 : 8.0) * 4.0 * width() * height();
+        return (admm_ ? 11.0 : 7.0) * 4.0 * width() * height();
     }
 
 private:
-    // planes: 0 = b, 1 and 2 hold q / x alternately, 3..6 two (u0, u1) pairs (ADMM), 7 = divisors
-    static constexpr int kB = 0, kDiv = 7;
+    // planes: 0 = b, 1 = q (the x-update's right-hand side), 2 = x, 3..6 two (u0, u1) pairs (ADMM)
+    static constexpr int kB = 0, kQ = 1, kX = 2;
     void write_initial_q();
 
     bool admm_;
     Layout layout_;
     PlaneSet planes_;
     std::vector<Halide::Runtime::Buffer<float>> padded_, written_;
-    int q_ = 1, x_ = 2, u_ = 0;
+    int u_ = 0;
     int W_, H_;
     float rho_ = 0, alpha_ = 0;
-    std::unique_ptr<RealDct> dct_;
-    JitFunction divide_, step_;
-    std::vector<const void*> divide_args_, step_args_;
+    std::unique_ptr<NeumannSolver> solver_;
+    JitFunction step_;
+    std::vector<const void*> step_args_;
 };
 
 SplitDenoise::SplitDenoise(BaselineAlgorithm algorithm, const TVProblem& problem, const Steps& steps)
     : Baseline(problem.b.dim(0).extent(), problem.b.dim(1).extent()), admm_(algorithm == BaselineAlgorithm::admm),
-      layout_(width(), height(), 32), planes_(layout_, 8), W_(width()), H_(height()), alpha_(problem.alpha) {
-    for (int k = 0; k < 8; ++k) {
+      layout_(width(), height(), 32), planes_(layout_, 7), W_(width()), H_(height()), alpha_(problem.alpha) {
+    for (int k = 0; k < 7; ++k) {
         padded_.push_back(planes_.padded(k));
         written_.push_back(planes_.written(k));
     }
-    dct_ = std::make_unique<RealDct>(layout_, planes_.origin(1), fft_threads(W_, H_));  // before any data
-
-    // x <- DCT coefficients / divisors, in place (pointwise).
-    {
-        ImageParam c(Halide::Float(32), 2, "coefficients"), d(Halide::Float(32), 2, "divisors");
-        constrain_input(c), constrain_input(d);
-        Var i("i"), j("j"), jo("jo"), ji("ji");
-        Func out("dct_divide");
-        out(i, j) = c(i, j) * d(i, j);
-        out.split(j, jo, ji, 16, TailStrategy::GuardWithIf).vectorize(i, kVec, TailStrategy::RoundUp).parallel(jo);
-        constrain_written(out);
-        divide_ = JitFunction(Halide::Pipeline(out), {c, d}, "dct_divide");
-        divide_args_ = divide_.make_args();
-        divide_args_[2] = padded_[kDiv].raw_buffer();
-    }
+    solver_ = std::make_unique<NeumannSolver>(layout_, 2.0f);
     // (z, u)-update and the next q, fused.
     {
         Param<int> W = size_param("W"), H = size_param("H");
@@ -125,46 +112,33 @@ SplitDenoise::SplitDenoise(BaselineAlgorithm algorithm, const TVProblem& problem
 
 void SplitDenoise::set_steps(const Steps& s) {
     if (!(s.rho > 0)) throw std::invalid_argument(name() + ": rho must be > 0");
-    if (s.rho == rho_) return;
     rho_ = s.rho;
-    Halide::Runtime::Buffer<float> d = planes_.interior(kDiv);
-    const double pi = std::acos(-1.0), n = 4.0 * W_ * H_;
-    for (int l = 0; l < H_; ++l)
-        for (int k = 0; k < W_; ++k) {
-            const double lambda = 4.0 - 2.0 * std::cos(pi * k / W_) - 2.0 * std::cos(pi * l / H_);
-            d(k, l) = float(1.0 / (n * (2.0 + rho_ * lambda)));
-        }
+    solver_->set_rho(rho_);
 }
 
 void SplitDenoise::write_initial_q() {
     // q = 2 b + rho grad^T (z - u) with z = u = 0.
-    Halide::Runtime::Buffer<float> q = planes_.interior(q_), b = planes_.interior(kB);
+    Halide::Runtime::Buffer<float> q = planes_.interior(kQ), b = planes_.interior(kB);
     for (int j = 0; j < H_; ++j)
         for (int i = 0; i < W_; ++i) q(i, j) = 2.0f * b(i, j);
 }
 
 void SplitDenoise::reset(const Halide::Runtime::Buffer<const float>& x0) {
     for (int k = 1; k < 7; ++k) planes_.zero(k);
-    q_ = 1, x_ = 2, u_ = 0;
+    u_ = 0;
     // The first x-update does not read x: an initial x0 only shows until the first iteration.
-    if (x0.data() != nullptr) planes_.load(x_, x0);
+    if (x0.data() != nullptr) planes_.load(kX, x0);
     write_initial_q();
 }
 
 void SplitDenoise::run(int n) {
     if (n < 0) throw std::invalid_argument(name() + ": negative iteration count");
     for (; n > 0; --n) {
-        // x-update, in place: the plane holding q becomes x.
-        dct_->forward(planes_.origin(q_));
-        divide_args_[1] = padded_[q_].raw_buffer();
-        divide_args_[3] = written_[q_].raw_buffer();
-        divide_.call(divide_args_);
-        dct_->inverse(planes_.origin(q_));
-        std::swap(q_, x_);
-        // (z, u)-update and the next q into the other plane.
-        step_args_[1] = padded_[x_].raw_buffer();
+        solver_->solve(planes_, kQ, kX);
+        // (z, u)-update and the next q.
+        step_args_[1] = padded_[kX].raw_buffer();
         const std::size_t out0 = admm_ ? 9 : 7;
-        step_args_[out0] = written_[q_].raw_buffer();
+        step_args_[out0] = written_[kQ].raw_buffer();
         if (admm_) {
             const int in = 3 + 2 * u_, next = 3 + 2 * (1 - u_);
             step_args_[3] = padded_[in].raw_buffer();

@@ -59,6 +59,9 @@ void RealDft::forward(const float* plane_origin) {
     fftwf_execute_dft_r2c(fwd_, const_cast<float*>(plane_origin), spec_.get());
 }
 void RealDft::inverse(float* plane_origin) { fftwf_execute_dft_c2r(inv_, spec_.get(), plane_origin); }
+void RealDft::inverse(std::complex<float>* spectrum, float* plane_origin) {
+    fftwf_execute_dft_c2r(inv_, reinterpret_cast<fftwf_complex*>(spectrum), plane_origin);
+}
 
 RealDct::RealDct(const Layout& layout, float* plane_origin, int threads) {
     std::lock_guard<std::mutex> lock(planner_mutex());

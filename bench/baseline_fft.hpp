@@ -36,6 +36,8 @@ public:
 
     void forward(const float* plane_origin);
     void inverse(float* plane_origin);
+    /// The inverse of another spectrum array of the same layout (fftwf_malloc'ed; destroyed).
+    void inverse(std::complex<float>* spectrum, float* plane_origin);
     [[nodiscard]] std::complex<float>* spectrum() const { return reinterpret_cast<std::complex<float>*>(spec_.get()); }
     [[nodiscard]] int half_width() const { return W_ / 2 + 1; }
 
