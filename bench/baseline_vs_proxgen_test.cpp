@@ -1,6 +1,6 @@
 // The baselines compute ProxGen's iterations: for each algorithm, pg::solve with fixed steps (no
 // acceleration, no adaptation, HQS at its final rho so without momentum) and the baseline with the
-// same steps reach the same iterate after 15 iterations, on random data at 45 x 38 (denoising and
+// same steps reach the same iterate after 15 iterations, on random data at 46 x 38 (denoising and
 // deconvolution with a 9 x 9 Gaussian and nonneg). Tolerance 1e-4 max(1, max |x|) (float32
 // rounding); the CG-based deconvolutions stop CG at cg_tol 1e-3 relative, so there the two may
 // take different CG step counts: 2e-3. Returns 0 when every check passes.
@@ -38,7 +38,7 @@ void compare(const pg::Image& ours, const pb::Baseline& bl, double rel_tol, cons
 
 int main() {
     return proxgen::bench::checks::run([] {
-        const int W = 45, H = 38, iters = 15;
+        const int W = 46, H = 38, iters = 15;
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> uni(0.0f, 1.0f);
         pg::Image b(W, H), k(9, 9);
