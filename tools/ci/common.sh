@@ -18,17 +18,40 @@ sanitizer_configure() {
   local dir=$1 flags=$2
   local compile="-O1 -g1 -fno-omit-frame-pointer ${flags}"
   mkdir -p "$dir"
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_UNITY_BUILD=ON \
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Sanitize -DPROXGEN_UNITY_BUILD=ON \
     "-DCMAKE_C_FLAGS_SANITIZE=${compile}" "-DCMAKE_CXX_FLAGS_SANITIZE=${compile}" \
     "-DCMAKE_EXE_LINKER_FLAGS=${flags}" "-DCMAKE_SHARED_LINKER_FLAGS=${flags}" \
     -DPROXGEN_BUILD_EXAMPLES=OFF -DPROXGEN_BUILD_BENCH=OFF >"$dir/configure.log" 2>&1 ||
     { cat "$dir/configure.log"; return 1; }
 }
 
+# A fresh on-disk kernel cache for a sanitizer stage, in its build directory: kernels compiled by
+# another build would let the tests skip ProxGen's lowering code, which the stage is there to
+# check (a cache hit does not build the pipeline).
+#   fresh_kernel_cache <build dir>
+fresh_kernel_cache() {
+  rm -rf "$1/kernel-cache"
+  PROXGEN_CACHE_DIR="$(cd "$1" && pwd)/kernel-cache"
+  export PROXGEN_CACHE_DIR
+}
+
 # The unit-test executables a configured build defines: every test_* target except the
 # ahead-of-time ones (test_aot_*: generated solvers, built by the main stage only).
 unit_test_targets() {
   ninja -C "$1" -t targets all | sed -n 's/^\(test_[A-Za-z0-9_]*\): .*/\1/p' | grep -v '^test_aot' | sort -u
+}
+
+# Builds the given test executables of a configured sanitizer build (and the library with them),
+# then runs each whole against a fresh kernel cache (run_catch_executables).
+#   build_and_run_tests <build dir> <target>...
+build_and_run_tests() {
+  local dir=$1; shift
+  echo "${CI_STAGE_NAME}: building proxgen and $*"
+  cmake --build "$dir" --target "$@" >"$dir/build.log" 2>&1 || { tail -n 100 "$dir/build.log"; return 1; }
+  fresh_kernel_cache "$dir"
+  local exes
+  mapfile -t exes < <(executables_in "$dir" "$@")
+  run_catch_executables "$dir/logs" "${exes[@]}"
 }
 
 # The paths of built executables, by target name, under a build directory.

@@ -12,4 +12,5 @@ if [[ ! -x tools/fuzz.sh ]]; then
   echo "fuzz: SKIPPED — no tools/fuzz.sh in this tree (the fuzz targets are not merged yet)"
   exit 77  # skipped (the automake convention .ci/run reads)
 fi
-tools/fuzz.sh "$seconds"
+# both cores: two targets at a time (tools/fuzz.sh runs each on one core)
+FUZZ_JOBS=${FUZZ_JOBS:-2} tools/fuzz.sh "$seconds"
