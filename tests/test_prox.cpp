@@ -5,6 +5,7 @@
 
 #include <proxgen/lower/evaluate.hpp>
 
+#include "reference_problems.hpp"
 #include "test_support.hpp"
 
 namespace pg = proxgen;
@@ -212,8 +213,8 @@ TEST_CASE("box and huber constructors: the scaling they store", "[prox]") {
 }
 
 TEST_CASE("patch_nlm: a denoiser that reduces noise on a real image and is the identity at zero strength", "[prox]") {
-    // a 64 × 64 crop of the reference's clean photograph, plus Gaussian noise of σ = 0.1
-    const pg::Image full = pg::load_image(pg::test::shared_dir() + "/reference/clean_512.npy");
+    // a 64 × 64 crop of the reference problems' clean scene (clean_512.npy), plus Gaussian noise of σ = 0.1
+    const pg::Image full = pg::reference::clean_image(512).to_image();
     for (int channels : {1, 3}) {
         INFO(channels << " channel(s)");
         const std::vector<int> shape = channels == 1 ? std::vector<int>{64, 64} : std::vector<int>{64, 64, 3};

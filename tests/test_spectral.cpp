@@ -2,12 +2,6 @@
 // GramSolver's x satisfies (c·I + Σ_j w_j K_jᵀK_j) x = rhs, checked with the exact (Halide) K and
 // Kᵀ of lower::apply_linear / apply_adjoint, at odd, even, 1×N, N×1 and multi-channel sizes; the
 // basis classification; and the singular-Gram error.
-//
-// CMake (tests/CMakeLists.txt):
-//   add_executable(test_spectral test_spectral.cpp $<TARGET_OBJECTS:proxgen_catch_main>)
-//   target_link_libraries(test_spectral PRIVATE proxgen Catch2::Catch2)
-//   target_compile_definitions(test_spectral PRIVATE PROXGEN_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
-//   catch_discover_tests(test_spectral)
 #include <catch2/catch.hpp>
 
 #include <proxgen/lower/evaluate.hpp>

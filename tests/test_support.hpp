@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include <proxgen/proxgen.hpp>
@@ -25,8 +26,25 @@ inline double dot(const Image& a, const Image& b) {
 
 inline double norm(const Image& a) { return std::sqrt(dot(a, a)); }
 
-#ifdef PROXGEN_SHARED_DIR
-inline std::string shared_dir() { return PROXGEN_SHARED_DIR; }
+#ifdef PROXGEN_TEST_DATA_DIR
+/// tests/data in the source tree: small committed reference data (tests/data/README.md).
+inline std::string data_dir() { return PROXGEN_TEST_DATA_DIR; }
+
+/// A tests/data image of values in [0, 1] stored as uint16 q = round(65535 v) (a .npy of '<u2').
+/// Returns float32(q / 65535) computed in float64: exactly the values the constants quoted beside
+/// such a file were computed from (tests/data/README.md).
+inline Image load_unit_u16(const std::string& name) {
+    const std::string path = data_dir() + "/" + name;
+    Image img = load_image(path);  // documented: uint16 .npy values are read as q / 65535
+    for (std::size_t i = 0; i < img.size(); ++i) {
+        const double scaled = double(img.data()[i]) * 65535.0, q = std::nearbyint(scaled);
+        if (!(std::fabs(scaled - q) < 1e-2) || q < 0 || q > 65535)
+            throw std::runtime_error(path + ": value " + std::to_string(img.data()[i]) +
+                                     " is not q / 65535 for an integer q: was the file read as uint16 in [0, 1]?");
+        img.data()[i] = static_cast<float>(q / 65535.0);
+    }
+    return img;
+}
 #endif
 
 /// Options that run exactly `iters` iterations of `a` (no tolerance stop).
