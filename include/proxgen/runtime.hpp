@@ -290,10 +290,11 @@ using Value = std::variant<Expr, Problem>;
 
 /// A parameter of a catalogue entry, for front ends that bind by name (JSON fields) and for help.
 struct Parameter {
-    enum class Kind { expression, image, number, integer, integers, word };
+    enum class Kind { expression, image, number, integer, integers, word, operand /* expression or image */ };
     std::string name;
     Kind kind;
-    bool optional = false;
+    bool optional = false;  ///< may be left out (then the next argument binds to the next parameter)
+    bool repeated = false;  ///< the last parameter: any number more of its kind (vstack(a, b, c, ...))
 };
 /// One operator or penalty the catalogue knows.
 struct Signature {
