@@ -160,6 +160,15 @@ Expr grad(const Expr& e, dsl::neumann_t);
 Expr grad(const Expr& e, dsl::periodic_t);
 /// grad along the given axes (the DSL's pg::on_axes<...>), e.g. {0, 1, 2} for a volume.
 Expr grad(const Expr& e, const std::vector<int>& axes, GradBoundary boundary = GradBoundary::neumann);
+/// The DSL's spelling: grad(e, pg::on_axes<0, 1, 2>[, pg::periodic]).
+template <int... A>
+Expr grad(const Expr& e, dsl::axes_t<A...>, GradBoundary boundary = GradBoundary::neumann) {
+    return grad(e, std::vector<int>{A...}, boundary);
+}
+template <int... A>
+Expr grad(const Expr& e, dsl::axes_t<A...> axes, dsl::neumann_t) { return grad(e, axes, GradBoundary::neumann); }
+template <int... A>
+Expr grad(const Expr& e, dsl::axes_t<A...> axes, dsl::periodic_t) { return grad(e, axes, GradBoundary::periodic); }
 Expr mul_elemwise(const Data& weight, const Expr& e);
 Expr subsample(const Expr& e, int step_x, int step_y);
 /// ix, iy: 2-D integer index images (fixed when the node is built: its adjoint's data derive from them).
@@ -171,12 +180,29 @@ Expr pad(const Expr& e, int left, int top, int right, int bottom);
 Expr transpose(const Expr& e, std::vector<int> perm);
 /// The DSL's reshape<R>(e, shape), R = shape.size().
 Expr reshape(const Expr& e, std::vector<int> shape);
+/// The DSL's spelling, with the rank given: reshape<R>(e, shape).
+Expr reshape(const Expr& e, std::vector<int> shape, int rank);
+template <int R>
+Expr reshape(const Expr& e, std::vector<int> shape) {
+    return reshape(e, std::move(shape), R);
+}
 Expr merge_last_axes(const Expr& e);
 Expr concat(const Expr& a, const Expr& b, int axis);
 Expr vstack(const Expr& a, const Expr& b);
 Expr vstack(const std::vector<Expr>& parts);
 Expr hstack(const Expr& a, const Expr& b);
 Expr hstack(const std::vector<Expr>& parts);
+/// The DSL's variadic spelling: vstack(a, b, c, ...).
+template <class... More>
+    requires(sizeof...(More) > 0 && (std::is_convertible_v<More, Expr> && ...))
+Expr vstack(const Expr& a, const Expr& b, const More&... more) {
+    return vstack(std::vector<Expr>{a, b, more...});
+}
+template <class... More>
+    requires(sizeof...(More) > 0 && (std::is_convertible_v<More, Expr> && ...))
+Expr hstack(const Expr& a, const Expr& b, const More&... more) {
+    return hstack(std::vector<Expr>{a, b, more...});
+}
 Expr mul_color(const Expr& e, const Data& matrix);
 Expr pxwise_matmul(const Data& matrices, const Expr& e);
 

@@ -147,7 +147,7 @@ ConvBoundary conv_boundary(const Bound& b) {
     if (w == "circular") return ConvBoundary::circular;
     if (w == "zero") return ConvBoundary::zero;
     if (w == "replicate") return ConvBoundary::replicate;
-    fail("conv: the boundary is circular, zero or replicate, got '{}'", w);
+    fail("{} (by name: circular, zero or replicate), got '{}'", PROXGEN_MSG_CONV_BOUNDARY, w);
 }
 
 GradBoundary grad_boundary(const Bound& b) {
@@ -155,7 +155,7 @@ GradBoundary grad_boundary(const Bound& b) {
     const std::string& w = b.word("boundary");
     if (w == "neumann") return GradBoundary::neumann;
     if (w == "periodic") return GradBoundary::periodic;
-    fail("grad: the boundary is neumann or periodic, got '{}'", w);
+    fail("{} (by name: neumann or periodic), got '{}'", PROXGEN_MSG_GRAD_BOUNDARY, w);
 }
 
 /// a + b or a - b, each an expression or an image (not both images).

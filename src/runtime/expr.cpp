@@ -235,10 +235,14 @@ Expr transpose(const Expr& e, std::vector<int> perm) {
     });
 }
 
-Expr reshape(const Expr& e, std::vector<int> shape) {
+Expr reshape(const Expr& e, std::vector<int> shape, int rank) {
     return node("reshape", {&e}, [&](auto& a, detail::Names&) {
-        return ir::make::reshape(*a[0], check::reshape(a[0]->shape, shape, int(shape.size())));
+        return ir::make::reshape(*a[0], check::reshape(a[0]->shape, shape, rank));
     });
+}
+Expr reshape(const Expr& e, std::vector<int> shape) {
+    const int rank = int(shape.size());
+    return reshape(e, std::move(shape), rank);
 }
 
 Expr merge_last_axes(const Expr& e) {

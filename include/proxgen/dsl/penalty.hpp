@@ -17,7 +17,16 @@
 #include "proxgen/ir/kinds.hpp"
 #include "proxgen/messages.hpp"
 
+namespace proxgen::rt {
+class Expr;
+}
+
 namespace proxgen::dsl {
+
+/// Not a run-time expression (proxgen/runtime.hpp): those have their own, non-template penalty
+/// functions, which must win overload resolution over the typed templates below.
+template <class E>
+concept typed_argument = !std::is_same_v<std::remove_cvref_t<E>, rt::Expr>;
 
 /// The penalty kinds are the IR's (ir/kinds.hpp): one list for both front ends.
 using penalty_kind = ir::Penalty;
@@ -112,18 +121,21 @@ namespace proxgen {
 
 /// ‖e‖²
 template <class E>
+    requires dsl::typed_argument<E>
 auto sum_squares(E e) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("sum_squares"));
     return dsl::make_penalty<dsl::penalty_kind::sum_squares>(std::move(e));
 }
 /// ‖e‖₁
 template <class E>
+    requires dsl::typed_argument<E>
 auto norm1(E e) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("norm1"));
     return dsl::make_penalty<dsl::penalty_kind::norm1>(std::move(e));
 }
 /// Σ over all but the last axis of the 2-norm along the last axis: isotropic TV for grad(x).
 template <class E>
+    requires dsl::typed_argument<E>
 auto group_norm1(E e) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("group_norm1"));
     static_assert(E::rank >= 3, PROXGEN_MSG_GROUP_NORM1_NEEDS_GROUP_AXIS);
@@ -131,6 +143,7 @@ auto group_norm1(E e) {
 }
 /// indicator of e >= 0 elementwise
 template <class E>
+    requires dsl::typed_argument<E>
 auto nonneg(E e) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("nonneg"));
     return dsl::make_penalty<dsl::penalty_kind::nonneg>(std::move(e));
@@ -139,6 +152,7 @@ auto nonneg(E e) {
 /// Negative Poisson log-likelihood of counts given the rate e: Σ e − counts·log e, with the
 /// domain e >= 0 (e = 0 is allowed where counts = 0).
 template <class E>
+    requires dsl::typed_argument<E>
 auto poisson_norm(E e, const Image& counts) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("poisson_norm"));
     check::poisson_counts(counts, dsl::shape_of(e));
@@ -149,6 +163,7 @@ auto poisson_norm(E e, const Image& counts) {
 
 /// indicator of e >= 0 where mask != 0 (elsewhere e is free); mask has e's shape.
 template <class E>
+    requires dsl::typed_argument<E>
 auto masked_nonneg(E e, const Image& mask) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("masked_nonneg"));
     check::mask(mask, dsl::shape_of(e));
@@ -161,6 +176,7 @@ auto masked_nonneg(E e, const Image& mask) {
 /// as the indicator of [0, 1] at (e − lo)/(hi − lo), so the planner's rules see a scale and an
 /// offset they already know how to absorb.
 template <class E>
+    requires dsl::typed_argument<E>
 auto box(E e, float lo, float hi) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("box"));
     const check::Box b = check::box(dsl::shape_of(e), lo, hi);
@@ -173,6 +189,7 @@ auto box(E e, float lo, float hi) {
 /// Σ huber_M(e): e² where |e| <= M, 2M|e| − M² beyond (quadratic near 0, linear tails; CVXPY's
 /// definition). Kept as M² · h₁(e / M), h₁ the Huber function of threshold 1.
 template <class E>
+    requires dsl::typed_argument<E>
 auto huber(E e, float M) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("huber"));
     const check::Huber h = check::huber(M);
@@ -187,6 +204,7 @@ auto huber(E e, float M) {
 /// σ = √(α/ρ) for weight α and prox parameter ρ; weight 0 makes it the identity. ProxImaL's
 /// patch_NLM. The objective counts it as 0 (it has no value to report).
 template <class E>
+    requires dsl::typed_argument<E>
 auto patch_nlm(E e) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("patch_nlm"));
     static_assert(E::rank == 2 || E::rank == 3, PROXGEN_MSG_PATCH_NLM_RANK);
@@ -195,6 +213,7 @@ auto patch_nlm(E e) {
 
 /// Σ e (a linear term ⟨1, e⟩)
 template <class E>
+    requires dsl::typed_argument<E>
 auto sum_entries(E e) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("sum_entries"));
     return dsl::make_penalty<dsl::penalty_kind::sum_entries>(std::move(e));
@@ -203,6 +222,7 @@ auto sum_entries(E e) {
 /// ‖e‖², the term ADMM and HQS solve in the x-update (an alias of sum_squares: the planner puts
 /// every quadratic there when the algorithm allows it).
 template <class E>
+    requires dsl::typed_argument<E>
 auto least_squares(E e) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("least_squares"));
     return sum_squares(std::move(e));
@@ -219,24 +239,28 @@ auto weighted(const char* op, const Image& w, E e, const std::vector<int>& weigh
 
 /// ‖w ⊙ e‖²
 template <class E>
+    requires dsl::typed_argument<E>
 auto weighted_sum_squares(const Image& w, E e) {
     auto shape = dsl::shape_of(e);
     return detail::weighted<dsl::penalty_kind::sum_squares>("weighted_sum_squares", w, std::move(e), shape);
 }
 /// ‖w ⊙ e‖₁
 template <class E>
+    requires dsl::typed_argument<E>
 auto weighted_norm1(const Image& w, E e) {
     auto shape = dsl::shape_of(e);
     return detail::weighted<dsl::penalty_kind::norm1>("weighted_norm1", w, std::move(e), shape);
 }
 /// indicator of w ⊙ e >= 0
 template <class E>
+    requires dsl::typed_argument<E>
 auto weighted_nonneg(const Image& w, E e) {
     auto shape = dsl::shape_of(e);
     return detail::weighted<dsl::penalty_kind::nonneg>("weighted_nonneg", w, std::move(e), shape);
 }
 /// Σ_p w_p ‖e_p‖₂ over groups p (w has e's shape without the last axis)
 template <class E>
+    requires dsl::typed_argument<E>
 auto weighted_group_norm1(const Image& w, E e) {
     static_assert(E::rank >= 3, PROXGEN_MSG_WEIGHTED_GROUP_NORM1_NEEDS_GROUP_AXIS);
     auto shape = check::weighted_group_norm1(dsl::shape_of(e));
@@ -244,6 +268,7 @@ auto weighted_group_norm1(const Image& w, E e) {
 }
 /// poisson_norm(w ⊙ e, counts)
 template <class E>
+    requires dsl::typed_argument<E>
 auto weighted_poisson_norm(const Image& w, E e, const Image& counts) {
     auto shape = dsl::shape_of(e);
     auto p = poisson_norm(std::move(e), counts);
