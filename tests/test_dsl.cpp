@@ -170,3 +170,20 @@ TEST_CASE("describe prints the plan", "[plan]") {
     auto denoise = pg::sum_squares(x - b) + 0.1f * pg::group_norm1(pg::grad(x));
     CHECK_THAT(pg::describe(denoise, pg::Algorithm::hqs), Contains("DCT solve (exact"));
 }
+
+TEST_CASE("a typed problem in two variables is written as IR with both (plan_t still rejects it)", "[plan][variables]") {
+    auto x = pg::variable(6, 5);
+    auto y = pg::variable(6, 5);
+    const pg::Image b({6, 5});
+    auto prob = pg::sum_squares(x - y) + pg::norm1(pg::grad(y)) + pg::sum_squares(x - b);
+    STATIC_REQUIRE(std::is_same_v<pg::traits::linear_traits<decltype(x - y)>::variable, pg::traits::several_variables>);
+    const pg::plan::Draft d = pg::lower::to_draft(prob);
+    REQUIRE(d.variables.size() == 2);
+    CHECK(d.variables[0].name == "x");
+    CHECK(d.variables[1].name == "y");
+    CHECK(d.terms[0].expr.args[0].variable == 0);
+    CHECK(d.terms[0].expr.args[1].args[0].variable == 1);
+    CHECK(d.terms[1].expr.args[0].variable == 1);
+    CHECK(d.terms[2].expr.args[0].variable == 0);
+    CHECK_THROWS_WITH(pg::plan::plan(d, pg::Algorithm::admm), Contains(PROXGEN_MSG_SEVERAL_VARIABLES_NOT_SOLVED));
+}

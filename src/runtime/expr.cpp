@@ -135,6 +135,13 @@ Expr node(const char* op, std::initializer_list<const Expr*> operands, Make make
     n->ir = make(irs, n->names);
     return Expr(std::move(n));
 }
+
+/// A node whose image comes from d: registers d's name (if any) and marks the node with it.
+ir::Node bound(ir::Node n, const Data& d, detail::Names& names) {
+    names.add_input(d.name(), d.image());
+    n.name = d.name();
+    return n;
+}
 }  // namespace
 
 const std::vector<int>& Expr::shape() const { return node_ ? node_->ir.shape : no_shape; }
@@ -163,13 +170,10 @@ Expr variable(std::string name, std::vector<int> shape) {
 Expr conv(const Data& kernel, const Expr& e, ConvBoundary boundary) {
     return node("conv", {&e}, [&](auto& a, detail::Names& names) {
         std::vector<int> shape = check::conv(kernel.image(), a[0]->shape);
-        names.add_input(kernel.name(), kernel.image());
         const ir::ConvBoundary b = boundary == ConvBoundary::zero        ? ir::ConvBoundary::zero
                                    : boundary == ConvBoundary::replicate ? ir::ConvBoundary::replicate
                                                                          : ir::ConvBoundary::circular;
-        ir::Node n = ir::make::conv(*a[0], kernel.image(), b, std::move(shape));
-        n.name = kernel.name();
-        return n;
+        return bound(ir::make::conv(*a[0], kernel.image(), b, std::move(shape)), kernel, names);
     });
 }
 Expr conv(const Data& kernel, const Expr& e, dsl::circular_t) { return conv(kernel, e, ConvBoundary::circular); }
@@ -189,10 +193,7 @@ Expr grad(const Expr& e, dsl::periodic_t) { return grad(e, GradBoundary::periodi
 Expr mul_elemwise(const Data& weight, const Expr& e) {
     return node("mul_elemwise", {&e}, [&](auto& a, detail::Names& names) {
         std::vector<int> shape = check::mul_elemwise(weight.image(), a[0]->shape);
-        names.add_input(weight.name(), weight.image());
-        ir::Node n = ir::make::mul_elemwise(*a[0], weight.image(), std::move(shape));
-        n.name = weight.name();
-        return n;
+        return bound(ir::make::mul_elemwise(*a[0], weight.image(), std::move(shape)), weight, names);
     });
 }
 
@@ -273,20 +274,14 @@ Expr hstack(const std::vector<Expr>& parts) { return stack(parts, 0, "hstack"); 
 Expr mul_color(const Expr& e, const Data& matrix) {
     return node("mul_color", {&e}, [&](auto& a, detail::Names& names) {
         std::vector<int> shape = check::mul_color(a[0]->shape, matrix.image());
-        names.add_input(matrix.name(), matrix.image());
-        ir::Node n = ir::make::mul_color(*a[0], matrix.image(), std::move(shape));
-        n.name = matrix.name();
-        return n;
+        return bound(ir::make::mul_color(*a[0], matrix.image(), std::move(shape)), matrix, names);
     });
 }
 
 Expr pxwise_matmul(const Data& matrices, const Expr& e) {
     return node("pxwise_matmul", {&e}, [&](auto& a, detail::Names& names) {
         std::vector<int> shape = check::pxwise_matmul(matrices.image(), a[0]->shape);
-        names.add_input(matrices.name(), matrices.image());
-        ir::Node n = ir::make::pxwise_matmul(*a[0], matrices.image(), std::move(shape));
-        n.name = matrices.name();
-        return n;
+        return bound(ir::make::pxwise_matmul(*a[0], matrices.image(), std::move(shape)), matrices, names);
     });
 }
 

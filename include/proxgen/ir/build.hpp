@@ -30,6 +30,13 @@ inline Node binary(Op op, std::vector<int> shape, Node a, Node b) {
     return n;
 }
 
+/// An operator whose data is one image (a kernel, a weight, a matrix).
+inline Node unary_with_image(Op op, std::vector<int> shape, Node arg, Image image) {
+    Node n = unary(op, std::move(shape), std::move(arg));
+    n.image = std::move(image);
+    return n;
+}
+
 /// Variable `index` of the problem (ir::Problem::variables), named `name`.
 inline Node variable(int index, std::string name, std::vector<int> shape) {
     Node n;
@@ -41,8 +48,7 @@ inline Node variable(int index, std::string name, std::vector<int> shape) {
 }
 
 inline Node conv(Node arg, Image kernel, ConvBoundary boundary, std::vector<int> shape) {
-    Node n = unary(Op::conv, std::move(shape), std::move(arg));
-    n.image = std::move(kernel);
+    Node n = unary_with_image(Op::conv, std::move(shape), std::move(arg), std::move(kernel));
     n.boundary = boundary;
     return n;
 }
@@ -56,9 +62,7 @@ inline Node grad(Node arg, const std::vector<int>& axes, bool periodic, std::vec
 }
 
 inline Node mul_elemwise(Node arg, Image weight, std::vector<int> shape) {
-    Node n = unary(Op::mul_elemwise, std::move(shape), std::move(arg));
-    n.image = std::move(weight);
-    return n;
+    return unary_with_image(Op::mul_elemwise, std::move(shape), std::move(arg), std::move(weight));
 }
 
 inline Node scale(Node arg, float factor, std::vector<int> shape) {
@@ -121,16 +125,14 @@ inline Node concat(Node a, Node b, int axis, std::vector<int> shape) {
 
 /// index: the packed index images; multiplicity: the most reads of one input pixel.
 inline Node uneven_subsample(Node arg, Image index, int multiplicity, std::vector<int> shape) {
-    Node n = unary(Op::uneven_subsample, std::move(shape), std::move(arg));
-    n.image = std::move(index);
+    Node n = unary_with_image(Op::uneven_subsample, std::move(shape), std::move(arg), std::move(index));
     n.norm_factor = std::sqrt(double(multiplicity));
     return n;
 }
 
 /// homography: H, H⁻¹ and the gather window packed (check::warp); in: the operand's shape.
 inline Node warp(Node arg, Image homography, double norm, const std::vector<int>& in, std::vector<int> shape) {
-    Node n = unary(Op::warp, std::move(shape), std::move(arg));
-    n.image = std::move(homography);
+    Node n = unary_with_image(Op::warp, std::move(shape), std::move(arg), std::move(homography));
     n.norm_factor = norm;
     // the adjoint's gather window, then the output size when it is not the input's
     n.ints = {int(n.image(0, 0, 2)), int(n.image(1, 0, 2))};
@@ -139,15 +141,11 @@ inline Node warp(Node arg, Image homography, double norm, const std::vector<int>
 }
 
 inline Node mul_color(Node arg, Image matrix, std::vector<int> shape) {
-    Node n = unary(Op::mul_color, std::move(shape), std::move(arg));
-    n.image = std::move(matrix);
-    return n;
+    return unary_with_image(Op::mul_color, std::move(shape), std::move(arg), std::move(matrix));
 }
 
 inline Node pxwise_matmul(Node arg, Image matrices, std::vector<int> shape) {
-    Node n = unary(Op::pxwise_matmul, std::move(shape), std::move(arg));
-    n.image = std::move(matrices);
-    return n;
+    return unary_with_image(Op::pxwise_matmul, std::move(shape), std::move(arg), std::move(matrices));
 }
 
 inline Node user(Node arg, std::shared_ptr<const UserOperator> op, std::vector<int> shape) {
