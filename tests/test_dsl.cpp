@@ -103,10 +103,14 @@ TEST_CASE("rewrite rules absorb offsets, scales and weights into the prox parame
     auto x = pg::variable(4, 3);
     pg::Image b({4, 3}), w({4, 3});
     for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = float(i), w.data()[i] = 0.5f + float(i);
-    // 3 · norm1(2 · (w ⊙ x − b)) → 3 · norm1(2 w ⊙ x − 2 b)
-    auto t = pg::plan::normalize_term(3.0f * pg::norm1(2.0f * (pg::mul_elemwise(w, x) - b)));
-    STATIC_REQUIRE(std::is_same_v<decltype(t)::argument_type, decltype(x)>);
-    STATIC_REQUIRE(decltype(t)::weighted);
+    // 3 · norm1(2 · (w ⊙ x − b)) → 3 · norm1(2 w ⊙ x − 2 b): the type (compile time) ...
+    auto raw = 3.0f * pg::norm1(2.0f * (pg::mul_elemwise(w, x) - b));
+    using T = pg::plan::normalized_term_t<decltype(raw)>;
+    STATIC_REQUIRE(std::is_same_v<T::argument_type, decltype(x)>);
+    STATIC_REQUIRE(T::weighted);
+    // ... and the data (the run-time rules on the IR term)
+    const pg::ir::Term t = pg::plan::normalize_term(pg::lower::to_draft(pg::dsl::as_problem(raw)).terms[0]);
+    CHECK(t.expr.op == pg::ir::Op::variable);
     CHECK(t.weight == 3.0f);
     CHECK(t.beta == 2.0f);
     for (std::size_t i = 0; i < b.size(); ++i) {
@@ -114,8 +118,11 @@ TEST_CASE("rewrite rules absorb offsets, scales and weights into the prox parame
         CHECK(t.offset.data()[i] == -2.0f * b.data()[i]);
     }
     // group_norm1 keeps elementwise weights in its operator (not separable), offsets still move
-    auto g = pg::plan::normalize_term(pg::group_norm1(pg::grad(x) - pg::Image({4, 3, 2})));
-    STATIC_REQUIRE(std::is_same_v<decltype(g)::argument_type, decltype(pg::grad(x))>);
+    auto graw = pg::group_norm1(pg::grad(x) - pg::Image({4, 3, 2}));
+    using G = pg::plan::normalized_term_t<decltype(graw)>;
+    STATIC_REQUIRE(std::is_same_v<G::argument_type, decltype(pg::grad(x))>);
+    const pg::ir::Term g = pg::plan::normalize_term(pg::lower::to_draft(pg::dsl::as_problem(graw)).terms[0]);
+    CHECK(g.expr.op == pg::ir::Op::grad);
     CHECK(!g.offset.empty());
 }
 
@@ -127,11 +134,13 @@ TEST_CASE("quadratics on the same data-free operator merge into one term, object
     auto prob = pg::sum_squares(x - b1) + 0.5f * pg::sum_squares(3.0f * x + b2) +
                 pg::sum_squares(pg::grad(x)) + 0.2f * pg::sum_squares(pg::grad(x) - g) + 0.1f * pg::norm1(x) +
                 pg::sum_squares(pg::conv(k, x)) + pg::sum_squares(pg::conv(k, x) - b1);
-    auto n = pg::plan::normalize(pg::dsl::as_problem(prob));
-    STATIC_REQUIRE(decltype(boost::hana::size(n.terms))::value == 5);
+    using N = pg::plan::normalized_t<decltype(prob)>;
+    STATIC_REQUIRE(decltype(boost::hana::size(std::declval<N>().terms))::value == 5);
+    const auto n = pg::plan::normalize(pg::lower::to_draft(prob).terms);
+    REQUIRE(n.size() == 5);
     // α = 1 + 0.5·9, β = 1, c = (b1·(−1) + 0.5·3·b2)/α ... and the objective is the same everywhere
-    CHECK(n.terms[boost::hana::size_c<0>].weight == Approx(5.5f));
-    CHECK(n.terms[boost::hana::size_c<1>].weight == Approx(1.2f));
+    CHECK(n[0].weight == Approx(5.5f));
+    CHECK(n[1].weight == Approx(1.2f));
     for (unsigned seed : {31u, 32u, 33u}) {
         const pg::Image at = pg::test::random_image({5, 4}, seed);
         double by_hand = 0;
@@ -160,4 +169,21 @@ TEST_CASE("describe prints the plan", "[plan]") {
     CHECK_THAT(pg::describe(prob, pg::Algorithm::admm), Contains("conjugate gradient") && Contains("rho"));
     auto denoise = pg::sum_squares(x - b) + 0.1f * pg::group_norm1(pg::grad(x));
     CHECK_THAT(pg::describe(denoise, pg::Algorithm::hqs), Contains("DCT solve (exact"));
+}
+
+TEST_CASE("a typed problem in two variables is written as IR with both (plan_t still rejects it)", "[plan][variables]") {
+    auto x = pg::variable(6, 5);
+    auto y = pg::variable(6, 5);
+    const pg::Image b({6, 5});
+    auto prob = pg::sum_squares(x - y) + pg::norm1(pg::grad(y)) + pg::sum_squares(x - b);
+    STATIC_REQUIRE(std::is_same_v<pg::traits::linear_traits<decltype(x - y)>::variable, pg::traits::several_variables>);
+    const pg::plan::Draft d = pg::lower::to_draft(prob);
+    REQUIRE(d.variables.size() == 2);
+    CHECK(d.variables[0].name == "x");
+    CHECK(d.variables[1].name == "y");
+    CHECK(d.terms[0].expr.args[0].variable == 0);
+    CHECK(d.terms[0].expr.args[1].args[0].variable == 1);
+    CHECK(d.terms[1].expr.args[0].variable == 1);
+    CHECK(d.terms[2].expr.args[0].variable == 0);
+    CHECK_THROWS_WITH(pg::plan::plan(d, pg::Algorithm::admm), Contains(PROXGEN_MSG_SEVERAL_VARIABLES_NOT_SOLVED));
 }

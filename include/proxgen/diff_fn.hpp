@@ -56,15 +56,14 @@ template <class E> struct is_expression<smooth_arg_t<E>> : std::true_type {};
 namespace proxgen::traits {
 /// The tag is the identity: every trait is its argument's.
 template <class E>
-struct linear_traits<dsl::smooth_arg_t<E>> : linear_traits<E> {
-    static double norm_bound(const dsl::smooth_arg_t<E>& e) { return linear_traits<E>::norm_bound(e.arg); }
-    static double diagonal_min_abs(const dsl::smooth_arg_t<E>& e) { return linear_traits<E>::diagonal_min_abs(e.arg); }
-};
+struct linear_traits<dsl::smooth_arg_t<E>> : linear_traits<E> {};
 }  // namespace proxgen::traits
 
 namespace proxgen::lower {
 template <class E>
-ir::Node to_ir(const dsl::smooth_arg_t<E>& e) { return to_ir(e.arg); }  // the function travels on the ir::Term
+ir::Node to_ir(const dsl::smooth_arg_t<E>& e, TypedVariables& vars) {
+    return to_ir(e.arg, vars);  // the function travels on the ir::Term
+}
 }  // namespace proxgen::lower
 
 namespace proxgen {

@@ -13,6 +13,7 @@
 #include "proxgen/io/image_io.hpp"
 #include "proxgen/io/plot.hpp"
 #include "proxgen/plan/plan.hpp"
+#include "proxgen/runtime.hpp"
 #include "proxgen/solve/options.hpp"
 #include "proxgen/solve/result.hpp"
 #include "proxgen/solve/solve.hpp"

@@ -25,6 +25,7 @@
 #include <Halide.h>
 
 #include "proxgen/dsl/linear.hpp"
+#include "proxgen/ir/build.hpp"
 #include "proxgen/ir/ir.hpp"
 #include "proxgen/lower/to_ir.hpp"
 #include "proxgen/traits/linear_traits.hpp"
@@ -61,24 +62,17 @@ template <class E> struct is_expression<user_t<E>> : std::true_type {};
 }  // namespace proxgen::dsl
 
 namespace proxgen::traits {
-// Nothing is known about a user's operator: the conservative traits (CG x-update for ADMM / HQS).
+// Nothing is known about a user's operator: the conservative facts (CG x-update for ADMM / HQS).
 template <class E>
 struct linear_traits<dsl::user_t<E>> : unary_traits<E> {
-    static constexpr bool is_diagonal = false;
-    static constexpr bool is_gram_diagonal = false;
-    static constexpr bool is_fft_diagonal = false;
-    static constexpr bool is_dct_diagonal = false;
-    static double norm_bound(const dsl::user_t<E>& e) { return e.op->norm_bound * linear_traits<E>::norm_bound(e.arg); }
-    static double diagonal_min_abs(const dsl::user_t<E>&) { return 0.0; }
+    static constexpr plan::LinearFacts facts = plan::user_facts(facts_of<E>);
 };
 }  // namespace proxgen::traits
 
 namespace proxgen::lower {
 template <class E>
-ir::Node to_ir(const dsl::user_t<E>& e) {
-    auto n = unary(ir::Op::user, e.shape, to_ir(e.arg));
-    n.user = e.op;
-    return n;
+ir::Node to_ir(const dsl::user_t<E>& e, TypedVariables& vars) {
+    return ir::make::user(to_ir(e.arg, vars), e.op, e.shape);
 }
 }  // namespace proxgen::lower
 
@@ -108,14 +102,10 @@ public:
         std::vector<int> shape = dsl::shape_of(arg);
         if (op_->norm_bound == 0) {
             // estimated once per definition, on a small image of the operand's rank
-            ir::Node v;
-            v.op = ir::Op::variable;
-            v.shape = shape;
-            v.shape[0] = std::min(v.shape[0], 64);
-            v.shape[1] = std::min(v.shape[1], 64);
-            auto n = lower::unary(ir::Op::user, v.shape, v);
-            n.user = op_;
-            op_->norm_bound = 1.5 * lower::estimate_norm(n);
+            std::vector<int> small = shape;
+            small[0] = std::min(small[0], 64);
+            small[1] = std::min(small[1], 64);
+            op_->norm_bound = 1.5 * lower::estimate_norm(ir::make::user(ir::make::variable(0, "x", small), op_, small));
         }
         return dsl::user_t<E>{op_, std::move(arg), std::move(shape)};
     }

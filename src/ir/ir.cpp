@@ -6,6 +6,7 @@
 
 #include "proxgen/error.hpp"
 #include "proxgen/diff_fn.hpp"
+#include "proxgen/plan/facts.hpp"
 #include "proxgen/user_operator.hpp"
 
 namespace proxgen::plan {
@@ -47,22 +48,7 @@ const char* name(Op op) {
     return "?";
 }
 
-const char* name(Penalty p) {
-    switch (p) {
-    case Penalty::sum_squares: return "sum_squares";
-    case Penalty::norm1: return "norm1";
-    case Penalty::group_norm1: return "group_norm1";
-    case Penalty::nonneg: return "nonneg";
-    case Penalty::poisson: return "poisson_norm";
-    case Penalty::sum_entries: return "sum_entries";
-    case Penalty::masked_nonneg: return "masked_nonneg";
-    case Penalty::box: return "box";
-    case Penalty::huber: return "huber";
-    case Penalty::patch_nlm: return "patch_nlm";
-    case Penalty::diff_fn: return "diff_fn";
-    }
-    return "?";
-}
+const char* name(Penalty p) { return plan::penalty_facts(p).name; }
 
 namespace {
 
@@ -106,6 +92,7 @@ void visit(const Node& n, const std::function<void(const Node&)>& f) {
 void sign(const Node& n, std::string& out) {
     out += name(n.op);
     out += fmt::format("/{}", n.shape.size());
+    if (n.op == Op::variable && n.variable != 0) out += fmt::format("#v{}", n.variable);
     if (n.op == Op::subsample) out += fmt::format(":{}:{}", n.step_x, n.step_y);
     if (n.op == Op::grad && n.periodic) out += ":periodic";
     if (n.op == Op::conv && n.boundary != ConvBoundary::circular) out += fmt::format(":b{}", int(n.boundary));
@@ -179,9 +166,12 @@ void validate(const Problem& p) {
             if (!std::isfinite(t.beta)) fail("{}: the scale factor is not finite", t.text);
         }
     for_each_node(p, [&](const Node& n) {
-        if (n.op == Op::variable && n.shape != p.variable_shape)
+        if (n.op != Op::variable) return;
+        const std::vector<int>& shape = std::size_t(n.variable) < p.variables.size() ? p.variables[n.variable].shape
+                                                                                    : p.variable_shape;
+        if (n.shape != shape)
             fail("variable: one problem uses the same variable with two sizes, {} and {}",
-                 proxgen::shape_string(n.shape), proxgen::shape_string(p.variable_shape));
+                 proxgen::shape_string(n.shape), proxgen::shape_string(shape));
     });
     for_each_node(p, [](const Node& n) {
         if (!has_image(n.op)) return;
@@ -209,7 +199,7 @@ std::string to_string(const Term& t) {
 
 std::string to_string(const Node& n) {
     switch (n.op) {
-    case Op::variable: return "x";
+    case Op::variable: return n.name.empty() ? "x" : n.name;
     case Op::constant: return fmt::format("b[{}]", n.image.shape_string());
     case Op::conv:
         return fmt::format("conv(k[{}], {}{})", n.image.shape_string(), to_string(n.args[0]),

@@ -54,12 +54,8 @@ inline Image yuv() {
 /// pixel of a W × H × 3 expression.
 template <dsl::Expression E>
 auto mul_color(E arg, const Image& M) {
-    static_assert(E::rank == 3, "mul_color transforms the channels of a W x H x 3 colour image (rank 3)");
-    detail::require_image(M, "mul_color", "colour matrix");
-    if (M.sizes() != std::vector<int>{3, 3}) fail("mul_color: the colour matrix must be 3x3, got {}", M.shape_string());
-    const auto& s = dsl::shape_of(arg);
-    if (s[2] != 3) fail("mul_color: its operand must have 3 channels, got {}", shape_string(s));
-    std::vector<int> shape = s;
+    static_assert(E::rank == 3, PROXGEN_MSG_MUL_COLOR_RANK);
+    std::vector<int> shape = check::mul_color(dsl::shape_of(arg), M);
     return dsl::mul_color_t<E>{M, std::move(arg), std::move(shape)};
 }
 
@@ -67,14 +63,8 @@ auto mul_color(E arg, const Image& M) {
 /// channels of the W × H × N expression e, giving W × H × M.
 template <dsl::Expression E>
 auto pxwise_matmul(const Image& A, E arg) {
-    static_assert(E::rank == 3, "pxwise_matmul multiplies the channel vector of a W x H x N expression (rank 3)");
-    detail::require_image(A, "pxwise_matmul", "matrix");
-    const auto& s = dsl::shape_of(arg);
-    if (A.dimensions() != 4 || A.extent(0) != s[0] || A.extent(1) != s[1] || A.extent(3) != s[2])
-        fail("pxwise_matmul: the matrices are {} but must be W x H x M x N for its operand {} (W x H x N)",
-             A.shape_string(), shape_string(s));
-    std::vector<int> shape = s;
-    shape[2] = A.extent(2);
+    static_assert(E::rank == 3, PROXGEN_MSG_PXWISE_MATMUL_RANK);
+    std::vector<int> shape = check::pxwise_matmul(A, dsl::shape_of(arg));
     return dsl::pxwise_matmul_t<E>{A, std::move(arg), std::move(shape)};
 }
 

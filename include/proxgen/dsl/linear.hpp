@@ -7,8 +7,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "proxgen/dsl/checks.hpp"
 #include "proxgen/dsl/variable.hpp"
 #include "proxgen/image.hpp"
+#include "proxgen/messages.hpp"
 
 namespace proxgen::dsl {
 
@@ -132,17 +134,6 @@ const std::vector<int>& shape_of(const E& e) { return e.shape; }
 
 namespace proxgen {
 
-namespace detail {
-inline void require_image(const Image& img, const char* op, const char* what) {
-    if (img.empty()) fail("{}: the {} image is empty", op, what);
-}
-inline void require_same_shape(const char* op, const char* left_name, const std::vector<int>& left,
-                               const char* right_name, const std::vector<int>& right) {
-    if (left != right)
-        fail("{}: {} is {} but {} is {}", op, left_name, shape_string(left), right_name, shape_string(right));
-}
-}  // namespace detail
-
 inline constexpr dsl::circular_t circular{};
 inline constexpr dsl::zero_boundary_t zero_boundary{};
 inline constexpr dsl::replicate_t replicate{};
@@ -154,13 +145,8 @@ template <dsl::Expression E, class Boundary = dsl::circular_t>
 auto conv(const Image& kernel, E arg, Boundary = {}) {
     static_assert(std::is_same_v<Boundary, dsl::circular_t> || std::is_same_v<Boundary, dsl::zero_boundary_t> ||
                       std::is_same_v<Boundary, dsl::replicate_t>,
-                  "conv's boundary is pg::circular, pg::zero_boundary or pg::replicate");
-    detail::require_image(kernel, "conv", "kernel");
-    if (kernel.dimensions() != 2) fail("conv: the kernel must be 2-D, got {}", kernel.shape_string());
-    const auto& s = dsl::shape_of(arg);
-    if (kernel.width() > s[0] || kernel.height() > s[1])
-        fail("conv: the kernel is {} but its operand is only {}", kernel.shape_string(), shape_string(s));
-    std::vector<int> shape = s;
+                  PROXGEN_MSG_CONV_BOUNDARY);
+    std::vector<int> shape = check::conv(kernel, dsl::shape_of(arg));
     return dsl::conv_t<E, Boundary>{kernel, std::move(arg), std::move(shape)};
 }
 
@@ -181,23 +167,16 @@ template <int... A> struct is_axes<dsl::axes_t<A...>> : std::true_type {};
 
 template <int Rank, int... A>
 constexpr bool valid_axes() {
-    constexpr int a[] = {A...};
-    for (int i = 0; i < int(sizeof...(A)); ++i) {
-        if (a[i] < 0 || a[i] >= Rank) return false;
-        for (int j = 0; j < i; ++j)
-            if (a[i] == a[j]) return false;
-    }
-    return sizeof...(A) > 0;
+    constexpr int a[] = {A..., 0};
+    return check::valid_axes(Rank, a, sizeof...(A));
 }
 
 template <class Axes, class Boundary, dsl::Expression E>
 auto make_grad(E arg) {
     static_assert(std::is_same_v<Boundary, dsl::neumann_t> || std::is_same_v<Boundary, dsl::periodic_t>,
-                  "grad's boundary is pg::neumann or pg::periodic");
-    static_assert(E::rank + 1 <= dsl::max_rank,
-                  "grad adds an axis, and the result would exceed ProxGen's maximum rank of 4");
-    std::vector<int> shape = dsl::shape_of(arg);
-    shape.push_back(Axes::count);
+                  PROXGEN_MSG_GRAD_BOUNDARY);
+    static_assert(E::rank + 1 <= dsl::max_rank, PROXGEN_MSG_GRAD_MAX_RANK);
+    std::vector<int> shape = check::grad(dsl::shape_of(arg), Axes::list());
     return dsl::grad_t<E, Boundary, Axes>{std::move(arg), std::move(shape)};
 }
 }  // namespace detail
@@ -215,27 +194,21 @@ auto grad(E arg, Boundary = {}) {
 /// volume, or along x only (on_axes<0>).
 template <dsl::Expression E, int... A, class Boundary = dsl::neumann_t>
 auto grad(E arg, dsl::axes_t<A...>, Boundary = {}) {
-    static_assert(detail::valid_axes<E::rank, A...>(),
-                  "grad's axes must be distinct axes of its operand (0 = x, 1 = y, 2 = the third axis)");
+    static_assert(detail::valid_axes<E::rank, A...>(), PROXGEN_MSG_GRAD_AXES);
     return detail::make_grad<dsl::axes_t<A...>, Boundary>(std::move(arg));
 }
 
 /// pg::mul_elemwise(w, e): elementwise product with a weight image of e's shape.
 template <dsl::Expression E>
 auto mul_elemwise(const Image& weight, E arg) {
-    detail::require_image(weight, "mul_elemwise", "weight");
-    detail::require_same_shape("mul_elemwise", "the weight", weight.sizes(), "its operand", dsl::shape_of(arg));
-    std::vector<int> shape = dsl::shape_of(arg);
+    std::vector<int> shape = check::mul_elemwise(weight, dsl::shape_of(arg));
     return dsl::mul_elemwise_t<E>{weight, std::move(arg), std::move(shape)};
 }
 
 /// pg::subsample(e, sx, sy): every sx-th column and sy-th row, starting at 0.
 template <dsl::Expression E>
 auto subsample(E arg, int step_x, int step_y) {
-    if (step_x < 1 || step_y < 1) fail("subsample: steps must be >= 1, got {} and {}", step_x, step_y);
-    std::vector<int> shape = dsl::shape_of(arg);
-    shape[0] = (shape[0] + step_x - 1) / step_x;
-    shape[1] = (shape[1] + step_y - 1) / step_y;
+    std::vector<int> shape = check::subsample(dsl::shape_of(arg), step_x, step_y);
     return dsl::subsample_t<E>{step_x, step_y, std::move(arg), std::move(shape)};
 }
 
@@ -243,9 +216,9 @@ namespace dsl {
 
 template <Scalar S, Expression E>
 auto operator*(S s, E e) {
-    if (!std::isfinite(static_cast<double>(s))) fail("scalar * expression: the scalar is not finite ({})", s);
+    const float factor = check::scale(static_cast<double>(s));
     std::vector<int> shape = shape_of(e);
-    return scale_t<E>{static_cast<float>(s), std::move(e), std::move(shape)};
+    return scale_t<E>{factor, std::move(e), std::move(shape)};
 }
 template <Expression E, Scalar S>
 auto operator*(E e, S s) { return s * std::move(e); }
@@ -255,11 +228,8 @@ auto operator-(E e) { return -1.0f * std::move(e); }
 
 template <Expression A, Expression B>
 auto operator+(A a, B b) {
-    static_assert(A::rank == B::rank,
-                  "the operands of + and - must have the same rank (e.g. x + grad(x) mixes an image "
-                  "with a stack of images)");
-    detail::require_same_shape("+", "the left operand", shape_of(a), "the right operand", shape_of(b));
-    std::vector<int> shape = shape_of(a);
+    static_assert(A::rank == B::rank, PROXGEN_MSG_SUM_SAME_RANK);
+    std::vector<int> shape = check::sum(shape_of(a), shape_of(b));
     return sum_t<A, B>{std::move(a), std::move(b), std::move(shape)};
 }
 
@@ -268,9 +238,7 @@ auto operator-(A a, B b) { return std::move(a) + (-1.0f * std::move(b)); }
 
 template <Expression E>
 auto make_offset(E e, const Image& b, float sign, const char* op) {
-    detail::require_image(b, op, "constant");
-    detail::require_same_shape(op, "the expression", shape_of(e), "the image", b.sizes());
-    std::vector<int> shape = shape_of(e);
+    std::vector<int> shape = check::offset(shape_of(e), b, op);
     return offset_t<E>{std::move(e), b, sign, std::move(shape)};
 }
 

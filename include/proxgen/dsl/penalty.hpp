@@ -12,11 +12,24 @@
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/unpack.hpp>
 
+#include "proxgen/dsl/checks.hpp"
 #include "proxgen/dsl/linear.hpp"
+#include "proxgen/ir/kinds.hpp"
+#include "proxgen/messages.hpp"
+
+namespace proxgen::rt {
+class Expr;
+}
 
 namespace proxgen::dsl {
 
-enum class penalty_kind { sum_squares, norm1, group_norm1, nonneg, poisson, sum_entries, masked_nonneg, box, huber, patch_nlm, diff_fn };
+/// Not a run-time expression (proxgen/runtime.hpp): those have their own, non-template penalty
+/// functions, which must win overload resolution over the typed templates below.
+template <class E>
+concept typed_argument = !std::is_same_v<std::remove_cvref_t<E>, rt::Expr>;
+
+/// The penalty kinds are the IR's (ir/kinds.hpp): one list for both front ends.
+using penalty_kind = ir::Penalty;
 
 /// weight · f(beta · arg_weight ⊙ arg + offset), f one of penalty_kind. For group_norm1 the
 /// arg_weight is a weight per group instead (shape of arg without its last axis): Σ_p w_p ‖v_p‖.
@@ -60,11 +73,7 @@ auto as_problem(P p) { return problem_t<P>{boost::hana::make_tuple(std::move(p))
 template <Problem P>
 P as_problem(P p) { return p; }
 
-inline float checked_weight(double w) {
-    if (!std::isfinite(w) || w < 0)
-        fail("scalar * penalty: a penalty's weight must be finite and non-negative, got {}", w);
-    return static_cast<float>(w);
-}
+inline float checked_weight(double w) { return check::weight(w); }
 
 template <Scalar S, penalty_kind K, class E, bool W>
 auto operator*(S s, penalty_t<K, E, W> p) {
@@ -96,15 +105,11 @@ auto operator+(A a, B b) {
 template <class T> inline constexpr bool always_false = false;
 template <ProblemLike A, Expression B>
 auto operator+(A, B) {
-    static_assert(always_false<B>,
-                  "a problem is a sum of penalties: wrap the expression in a penalty such as "
-                  "sum_squares(...) before adding it");
+    static_assert(always_false<B>, PROXGEN_MSG_SUM_OF_PENALTIES);
 }
 template <Expression A, ProblemLike B>
 auto operator+(A, B) {
-    static_assert(always_false<A>,
-                  "a problem is a sum of penalties: wrap the expression in a penalty such as "
-                  "sum_squares(...) before adding it");
+    static_assert(always_false<A>, PROXGEN_MSG_SUM_OF_PENALTIES);
 }
 
 template <penalty_kind K, class E>
@@ -116,43 +121,41 @@ namespace proxgen {
 
 /// ‖e‖²
 template <class E>
+    requires dsl::typed_argument<E>
 auto sum_squares(E e) {
-    static_assert(dsl::Expression<E>, "sum_squares takes a linear or affine expression of a variable");
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("sum_squares"));
     return dsl::make_penalty<dsl::penalty_kind::sum_squares>(std::move(e));
 }
 /// ‖e‖₁
 template <class E>
+    requires dsl::typed_argument<E>
 auto norm1(E e) {
-    static_assert(dsl::Expression<E>, "norm1 takes a linear or affine expression of a variable");
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("norm1"));
     return dsl::make_penalty<dsl::penalty_kind::norm1>(std::move(e));
 }
 /// Σ over all but the last axis of the 2-norm along the last axis: isotropic TV for grad(x).
 template <class E>
+    requires dsl::typed_argument<E>
 auto group_norm1(E e) {
-    static_assert(dsl::Expression<E>, "group_norm1 takes a linear or affine expression of a variable");
-    static_assert(E::rank >= 3,
-                  "group_norm1 groups over the last axis, so its argument needs a group axis "
-                  "(rank >= 3), e.g. group_norm1(grad(x))");
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("group_norm1"));
+    static_assert(E::rank >= 3, PROXGEN_MSG_GROUP_NORM1_NEEDS_GROUP_AXIS);
     return dsl::make_penalty<dsl::penalty_kind::group_norm1>(std::move(e));
 }
 /// indicator of e >= 0 elementwise
 template <class E>
+    requires dsl::typed_argument<E>
 auto nonneg(E e) {
-    static_assert(dsl::Expression<E>, "nonneg takes a linear or affine expression of a variable");
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("nonneg"));
     return dsl::make_penalty<dsl::penalty_kind::nonneg>(std::move(e));
 }
 
 /// Negative Poisson log-likelihood of counts given the rate e: Σ e − counts·log e, with the
 /// domain e >= 0 (e = 0 is allowed where counts = 0).
 template <class E>
+    requires dsl::typed_argument<E>
 auto poisson_norm(E e, const Image& counts) {
-    static_assert(dsl::Expression<E>, "poisson_norm takes a linear or affine expression of a variable");
-    detail::require_image(counts, "poisson_norm", "counts");
-    detail::require_same_shape("poisson_norm", "the expression", dsl::shape_of(e), "the counts", counts.sizes());
-    const float* d = counts.data();
-    for (std::size_t i = 0; i < counts.size(); ++i)
-        if (!(d[i] >= 0) || !std::isfinite(d[i]))
-            fail("poisson_norm: counts must be finite and >= 0, got {} at element {}", d[i], i);
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("poisson_norm"));
+    check::poisson_counts(counts, dsl::shape_of(e));
     auto p = dsl::make_penalty<dsl::penalty_kind::poisson>(std::move(e));
     p.data = counts;
     return p;
@@ -160,10 +163,10 @@ auto poisson_norm(E e, const Image& counts) {
 
 /// indicator of e >= 0 where mask != 0 (elsewhere e is free); mask has e's shape.
 template <class E>
+    requires dsl::typed_argument<E>
 auto masked_nonneg(E e, const Image& mask) {
-    static_assert(dsl::Expression<E>, "masked_nonneg takes a linear or affine expression of a variable");
-    detail::require_image(mask, "masked_nonneg", "mask");
-    detail::require_same_shape("masked_nonneg", "the expression", dsl::shape_of(e), "the mask", mask.sizes());
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("masked_nonneg"));
+    check::mask(mask, dsl::shape_of(e));
     auto p = dsl::make_penalty<dsl::penalty_kind::masked_nonneg>(std::move(e));
     p.data = mask;
     return p;
@@ -173,28 +176,26 @@ auto masked_nonneg(E e, const Image& mask) {
 /// as the indicator of [0, 1] at (e − lo)/(hi − lo), so the planner's rules see a scale and an
 /// offset they already know how to absorb.
 template <class E>
+    requires dsl::typed_argument<E>
 auto box(E e, float lo, float hi) {
-    static_assert(dsl::Expression<E>, "box takes a linear or affine expression of a variable");
-    if (!(std::isfinite(lo) && std::isfinite(hi) && lo < hi))
-        fail("box: needs finite bounds lo < hi, got [{}, {}]", lo, hi);
-    const auto& s = dsl::shape_of(e);
-    Image c(s);
-    for (std::size_t i = 0; i < c.size(); ++i) c.data()[i] = -lo / (hi - lo);
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("box"));
+    const check::Box b = check::box(dsl::shape_of(e), lo, hi);
     auto p = dsl::make_penalty<dsl::penalty_kind::box>(std::move(e));
-    p.beta = 1.0f / (hi - lo);
-    p.offset = c;
+    p.beta = b.beta;
+    p.offset = b.offset;
     return p;
 }
 
 /// Σ huber_M(e): e² where |e| <= M, 2M|e| − M² beyond (quadratic near 0, linear tails; CVXPY's
 /// definition). Kept as M² · h₁(e / M), h₁ the Huber function of threshold 1.
 template <class E>
+    requires dsl::typed_argument<E>
 auto huber(E e, float M) {
-    static_assert(dsl::Expression<E>, "huber takes a linear or affine expression of a variable");
-    if (!(std::isfinite(M) && M > 0)) fail("huber: the threshold M must be finite and > 0, got {}", M);
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("huber"));
+    const check::Huber h = check::huber(M);
     auto p = dsl::make_penalty<dsl::penalty_kind::huber>(std::move(e));
-    p.weight = M * M;
-    p.beta = 1.0f / M;
+    p.weight = h.weight;
+    p.beta = h.beta;
     return p;
 }
 
@@ -203,70 +204,75 @@ auto huber(E e, float M) {
 /// σ = √(α/ρ) for weight α and prox parameter ρ; weight 0 makes it the identity. ProxImaL's
 /// patch_NLM. The objective counts it as 0 (it has no value to report).
 template <class E>
+    requires dsl::typed_argument<E>
 auto patch_nlm(E e) {
-    static_assert(dsl::Expression<E>, "patch_nlm takes a linear or affine expression of a variable");
-    static_assert(E::rank == 2 || E::rank == 3, "patch_nlm denoises an image: a W x H or W x H x C expression");
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("patch_nlm"));
+    static_assert(E::rank == 2 || E::rank == 3, PROXGEN_MSG_PATCH_NLM_RANK);
     return dsl::make_penalty<dsl::penalty_kind::patch_nlm>(std::move(e));
 }
 
 /// Σ e (a linear term ⟨1, e⟩)
 template <class E>
+    requires dsl::typed_argument<E>
 auto sum_entries(E e) {
-    static_assert(dsl::Expression<E>, "sum_entries takes a linear or affine expression of a variable");
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("sum_entries"));
     return dsl::make_penalty<dsl::penalty_kind::sum_entries>(std::move(e));
 }
 
 /// ‖e‖², the term ADMM and HQS solve in the x-update (an alias of sum_squares: the planner puts
 /// every quadratic there when the algorithm allows it).
 template <class E>
+    requires dsl::typed_argument<E>
 auto least_squares(E e) {
-    static_assert(dsl::Expression<E>, "least_squares takes a linear or affine expression of a variable");
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("least_squares"));
     return sum_squares(std::move(e));
 }
 
 namespace detail {
 template <dsl::penalty_kind K, class E>
 auto weighted(const char* op, const Image& w, E e, const std::vector<int>& weight_shape) {
-    static_assert(dsl::Expression<E>, "weighted penalties take a linear or affine expression of a variable");
-    require_image(w, op, "weight");
-    require_same_shape(op, "the weight", w.sizes(), "the expected weight shape", weight_shape);
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_WEIGHTED_TAKES_EXPRESSION);
+    check::weighted(op, w, weight_shape);
     return dsl::penalty_t<K, E, true>{std::move(e), 1.0f, 1.0f, w};
 }
 }  // namespace detail
 
 /// ‖w ⊙ e‖²
 template <class E>
+    requires dsl::typed_argument<E>
 auto weighted_sum_squares(const Image& w, E e) {
     auto shape = dsl::shape_of(e);
     return detail::weighted<dsl::penalty_kind::sum_squares>("weighted_sum_squares", w, std::move(e), shape);
 }
 /// ‖w ⊙ e‖₁
 template <class E>
+    requires dsl::typed_argument<E>
 auto weighted_norm1(const Image& w, E e) {
     auto shape = dsl::shape_of(e);
     return detail::weighted<dsl::penalty_kind::norm1>("weighted_norm1", w, std::move(e), shape);
 }
 /// indicator of w ⊙ e >= 0
 template <class E>
+    requires dsl::typed_argument<E>
 auto weighted_nonneg(const Image& w, E e) {
     auto shape = dsl::shape_of(e);
     return detail::weighted<dsl::penalty_kind::nonneg>("weighted_nonneg", w, std::move(e), shape);
 }
 /// Σ_p w_p ‖e_p‖₂ over groups p (w has e's shape without the last axis)
 template <class E>
+    requires dsl::typed_argument<E>
 auto weighted_group_norm1(const Image& w, E e) {
-    static_assert(E::rank >= 3, "weighted_group_norm1 groups over the last axis, so its argument needs a group axis");
-    auto shape = dsl::shape_of(e);
-    shape.pop_back();
+    static_assert(E::rank >= 3, PROXGEN_MSG_WEIGHTED_GROUP_NORM1_NEEDS_GROUP_AXIS);
+    auto shape = check::weighted_group_norm1(dsl::shape_of(e));
     return detail::weighted<dsl::penalty_kind::group_norm1>("weighted_group_norm1", w, std::move(e), shape);
 }
 /// poisson_norm(w ⊙ e, counts)
 template <class E>
+    requires dsl::typed_argument<E>
 auto weighted_poisson_norm(const Image& w, E e, const Image& counts) {
     auto shape = dsl::shape_of(e);
     auto p = poisson_norm(std::move(e), counts);
-    detail::require_image(w, "weighted_poisson_norm", "weight");
-    detail::require_same_shape("weighted_poisson_norm", "the weight", w.sizes(), "the expression", shape);
+    check::weighted_poisson_weight(w, shape);
     return dsl::penalty_t<dsl::penalty_kind::poisson, E, true>{std::move(p.arg), p.weight, p.beta, w, p.offset, p.data};
 }
 

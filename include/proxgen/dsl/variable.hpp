@@ -5,14 +5,16 @@
 
 #include <vector>
 
+#include "proxgen/dsl/checks.hpp"
 #include "proxgen/error.hpp"
+#include "proxgen/messages.hpp"
 
 namespace proxgen::dsl {
 
 /// The unknown of a problem: a float image of rank 2 (w × h) or 3 (w × h × c).
 template <class Tag, int Rank>
 struct variable_t {
-    static_assert(Rank == 2 || Rank == 3, "a variable is 2-D (width, height) or 3-D (width, height, channels)");
+    static_assert(Rank == 2 || Rank == 3, PROXGEN_MSG_VARIABLE_RANK);
     using tag = Tag;
     static constexpr int rank = Rank;
     std::vector<int> shape;
@@ -22,24 +24,16 @@ struct variable_t {
 
 namespace proxgen {
 
-namespace detail {
-inline std::vector<int> checked_variable_shape(std::vector<int> shape) {
-    for (int s : shape)
-        if (s <= 0) fail("variable: every size must be positive, got {}", fmt::join(shape, "x"));
-    return shape;
-}
-}  // namespace detail
-
 /// A 2-D unknown image of the given size.
 template <class Tag = decltype([] {})>
 dsl::variable_t<Tag, 2> variable(int width, int height) {
-    return {detail::checked_variable_shape({width, height})};
+    return {check::variable({width, height})};
 }
 
 /// A 3-D unknown image (width × height × channels).
 template <class Tag = decltype([] {})>
 dsl::variable_t<Tag, 3> variable(int width, int height, int channels) {
-    return {detail::checked_variable_shape({width, height, channels})};
+    return {check::variable({width, height, channels})};
 }
 
 }  // namespace proxgen

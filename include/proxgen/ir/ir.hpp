@@ -1,6 +1,7 @@
-// The type-erased problem handed from the typed front end to the Halide back end. The plan (which
-// terms are Ω, which Ψ) has already been decided at compile time; this is just its run-time image:
-// the structure (which drives JIT caching) plus the data (images and scalars) bound at solve time.
+// The type-erased problem handed from the front ends to the Halide back end: the structure (which
+// drives JIT caching) plus the data (images and scalars) bound at solve time. Both front ends (the
+// typed DSL and proxgen/runtime.hpp) write a problem's terms as IR, and ONE planner
+// (plan/planner.hpp) rewrites and sorts them into the planned Problem below (Ω and Ψ).
 #pragma once
 
 #include <functional>
@@ -9,24 +10,11 @@
 #include <vector>
 
 #include "proxgen/image.hpp"
+#include "proxgen/ir/kinds.hpp"
 #include "proxgen/plan/algorithm.hpp"
 #include "proxgen/plan/plan.hpp"
 
 namespace proxgen::ir {
-
-enum class Op {
-    variable, constant, conv, grad, mul_elemwise, scale, sum, subsample,
-    // the wider catalogue (docs/operators.md)
-    crop, pad, transpose, reshape, concat, uneven_subsample, mul_color, pxwise_matmul, warp, user
-};
-enum class Penalty {
-    sum_squares, norm1, group_norm1, nonneg, poisson, sum_entries,
-    masked_nonneg, box, huber, patch_nlm, diff_fn
-};
-
-/// Boundary of a convolution: circular (ProxImaL conv, FFT-diagonal), zero outside, or the edge
-/// pixel replicated (ProxImaL conv_nofft).
-enum class ConvBoundary { circular, zero, replicate };
 
 /// A user-defined linear operator (proxgen/user_operator.hpp, which needs Halide.h): opaque here so
 /// that the public headers stay free of Halide.h.
@@ -53,6 +41,21 @@ struct Node {
     std::shared_ptr<const UserOperator> user;  // Op::user: the user's forward (and adjoint)
     int image_slot = -1;          // index of the pipeline parameter bound to `image`
     int scalar_slot = -1;         // index of the pipeline parameter bound to `scalar`
+    /// Op::variable: which of Problem::variables (0 for the one variable of today's problems).
+    int variable = 0;
+    /// Op::variable: the variable's name; a node holding data: the named input (run-time front
+    /// end, rt::input / rt::parameter) its image or scale factor comes from ("": anonymous data).
+    /// Not structure.
+    std::string name;
+    /// warp, uneven_subsample: ‖K‖ of this node alone, computed when the node was built from data
+    /// that the IR no longer holds (0 for the other operators, whose bound the planner derives).
+    double norm_factor = 0;
+};
+
+/// One unknown of a problem.
+struct Variable {
+    std::string name;
+    std::vector<int> shape;
 };
 
 /// weight · f(beta · arg_weight ⊙ expr + offset)   (for group_norm1 arg_weight weighs groups)
@@ -73,7 +76,8 @@ struct Term {
 };
 
 struct Problem {
-    std::vector<int> variable_shape;
+    std::vector<int> variable_shape;  // the shape of the problem's variable (problems in one variable)
+    std::vector<Variable> variables;  // every variable, in order of first use (Node::variable indexes it)
     std::vector<Term> omega;       // absorbed into the x-update in closed form
     std::vector<Term> psi;         // split: z_i = K_i x, proxed separately
     double omega_strong_convexity = 0;  // μ such that Ω(x) − μ/2‖x‖² is convex (0: unknown)

@@ -1,5 +1,6 @@
-// The four algorithms. The plan depends on the algorithm: what the x-update can absorb differs
-// (a closed-form prox for Pock–Chambolle and linearized ADMM, a linear solve for ADMM and HQS).
+// The four algorithms and the x-update kinds. The plan depends on the algorithm: what the x-update
+// can absorb differs (a closed-form prox for Pock–Chambolle and linearized ADMM, a linear solve for
+// ADMM and HQS).
 #pragma once
 
 namespace proxgen {
@@ -14,3 +15,24 @@ enum class Algorithm {
 const char* name(Algorithm a);
 
 }  // namespace proxgen
+
+namespace proxgen::plan {
+
+/// How the x-update is computed.
+enum class XUpdate {
+    closed_form_prox,  ///< PC / L-ADMM: per-pixel prox of the diagonal Ω terms
+    elementwise,       ///< ADMM / HQS: the Gram matrix is diagonal: one division per pixel
+    fft,               ///< ADMM / HQS: every operator is diagonal in the DFT (circular conv, periodic
+                       ///< grad); PC / L-ADMM: the prox of the Ω quadratics is one FFT solve
+    dct,               ///< the same in the DCT-II basis (Neumann grad)
+    cg                 ///< ADMM / HQS: matrix-free conjugate gradient, warm-started
+};
+
+const char* name(XUpdate x);
+
+/// The x-update goes through a transform (FFT / DCT).
+constexpr bool spectral(XUpdate x) { return x == XUpdate::fft || x == XUpdate::dct; }
+
+constexpr bool linearized(Algorithm a) { return a == Algorithm::pock_chambolle || a == Algorithm::ladmm; }
+
+}  // namespace proxgen::plan

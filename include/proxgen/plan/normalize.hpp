@@ -1,11 +1,23 @@
-// Applies the rewrite rules of plan/rules/ to every term until none applies, giving each term
-// the generalised prox form α f(β w ⊙ K x + c) + d with K as simple as the rules can make it,
-// then merges the quadratics that act on the same operator (one term each).
+// The rewrite rules of plan/rules/ applied until none applies, giving each term the generalised
+// prox form α f(β w ⊙ K x + c) + d with K as simple as the rules can make it, then the quadratics
+// that act on the same operator merged (one term each).
+//
+// Each rule's decision is a constexpr function (rules::*::applies, plan::mergeable,
+// plan::merge_targets) and its data folding ONE run-time function on the IR term
+// (rules::*::apply, src/plan/rules.cpp). The run-time planner (plan/planner.hpp, plan::normalize)
+// applies both to IR terms, for typed and run-time problems alike. Here the same decisions are
+// evaluated on a typed problem's term types, giving the normalized problem *type* that plan_t
+// plans at compile time; no data is touched here.
 #pragma once
 
-#include <boost/hana/transform.hpp>
-#include <boost/hana/unpack.hpp>
+#include <array>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 
+#include "proxgen/dsl/penalty.hpp"
+#include "proxgen/plan/plan.hpp"
 #include "proxgen/plan/rules/absorb_offset.hpp"
 #include "proxgen/plan/rules/absorb_scale.hpp"
 #include "proxgen/plan/rules/absorb_weights.hpp"
@@ -13,23 +25,107 @@
 
 namespace proxgen::plan {
 
-template <class Term>
-auto normalize_term(Term t) {
-    if constexpr (rules::absorb_offset::applies<Term>) return normalize_term(rules::absorb_offset::apply(std::move(t)));
-    else if constexpr (rules::absorb_scale::applies<Term>) return normalize_term(rules::absorb_scale::apply(std::move(t)));
-    else if constexpr (rules::absorb_weights::applies<Term>) return normalize_term(rules::absorb_weights::apply(std::move(t)));
-    else return t;
+enum class Rewrite { none, absorb_offset, absorb_scale, absorb_weights };
+
+/// The rule to apply next to a term whose argument has this root (none: the term is normalized).
+constexpr Rewrite next_rewrite(Root root, const PenaltyFacts& p) {
+    if (rules::absorb_offset::applies(root, p)) return Rewrite::absorb_offset;
+    if (rules::absorb_scale::applies(root, p)) return Rewrite::absorb_scale;
+    if (rules::absorb_weights::applies(root, p)) return Rewrite::absorb_weights;
+    return Rewrite::none;
 }
 
-template <class... Terms>
-auto normalize(dsl::problem_t<Terms...> p) {
-    auto terms = boost::hana::transform(std::move(p.terms), [](auto t) { return normalize_term(std::move(t)); });
-    return rules::merge_quadratics::apply(boost::hana::unpack(std::move(terms), [](auto... ts) {
-        return dsl::problem_t<decltype(ts)...>{boost::hana::make_tuple(std::move(ts)...)};
-    }));
+constexpr bool weighted_after(Rewrite r, bool weighted) {
+    switch (r) {
+    case Rewrite::absorb_offset: return rules::absorb_offset::weighted_after(weighted);
+    case Rewrite::absorb_scale: return rules::absorb_scale::weighted_after(weighted);
+    case Rewrite::absorb_weights: return rules::absorb_weights::weighted_after(weighted);
+    case Rewrite::none: break;
+    }
+    return weighted;
 }
+
+// ---- the typed shadow: term types after the rules --------------------------------------------
+
+namespace typed {
+
+template <class E> inline constexpr Root root_of = Root::other;
+template <class E> inline constexpr Root root_of<dsl::offset_t<E>> = Root::offset;
+template <class E> inline constexpr Root root_of<dsl::scale_t<E>> = Root::scale;
+template <class E> inline constexpr Root root_of<dsl::mul_elemwise_t<E>> = Root::mul_elemwise;
+
+/// The argument left once a rule has absorbed the root (the root's operand).
+template <class E> struct operand { using type = E; };
+template <class E> struct operand<dsl::offset_t<E>> { using type = E; };
+template <class E> struct operand<dsl::scale_t<E>> { using type = E; };
+template <class E> struct operand<dsl::mul_elemwise_t<E>> { using type = E; };
+
+template <class Term>
+struct normalized_term;
+
+template <dsl::penalty_kind K, class E, bool W>
+struct normalized_term<dsl::penalty_t<K, E, W>> {
+    static constexpr Rewrite rule = next_rewrite(root_of<E>, penalty_facts(K));
+    using type = typename std::conditional_t<
+        rule == Rewrite::none, std::type_identity<dsl::penalty_t<K, E, W>>,
+        normalized_term<dsl::penalty_t<K, typename operand<E>::type, weighted_after(rule, W)>>>::type;
+};
+
+/// merge_quadratics on types: terms of one mergeable type are one operator (plan::merge_targets).
+template <class... Terms>
+struct merged {
+    static constexpr std::size_t n = sizeof...(Terms);
+    using tuple = std::tuple<Terms...>;
+    static constexpr std::array<bool, n> mergeable{plan::mergeable(term_facts<Terms>())...};
+
+    template <std::size_t... I>
+    static constexpr std::array<std::array<bool, n>, n> same_table(std::index_sequence<I...>) {
+        return {row<I>(std::index_sequence<I...>{})...};
+    }
+    template <std::size_t I, std::size_t... J>
+    static constexpr std::array<bool, n> row(std::index_sequence<J...>) {
+        return {std::is_same_v<std::tuple_element_t<I, tuple>, std::tuple_element_t<J, tuple>>...};
+    }
+    static constexpr auto same = same_table(std::make_index_sequence<n>{});
+
+    struct grouping {
+        std::array<std::size_t, n> target{};
+        std::size_t count = 0;
+    };
+    static constexpr grouping groups = [] {
+        grouping g;
+        g.count = merge_targets(
+            n, [](std::size_t i) { return mergeable[i]; }, [](std::size_t i, std::size_t j) { return same[i][j]; },
+            g.target);
+        return g;
+    }();
+    /// The first term of output group k.
+    static constexpr std::size_t first_of(std::size_t k) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (groups.target[i] == k) return i;
+        return 0;
+    }
+    template <std::size_t... K>
+    static auto make(std::index_sequence<K...>) -> dsl::problem_t<std::tuple_element_t<first_of(K), tuple>...>;
+    using type = decltype(make(std::make_index_sequence<groups.count>{}));
+};
 
 template <class P>
-using normalized_t = decltype(normalize(std::declval<P>()));
+struct normalized_problem;
+template <class... Terms>
+struct normalized_problem<dsl::problem_t<Terms...>> {
+    using type = typename merged<typename normalized_term<Terms>::type...>::type;
+};
+
+}  // namespace typed
+
+/// The type of a typed term after the rewrite rules.
+template <class Term>
+using normalized_term_t = typename typed::normalized_term<Term>::type;
+
+/// The type of a typed problem (problem_t) after the rewrite rules and merge_quadratics: what
+/// plan_t plans.
+template <class P>
+using normalized_t = typename typed::normalized_problem<P>::type;
 
 }  // namespace proxgen::plan

@@ -14,6 +14,10 @@
 
 namespace proxgen {
 
+namespace rt {
+class Expr;
+}
+
 enum class Status {
     converged,          ///< both residuals met their tolerance
     max_iterations,     ///< ran max_iters without meeting the tolerance
@@ -50,9 +54,14 @@ struct Result {
         if (it == values.end()) fail("Result[x]: this variable is not part of the solved problem");
         return it->second;
     }
+    /// The solution for the variable of that name (problems built at run time, proxgen/runtime.hpp).
+    const Image& operator[](const std::string& variable) const;
+    /// The solution for a run-time variable (rt::variable).
+    const Image& operator[](const rt::Expr& variable) const;
 
     // ---- filled by the solver; read by warm starts and objective() ----
     std::map<std::type_index, Image> values;
+    std::map<std::string, Image> named_values;  ///< run-time problems: by variable name
     Image x;                      ///< the (single) variable's value
     Image x_iterate;              ///< the algorithm's own x where `x` is its feasible copy (warm starts)
     std::vector<Image> duals;     ///< algorithm state for warm starts (y, or z and u)

@@ -1,12 +1,18 @@
-// pg::solve, pg::objective, pg::describe: the typed entry points. They check and plan the problem
-// at compile time (plan_t), hand its run-time image (ir::Problem) to the library, and map the
-// result back to the problem's variable.
+// pg::solve, pg::objective, pg::describe: the typed entry points. They check the problem at compile
+// time (plan_t: its static_asserts, evaluated on the types by the planner's constexpr decisions),
+// write its terms as IR (lower::to_draft), let the one run-time planner (plan::plan, shared with
+// proxgen/runtime.hpp) make the planned ir::Problem, hand it to the library, and map the result
+// back to the problem's variable.
 #pragma once
 
 #include <string>
 #include <typeindex>
 
 #include "proxgen/lower/to_ir.hpp"
+#include "proxgen/messages.hpp"
+#include "proxgen/plan/normalize.hpp"
+#include "proxgen/plan/plan.hpp"
+#include "proxgen/plan/planner.hpp"
 #include "proxgen/solve/jit_stats.hpp"
 #include "proxgen/solve/options.hpp"
 #include "proxgen/solve/result.hpp"
@@ -18,29 +24,30 @@ Result solve_ir(const ir::Problem& p, const Options& opt, const Result* warm);
 double objective_ir(const ir::Problem& p, const Image& x);
 std::string describe_ir(const ir::Problem& p);
 
+/// The problem as a problem_t (a lone penalty is a one-term problem). The rewrite rules run in
+/// plan_for (plan::plan); the name stays for the generator's entry point.
 template <class P>
 auto normalized(const P& prob) {
-    static_assert(dsl::ProblemLike<P>,
-                  "pg::solve takes a problem: a penalty such as sum_squares(x - b) or a sum of penalties");
-    return plan::normalize(dsl::as_problem(prob));
+    static_assert(dsl::ProblemLike<P>, PROXGEN_MSG_SOLVE_TAKES_PROBLEM);
+    return dsl::as_problem(prob);
 }
 template <class P>
-using normalized_problem_t = decltype(normalized(std::declval<P>()));
+using normalized_problem_t = plan::normalized_t<decltype(normalized(std::declval<P>()))>;
 template <class P, Algorithm A = Algorithm::pock_chambolle>
 using plan_of = plan::plan_t<normalized_problem_t<P>, A>;
 template <class P>
 using variable_of = typename plan_of<P>::variable;
 
-/// The IR of the plan for algorithm A; an unviable plan is a run-time error here (and a
-/// compile-time one through pg::solve<A>).
-template <Algorithm A, class N>
-ir::Problem plan_for(const N& normalized_problem) {
-    if constexpr (!plan::plan_t<N, A>::viable) {
-        fail("{}: {}", name(A), plan::singular_x_update_message);
-        return {};
-    } else {
-        return lower::to_ir<A>(normalized_problem);
-    }
+/// The planned IR for algorithm A: plan_t checks the problem at compile time, plan::plan plans it
+/// (an unviable plan is a run-time error here, a compile-time one through pg::solve<A>). Both
+/// evaluate the same decisions; the run-time plan must agree with the compile-time one.
+template <Algorithm A, class... Terms>
+ir::Problem plan_for(const dsl::problem_t<Terms...>& problem) {
+    using Plan = plan::plan_t<plan::normalized_t<dsl::problem_t<Terms...>>, A>;
+    ir::Problem p = plan::plan(lower::to_draft(problem), A);
+    PROXGEN_INTERNAL_ASSERT(Plan::viable && p.x_update == Plan::x_update && p.omega.size() == Plan::omega_count &&
+                            p.psi.size() == Plan::psi_count);
+    return p;
 }
 template <class N>
 ir::Problem plan_for(const N& n, Algorithm a) {
@@ -61,7 +68,6 @@ Result solve_with(const P& prob, const Options& opt, const Result* warm) {
 }
 }  // namespace detail
 
-
 /// Solves the problem; plans at compile time, JIT-compiles (cached per problem structure and
 /// algorithm), and runs on the host.
 template <class P>
@@ -73,9 +79,7 @@ Result solve(const P& prob, const Options& opt = {}) {
 /// compile-time error. (opt.algorithm is ignored.)
 template <Algorithm A, class P>
 Result solve(const P& prob, Options opt = {}) {
-    static_assert(detail::plan_of<P, A>::viable, "ADMM and HQS solve the x-update as a linear system, which is "
-                  "singular when every term applies grad (constant images are in its null space): add a term "
-                  "such as sum_squares(x - b) or use pock_chambolle / ladmm");
+    static_assert(detail::plan_of<P, A>::viable, PROXGEN_MSG_SINGULAR_X_UPDATE);
     opt.algorithm = A;
     return detail::solve_with(prob, opt, nullptr);
 }

@@ -3,25 +3,21 @@
 // (For group_norm1, w weighs whole groups and stays out of the argument: c' = c ± β b.)
 #pragma once
 
-#include "proxgen/dsl/penalty.hpp"
-#include "proxgen/plan/rules/image_math.hpp"
+#include "proxgen/plan/facts.hpp"
+
+namespace proxgen::ir {
+struct Term;
+}
 
 namespace proxgen::plan::rules {
 
 struct absorb_offset {
-    template <class T>
-    struct matches : std::false_type {};
-    template <dsl::penalty_kind K, class E, bool W>
-    struct matches<dsl::penalty_t<K, dsl::offset_t<E>, W>> : std::bool_constant<true> {};
-    template <class T>
-    static constexpr bool applies = matches<T>::value;
-
-    template <dsl::penalty_kind K, class E, bool W>
-    static auto apply(dsl::penalty_t<K, dsl::offset_t<E>, W> t) {
-        const bool grouped = K == dsl::penalty_kind::group_norm1;
-        Image c = axpy(t.offset, t.beta * t.arg.sign, grouped ? Image() : t.arg_weight, t.arg.offset);
-        return dsl::penalty_t<K, E, W>{std::move(t.arg.arg), t.weight, t.beta, t.arg_weight, c, t.data, t.constant};
-    }
+    /// The decision (compile time and run time): the argument is e ± b.
+    static constexpr bool applies(Root root, const PenaltyFacts& p) { return p.rewritable && root == Root::offset; }
+    /// What it does to the term's type: the weight image stays as it was.
+    static constexpr bool weighted_after(bool weighted) { return weighted; }
+    /// What it does to the term's data (src/plan/rules.cpp): t.expr is e ± b; folds ±b into t.offset.
+    static void apply(ir::Term& t);
 };
 
 }  // namespace proxgen::plan::rules

@@ -2,23 +2,20 @@
 // The split operator loses its scalar; ‖K‖ and the Gram matrix no longer carry it.
 #pragma once
 
-#include "proxgen/dsl/penalty.hpp"
+#include "proxgen/plan/facts.hpp"
+
+namespace proxgen::ir {
+struct Term;
+}
 
 namespace proxgen::plan::rules {
 
 struct absorb_scale {
-    template <class T>
-    struct matches : std::false_type {};
-    template <dsl::penalty_kind K, class E, bool W>
-    struct matches<dsl::penalty_t<K, dsl::scale_t<E>, W>> : std::bool_constant<true> {};
-    template <class T>
-    static constexpr bool applies = matches<T>::value;
-
-    template <dsl::penalty_kind K, class E, bool W>
-    static auto apply(dsl::penalty_t<K, dsl::scale_t<E>, W> t) {
-        return dsl::penalty_t<K, E, W>{std::move(t.arg.arg), t.weight, t.beta * t.arg.factor, t.arg_weight, t.offset,
-                                       t.data, t.constant};
-    }
+    /// The decision (compile time and run time): the argument is s · e.
+    static constexpr bool applies(Root root, const PenaltyFacts& p) { return p.rewritable && root == Root::scale; }
+    static constexpr bool weighted_after(bool weighted) { return weighted; }
+    /// The data (src/plan/rules.cpp): t.expr is s · e; β ← β s.
+    static void apply(ir::Term& t);
 };
 
 }  // namespace proxgen::plan::rules

@@ -3,25 +3,23 @@
 // group_norm1 is not separable per element, so its weights stay in the operator.
 #pragma once
 
-#include "proxgen/dsl/penalty.hpp"
-#include "proxgen/plan/rules/image_math.hpp"
-#include "proxgen/traits/penalty_traits.hpp"
+#include "proxgen/plan/facts.hpp"
+
+namespace proxgen::ir {
+struct Term;
+}
 
 namespace proxgen::plan::rules {
 
 struct absorb_weights {
-    template <class T>
-    struct matches : std::false_type {};
-    template <dsl::penalty_kind K, class E, bool W>
-    struct matches<dsl::penalty_t<K, dsl::mul_elemwise_t<E>, W>> : std::bool_constant<traits::is_separable<K>> {};
-    template <class T>
-    static constexpr bool applies = matches<T>::value;
-
-    template <dsl::penalty_kind K, class E, bool W>
-    static auto apply(dsl::penalty_t<K, dsl::mul_elemwise_t<E>, W> t) {
-        Image w = product(t.arg_weight, t.arg.weight);
-        return dsl::penalty_t<K, E, true>{std::move(t.arg.arg), t.weight, t.beta, w, t.offset, t.data, t.constant};
+    /// The decision (compile time and run time): the argument is m ⊙ e and f is separable.
+    static constexpr bool applies(Root root, const PenaltyFacts& p) {
+        return p.rewritable && root == Root::mul_elemwise && p.separable;
     }
+    /// The term is weighted afterwards.
+    static constexpr bool weighted_after(bool) { return true; }
+    /// The data (src/plan/rules.cpp): t.expr is m ⊙ e; w ← w ⊙ m.
+    static void apply(ir::Term& t);
 };
 
 }  // namespace proxgen::plan::rules

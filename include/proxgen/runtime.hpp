@@ -1,0 +1,357 @@
+// proxgen/runtime.hpp — problems built at run time, from values: the same vocabulary as the C++
+// DSL (proxgen.hpp), for node editors, the text and JSON front ends, the command line and Python.
+//
+//   namespace pg = proxgen;
+//   pg::rt::Expr x = pg::rt::variable("x", {512, 512});
+//   pg::rt::Data b = pg::rt::input("b", blurred);              // replaceable later, by name
+//   pg::rt::Scalar lambda = pg::rt::parameter("lambda", 0.002); // likewise
+//   pg::rt::Problem prob = pg::rt::sum_squares(pg::rt::conv(k, x) - b)
+//                        + lambda * pg::rt::group_norm1(pg::rt::grad(x)) + pg::rt::nonneg(x);
+//   pg::Result r = pg::rt::solve(prob, opt);                    // the typed API's Options, Result
+//   pg::save_image("x.png", r["x"]);                           // or r[x]
+//   prob.set_parameter("lambda", 0.004);                        // data only: no recompilation,
+//   r = pg::rt::solve(prob, opt, r);                            // and a warm start
+//
+// Every name here means what the C++ DSL's name means (docs/operators.md); both front ends hand
+// their problem to ONE planner (proxgen/plan/planner.hpp), so a run-time problem plans, describes
+// and solves exactly like the same typed problem. Unqualified calls find these functions by
+// argument-dependent lookup: sum_squares(conv(k, x) - b) reads as in the DSL.
+//
+// Checks happen when a node is built: shapes, ranks and argument kinds, with the typed front end's
+// sentences (its static_asserts' text, proxgen/messages.hpp), as a proxgen::Error. A graph front end
+// names the node it is building with rt::labelled("node 7", [&] { return conv(k, x); }).
+//
+// Values, not references: Expr and Problem share immutable nodes; copying is cheap; a Problem's
+// set_input / set_parameter change that Problem value only. No global state: problems may be built
+// and solved from several threads (the JIT cache behind solve is shared and locked).
+//
+// Not available here: user_operator and diff_fn, which are Halide code (build them in C++ with
+// proxgen/user_operator.hpp and proxgen/diff_fn.hpp; by name, rt::call says so).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "proxgen/dsl/linear.hpp"  // the boundary tags pg::circular, pg::zero_boundary, pg::periodic, ...
+#include "proxgen/error.hpp"
+#include "proxgen/image.hpp"
+#include "proxgen/plan/algorithm.hpp"
+#include "proxgen/solve/options.hpp"
+#include "proxgen/solve/result.hpp"
+
+namespace proxgen::ir {
+struct Problem;
+}
+
+namespace proxgen::rt {
+
+namespace detail {
+struct ExprNode;
+struct ProblemData;
+}  // namespace detail
+
+// ---- arguments ----------------------------------------------------------------------------------
+
+/// A scalar argument (a scale factor or a term's weight): a number, or a named parameter whose
+/// value Problem::set_parameter replaces later without recompiling anything.
+class Scalar {
+public:
+    template <class T>
+        requires std::is_arithmetic_v<T>
+    Scalar(T value) : value_(static_cast<double>(value)) {}
+    /// A named parameter (see rt::parameter).
+    Scalar(std::string name, double value);
+
+    double value() const { return value_; }
+    /// "" for a plain number.
+    const std::string& name() const { return name_; }
+
+private:
+    double value_ = 0;
+    std::string name_;
+};
+
+/// pg::rt::parameter("lambda", 0.002): a named scalar, replaceable with Problem::set_parameter.
+Scalar parameter(std::string name, double value);
+
+/// An image argument (an offset, a kernel, a weight, counts, a mask, a matrix): an image fixed in
+/// the problem, or a named input whose image Problem::set_input replaces later (same shape) without
+/// recompiling anything.
+class Data {
+public:
+    Data(Image image);  // implicit: any pg::Image is anonymous data
+    /// A named input (see rt::input).
+    Data(std::string name, Image image);
+
+    const Image& image() const { return image_; }
+    /// "" for anonymous data.
+    const std::string& name() const { return name_; }
+
+private:
+    Image image_;
+    std::string name_;
+};
+
+/// pg::rt::input("b", image): a named data image, replaceable with Problem::set_input.
+Data input(std::string name, Image image);
+
+/// conv's boundary and grad's boundary as run-time values (the DSL's tags pg::circular, ... are
+/// accepted too).
+enum class ConvBoundary { circular, zero, replicate };
+enum class GradBoundary { neumann, periodic };
+
+// ---- expressions --------------------------------------------------------------------------------
+
+/// A linear or affine expression of one or more variables (what the DSL's expression types are):
+/// an immutable value sharing its nodes.
+class Expr {
+public:
+    /// An empty expression: using it to build anything is a proxgen::Error (it exists so that
+    /// front ends can keep expressions in containers).
+    Expr() = default;
+
+    bool empty() const { return node_ == nullptr; }
+    /// Output shape, Halide order (width, height[, channels[, stacked axis]]).
+    const std::vector<int>& shape() const;
+    int rank() const { return int(shape().size()); }
+    /// This expression is a variable (rt::variable); its name.
+    bool is_variable() const;
+    const std::string& variable_name() const;
+    /// The names of the variables it depends on, in order of first use.
+    std::vector<std::string> variables() const;
+    /// "conv(k[9x9], x)"-style text, as describe prints it.
+    std::string to_string() const;
+    /// The node label attached by rt::labelled ("" if none).
+    const std::string& label() const;
+
+    /// For the implementation (src/runtime): the shared node.
+    const std::shared_ptr<const detail::ExprNode>& node() const { return node_; }
+    explicit Expr(std::shared_ptr<const detail::ExprNode> node) : node_(std::move(node)) {}
+
+private:
+    std::shared_ptr<const detail::ExprNode> node_;
+};
+
+/// pg::rt::variable("x", {w, h}) or {w, h, c}: an unknown image. Variables are identified by name:
+/// using one name with two shapes in one problem is an error.
+Expr variable(std::string name, std::vector<int> shape);
+
+/// Runs build() (which builds one node) and prefixes any proxgen::Error it throws with
+/// "node '<label>': "; the node it returns carries the label (Expr::label). For graph front ends
+/// whose users know nodes by id.
+template <class F>
+auto labelled(const std::string& label, F&& build) -> decltype(build());
+
+// Linear operators: the DSL's (docs/operators.md), same arguments, same checks.
+Expr conv(const Data& kernel, const Expr& e, ConvBoundary boundary = ConvBoundary::circular);
+Expr conv(const Data& kernel, const Expr& e, dsl::circular_t);
+Expr conv(const Data& kernel, const Expr& e, dsl::zero_boundary_t);
+Expr conv(const Data& kernel, const Expr& e, dsl::replicate_t);
+Expr conv_nofft(const Data& kernel, const Expr& e);
+/// grad along x and y.
+Expr grad(const Expr& e, GradBoundary boundary = GradBoundary::neumann);
+Expr grad(const Expr& e, dsl::neumann_t);
+Expr grad(const Expr& e, dsl::periodic_t);
+/// grad along the given axes (the DSL's pg::on_axes<...>), e.g. {0, 1, 2} for a volume.
+Expr grad(const Expr& e, const std::vector<int>& axes, GradBoundary boundary = GradBoundary::neumann);
+/// The DSL's spelling: grad(e, pg::on_axes<0, 1, 2>[, pg::periodic]).
+template <int... A>
+Expr grad(const Expr& e, dsl::axes_t<A...>, GradBoundary boundary = GradBoundary::neumann) {
+    return grad(e, std::vector<int>{A...}, boundary);
+}
+template <int... A>
+Expr grad(const Expr& e, dsl::axes_t<A...> axes, dsl::neumann_t) { return grad(e, axes, GradBoundary::neumann); }
+template <int... A>
+Expr grad(const Expr& e, dsl::axes_t<A...> axes, dsl::periodic_t) { return grad(e, axes, GradBoundary::periodic); }
+Expr mul_elemwise(const Data& weight, const Expr& e);
+Expr subsample(const Expr& e, int step_x, int step_y);
+/// ix, iy: 2-D integer index images (fixed when the node is built: its adjoint's data derive from them).
+Expr uneven_subsample(const Expr& e, const Image& ix, const Image& iy);
+/// H: 3 × 3 (fixed when the node is built: the adjoint's gather window, which is structure, derives from it).
+Expr warp(const Expr& e, const Image& H, int out_width = 0, int out_height = 0);
+Expr crop(const Expr& e, int x0, int y0, int width, int height);
+Expr pad(const Expr& e, int left, int top, int right, int bottom);
+Expr transpose(const Expr& e, std::vector<int> perm);
+/// The DSL's reshape<R>(e, shape), R = shape.size().
+Expr reshape(const Expr& e, std::vector<int> shape);
+/// The DSL's spelling, with the rank given: reshape<R>(e, shape).
+Expr reshape(const Expr& e, std::vector<int> shape, int rank);
+template <int R>
+Expr reshape(const Expr& e, std::vector<int> shape) {
+    return reshape(e, std::move(shape), R);
+}
+Expr merge_last_axes(const Expr& e);
+Expr concat(const Expr& a, const Expr& b, int axis);
+Expr vstack(const Expr& a, const Expr& b);
+Expr vstack(const std::vector<Expr>& parts);
+Expr hstack(const Expr& a, const Expr& b);
+Expr hstack(const std::vector<Expr>& parts);
+/// The DSL's variadic spelling: vstack(a, b, c, ...).
+template <class... More>
+    requires(sizeof...(More) > 0 && (std::is_convertible_v<More, Expr> && ...))
+Expr vstack(const Expr& a, const Expr& b, const More&... more) {
+    return vstack(std::vector<Expr>{a, b, more...});
+}
+template <class... More>
+    requires(sizeof...(More) > 0 && (std::is_convertible_v<More, Expr> && ...))
+Expr hstack(const Expr& a, const Expr& b, const More&... more) {
+    return hstack(std::vector<Expr>{a, b, more...});
+}
+Expr mul_color(const Expr& e, const Data& matrix);
+Expr pxwise_matmul(const Data& matrices, const Expr& e);
+
+// Arithmetic, as in the DSL: sums of expressions of one shape, scalar multiples, and affine
+// offsets (an image added or subtracted).
+Expr operator+(const Expr& a, const Expr& b);
+Expr operator-(const Expr& a, const Expr& b);
+Expr operator-(const Expr& e);
+Expr operator*(const Scalar& s, const Expr& e);
+Expr operator*(const Expr& e, const Scalar& s);
+Expr operator+(const Expr& e, const Data& b);
+Expr operator-(const Expr& e, const Data& b);
+Expr operator+(const Data& b, const Expr& e);
+Expr operator-(const Data& b, const Expr& e);
+
+// ---- problems -----------------------------------------------------------------------------------
+
+/// One variable of a problem.
+struct VariableInfo {
+    std::string name;
+    std::vector<int> shape;
+};
+
+/// A sum of weighted penalties (a lone penalty is a one-term problem): a value.
+class Problem {
+public:
+    /// No terms (solving it is an error; add terms with +).
+    Problem();
+
+    /// Number of terms, as written (before the planner merges any).
+    std::size_t size() const;
+    /// The variables, in order of first use (declared ones after them).
+    std::vector<VariableInfo> variables() const;
+    /// Names of the named inputs and parameters.
+    std::vector<std::string> inputs() const;
+    std::vector<std::string> parameters() const;
+    const Image& input(const std::string& name) const;
+    double parameter(const std::string& name) const;
+
+    /// Replaces a named input's image (it must keep its shape: new sizes mean a new problem, which
+    /// compiles nothing new either) or a named parameter's value. Data only: the plan's structure
+    /// is unchanged, so solving again recompiles nothing, and a Result of this problem warm-starts
+    /// it.
+    void set_input(const std::string& name, const Image& image);
+    void set_parameter(const std::string& name, double value);
+
+    /// Declares a variable the problem must use: describe and solve then reject the problem if no
+    /// term uses it (a front end's "x = variable(64, 64)" line that the objective forgot).
+    void declare(const Expr& variable);
+
+    /// "sum_squares(conv(k[9x9], x) - b) + 0.002 * group_norm1(grad(x))"-style text.
+    std::string to_string() const;
+
+    Problem& operator+=(const Problem& other);
+    friend Problem operator+(Problem a, const Problem& b) { return a += b; }
+    /// Multiplies every term's weight (finite, >= 0), as the DSL's s * problem.
+    friend Problem operator*(const Scalar& s, const Problem& p);
+    friend Problem operator*(const Problem& p, const Scalar& s) { return s * p; }
+
+    /// For the implementation (src/runtime).
+    const std::shared_ptr<const detail::ProblemData>& data() const { return data_; }
+    explicit Problem(std::shared_ptr<const detail::ProblemData> data) : data_(std::move(data)) {}
+
+private:
+    std::shared_ptr<const detail::ProblemData> data_;
+};
+
+// Penalties: each returns a one-term problem.
+Problem sum_squares(const Expr& e);
+Problem least_squares(const Expr& e);
+Problem norm1(const Expr& e);
+Problem group_norm1(const Expr& e);
+Problem nonneg(const Expr& e);
+Problem sum_entries(const Expr& e);
+Problem patch_nlm(const Expr& e);
+Problem poisson_norm(const Expr& e, const Data& counts);
+Problem masked_nonneg(const Expr& e, const Data& mask);
+Problem box(const Expr& e, double lo, double hi);
+Problem huber(const Expr& e, double threshold);
+Problem weighted_sum_squares(const Data& weight, const Expr& e);
+Problem weighted_norm1(const Data& weight, const Expr& e);
+Problem weighted_nonneg(const Data& weight, const Expr& e);
+Problem weighted_group_norm1(const Data& weight, const Expr& e);
+Problem weighted_poisson_norm(const Data& weight, const Expr& e, const Data& counts);
+
+// ---- planning and solving (the typed API's describe / solve / objective) ------------------------
+
+/// The plan's text for algorithm a, exactly as pg::describe prints it for the same typed problem.
+std::string describe(const Problem& prob, Algorithm a = Algorithm::pock_chambolle);
+/// Solves the problem (opt.algorithm); results by variable name: res["x"] or res[x].
+Result solve(const Problem& prob, const Options& opt = {});
+/// Warm start from an earlier result of this problem or of an edited copy (same structure and
+/// algorithm: continues from its x and dual state; otherwise from its x alone).
+Result solve(const Problem& prob, const Options& opt, const Result& warm);
+/// The objective at res (float64; indicators: 0 or +inf), as pg::objective.
+double objective(const Problem& prob, const Result& res);
+/// The objective at x, for a problem in one variable.
+double objective(const Problem& prob, const Image& x);
+/// The planned IR that describe and solve run (for front ends that hand it on, e.g. to the
+/// ahead-of-time generator, proxgen/aot/generator.hpp). Include proxgen/ir/ir.hpp to use it.
+ir::Problem plan(const Problem& prob, Algorithm a);
+
+// ---- by name: one catalogue for the text, JSON and Python front ends ----------------------------
+
+/// One argument of a by-name call: an expression, an image, a number, an integer list (axes,
+/// permutations, shapes) or a word (boundaries: "circular", "zero", "replicate", "neumann",
+/// "periodic").
+using Argument = std::variant<Expr, Data, double, std::vector<int>, std::string>;
+/// What a call builds: an expression (operators) or a one-term problem (penalties).
+using Value = std::variant<Expr, Problem>;
+
+/// A parameter of a catalogue entry, for front ends that bind by name (JSON fields) and for help.
+struct Parameter {
+    enum class Kind { expression, image, number, integer, integers, word, operand /* expression or image */ };
+    std::string name;
+    Kind kind;
+    bool optional = false;  ///< may be left out (then the next argument binds to the next parameter)
+    bool repeated = false;  ///< the last parameter: any number more of its kind (vstack(a, b, c, ...))
+};
+/// One operator or penalty the catalogue knows.
+struct Signature {
+    std::string name;                // "conv"
+    std::vector<Parameter> params;   // kernel: image, e: expression, boundary: word (optional)
+    bool penalty = false;            // builds a Problem
+    std::string text() const;        // "conv(kernel, e[, boundary])"
+};
+
+/// Every operator and penalty of the DSL, by name (user_operator and diff_fn are listed: calling
+/// them is an Error that says they need Halide code).
+const std::vector<Signature>& catalogue();
+/// Builds name(args...) with the DSL's checks and sentences; unknown names, wrong argument counts
+/// and argument kinds are proxgen::Errors naming the operator and the parameter.
+Value call(std::string_view name, const std::vector<Argument>& args);
+
+// ---- implementation of the template above ------------------------------------------------------
+
+namespace detail {
+[[noreturn]] void rethrow_labelled(const std::string& label, const Error& e);
+Expr with_label(Expr e, const std::string& label);
+}  // namespace detail
+
+template <class F>
+auto labelled(const std::string& label, F&& build) -> decltype(build()) {
+    try {
+        if constexpr (std::is_same_v<decltype(build()), Expr>) return detail::with_label(build(), label);
+        else return build();
+    } catch (const Error& e) {
+        detail::rethrow_labelled(label, e);
+    }
+}
+
+}  // namespace proxgen::rt

@@ -1,0 +1,112 @@
+// The run-time planner (plan/planner.hpp): normalize, decide, sort into Ω and Ψ.
+#include "proxgen/plan/planner.hpp"
+
+#include <cmath>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "proxgen/error.hpp"
+#include "proxgen/messages.hpp"
+#include "proxgen/plan/decide.hpp"
+#include "proxgen/plan/normalize.hpp"
+#include "proxgen/traits/linear_traits.hpp"
+
+namespace proxgen::plan {
+
+ir::Term normalize_term(ir::Term t) {
+    for (;;) {
+        switch (next_rewrite(root_of(t.expr), penalty_facts(t.penalty))) {
+        case Rewrite::none: return t;
+        case Rewrite::absorb_offset: rules::absorb_offset::apply(t); break;
+        case Rewrite::absorb_scale: rules::absorb_scale::apply(t); break;
+        case Rewrite::absorb_weights: rules::absorb_weights::apply(t); break;
+        }
+    }
+}
+
+std::vector<ir::Term> normalize(std::vector<ir::Term> terms) {
+    std::vector<TermFacts> facts;
+    for (auto& t : terms) {
+        t = normalize_term(std::move(t));
+        facts.push_back(term_facts(t));
+    }
+    std::vector<std::size_t> group(terms.size());
+    const std::size_t count = merge_targets(
+        terms.size(), [&](std::size_t i) { return mergeable(facts[i]); },
+        [&](std::size_t i, std::size_t j) { return rules::merge_quadratics::same_operator(terms[i].expr, terms[j].expr); },
+        group);
+    std::vector<ir::Term> out;
+    out.reserve(count);
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+        if (group[i] == out.size()) out.push_back(std::move(terms[i]));
+        else rules::merge_quadratics::merge(out[group[i]], terms[i]);
+    }
+    return out;
+}
+
+namespace {
+
+void visit(const ir::Node& n, const std::function<void(const ir::Node&)>& f) {
+    f(n);
+    for (const auto& a : n.args) visit(a, f);
+}
+
+/// Every draft variable must be used by a term; today the back end solves one.
+void check_variables(const Draft& d) {
+    std::vector<bool> used(d.variables.size(), false);
+    for (const auto& t : d.terms)
+        visit(t.expr, [&](const ir::Node& n) {
+            if (n.op != ir::Op::variable) return;
+            PROXGEN_INTERNAL_ASSERT(n.variable >= 0 && std::size_t(n.variable) < d.variables.size());
+            used[n.variable] = true;
+        });
+    bool any = false;
+    for (bool u : used) any = any || u;
+    if (!any) fail(PROXGEN_MSG_NO_VARIABLE);
+    for (std::size_t i = 0; i < used.size(); ++i)
+        if (!used[i]) fail("variable '{}' appears in no term of the problem", d.variables[i].name);
+    if (d.variables.size() > 1) {
+        std::vector<std::string> names;
+        for (const auto& v : d.variables) names.push_back(v.name);
+        fail("{} (this problem's variables: {})", PROXGEN_MSG_SEVERAL_VARIABLES_NOT_SOLVED, fmt::join(names, ", "));
+    }
+}
+
+}  // namespace
+
+ir::Problem plan(const Draft& draft, Algorithm a) {
+    if (draft.terms.empty()) fail(PROXGEN_MSG_NO_TERMS);
+    check_variables(draft);
+    std::vector<ir::Term> terms = normalize(draft.terms);
+    std::vector<TermFacts> facts;
+    for (const auto& t : terms) facts.push_back(term_facts(t));
+    const Decision decision = decide(facts, a);
+    if (!decision.viable) fail("{}: {}", name(a), PROXGEN_MSG_SINGULAR_X_UPDATE);
+
+    ir::Problem p;
+    p.algorithm = a;
+    p.x_update = decision.x_update;
+    p.variables = draft.variables;
+    p.variable_shape = draft.variables.front().shape;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+        ir::Term& t = terms[i];
+        t.norm_bound = norm_bound(t.expr);
+        t.text = ir::to_string(t);
+        if (absorbed(facts[i], a, decision)) {
+            if (t.penalty == ir::Penalty::sum_squares && facts[i].op.diagonal) {
+                // curvature of α‖β w ⊙ d ⊙ x + c‖² is 2α β² w² d²; terms add up.
+                double dmin = diagonal_min_abs(t.expr) * std::abs(t.beta);
+                if (!t.arg_weight.empty()) dmin *= traits::abs_range(t.arg_weight).first;
+                p.omega_strong_convexity += 2.0 * t.weight * dmin * dmin;
+            }
+            p.omega.push_back(std::move(t));
+        } else {
+            p.psi.push_back(std::move(t));
+        }
+    }
+    ir::assign_slots(p);
+    return p;
+}
+
+}  // namespace proxgen::plan

@@ -1,0 +1,70 @@
+// Internal: what rt::Expr and rt::Problem hold. An expression is its IR subtree (ir::Node, written
+// by ir/build.hpp's factories, as the typed front end writes it) plus the names it uses; a problem
+// its terms as written (the planner's Draft, once variables are numbered) plus the names.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "proxgen/ir/ir.hpp"
+#include "proxgen/runtime.hpp"
+
+namespace proxgen::rt::detail {
+
+/// The named things an expression or problem uses: variables, inputs and parameters. One name is
+/// one thing: a variable has one shape, an input one image, a parameter one value.
+struct Names {
+    struct Input {
+        Image image;
+        bool counts = false;  ///< used as Poisson counts: a new image is checked as such
+    };
+    struct Parameter {
+        double value = 0;
+        bool weight = false;  ///< used as a penalty weight: finite, >= 0
+        bool scale = false;   ///< used as a scale factor: finite
+    };
+    std::vector<VariableInfo> variables;  ///< in order of first use
+    std::map<std::string, Input> inputs;
+    std::map<std::string, Parameter> parameters;
+
+    void add_variable(const std::string& name, const std::vector<int>& shape);
+    void add_input(const std::string& name, const Image& image, bool counts = false);
+    void add_parameter(const std::string& name, double value, bool weight, bool scale);
+    void merge(const Names& other);
+    /// What `name` is ("variable", "input", "parameter"), or nullptr.
+    const char* kind_of(const std::string& name) const;
+    int variable_index(const std::string& name) const;
+};
+
+struct ExprNode {
+    ir::Node ir;
+    Names names;
+    std::string label;
+};
+
+/// One factor of a term's weight: a number or a named parameter.
+struct WeightFactor {
+    float number = 1.0f;
+    std::string parameter;
+};
+
+/// A term as written: the IR term (expr = the whole argument) and where its data come from.
+struct Term {
+    ir::Term ir;
+    float base_weight = 1.0f;              ///< as the penalty's constructor set it (huber: M²)
+    std::vector<WeightFactor> factors;     ///< s * term, in order: weight = base · Π factors
+    std::string arg_weight_input, data_input;  ///< named inputs bound to arg_weight / data
+};
+
+struct ProblemData {
+    std::vector<Term> terms;
+    Names names;  ///< declared variables too (Problem::declare): the planner rejects unused ones
+};
+
+/// The node of e, or an Error "<op>: ..." when e is empty.
+const ExprNode& node_of(const Expr& e, const char* op);
+/// The weight of a term from its factors and the parameters' values.
+float term_weight(const Term& t, const Names& names);
+
+}  // namespace proxgen::rt::detail

@@ -1,0 +1,320 @@
+// Run-time problems (proxgen/runtime.hpp): penalties with the typed DSL's checks, the terms kept
+// as written, and describe / solve / objective through the one planner (plan::plan) and the
+// back end the typed API uses.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "nodes.hpp"
+#include "proxgen/dsl/checks.hpp"
+#include "proxgen/messages.hpp"
+#include "proxgen/plan/planner.hpp"
+#include "proxgen/solve/solve.hpp"
+
+namespace proxgen::rt {
+
+using detail::ExprNode;
+using detail::ProblemData;
+
+namespace detail {
+
+float term_weight(const Term& t, const Names& names) {
+    float w = t.base_weight;
+    for (const auto& f : t.factors)
+        w *= f.parameter.empty() ? f.number : check::weight(names.parameters.at(f.parameter).value);
+    return w;
+}
+
+}  // namespace detail
+
+namespace {
+
+ProblemData& mutable_data(std::shared_ptr<const ProblemData>& d) {
+    auto copy = std::make_shared<ProblemData>(*d);
+    ProblemData& ref = *copy;
+    d = std::move(copy);
+    return ref;
+}
+
+/// A one-term problem: `penalty` of e, with what `fill` adds to the term.
+template <class Fill>
+Problem term(ir::Penalty penalty, const Expr& e, const char* op, Fill fill) {
+    if (e.empty()) fail("{} ({})", fmt::format(PROXGEN_MSG_TAKES_EXPRESSION("{}"), op), "the expression is empty");
+    const ExprNode& a = *e.node();
+    auto d = std::make_shared<ProblemData>();
+    d->names = a.names;
+    detail::Term t;
+    t.ir.penalty = penalty;
+    t.ir.expr = a.ir;
+    fill(t, d->names);
+    t.ir.weight = detail::term_weight(t, d->names);
+    d->terms.push_back(std::move(t));
+    return Problem(std::move(d));
+}
+
+void no_fill(detail::Term&, detail::Names&) {}
+
+/// weight · f(w ⊙ e) with a weight image checked as the typed weighted_* do.
+Problem weighted(ir::Penalty penalty, const char* op, const Data& w, const Expr& e,
+                 const std::vector<int>& weight_shape) {
+    return term(penalty, e, op, [&](detail::Term& t, detail::Names& names) {
+        check::weighted(op, w.image(), weight_shape);
+        names.add_input(w.name(), w.image());
+        t.ir.arg_weight = w.image();
+        t.arg_weight_input = w.name();
+    });
+}
+
+}  // namespace
+
+// ---- penalties (as dsl/penalty.hpp's) ---------------------------------------------------------
+
+Problem sum_squares(const Expr& e) { return term(ir::Penalty::sum_squares, e, "sum_squares", no_fill); }
+Problem least_squares(const Expr& e) { return term(ir::Penalty::sum_squares, e, "least_squares", no_fill); }
+Problem norm1(const Expr& e) { return term(ir::Penalty::norm1, e, "norm1", no_fill); }
+Problem nonneg(const Expr& e) { return term(ir::Penalty::nonneg, e, "nonneg", no_fill); }
+Problem sum_entries(const Expr& e) { return term(ir::Penalty::sum_entries, e, "sum_entries", no_fill); }
+
+Problem group_norm1(const Expr& e) {
+    return term(ir::Penalty::group_norm1, e, "group_norm1",
+                [&](detail::Term& t, detail::Names&) { check::group_norm1(t.ir.expr.shape); });
+}
+
+Problem patch_nlm(const Expr& e) {
+    return term(ir::Penalty::patch_nlm, e, "patch_nlm",
+                [&](detail::Term& t, detail::Names&) { check::patch_nlm(t.ir.expr.shape); });
+}
+
+Problem poisson_norm(const Expr& e, const Data& counts) {
+    return term(ir::Penalty::poisson, e, "poisson_norm", [&](detail::Term& t, detail::Names& names) {
+        check::poisson_counts(counts.image(), t.ir.expr.shape);
+        names.add_input(counts.name(), counts.image(), true);
+        t.ir.data = counts.image();
+        t.data_input = counts.name();
+    });
+}
+
+Problem masked_nonneg(const Expr& e, const Data& mask) {
+    return term(ir::Penalty::masked_nonneg, e, "masked_nonneg", [&](detail::Term& t, detail::Names& names) {
+        check::mask(mask.image(), t.ir.expr.shape);
+        names.add_input(mask.name(), mask.image());
+        t.ir.data = mask.image();
+        t.data_input = mask.name();
+    });
+}
+
+Problem box(const Expr& e, double lo, double hi) {
+    return term(ir::Penalty::box, e, "box", [&](detail::Term& t, detail::Names&) {
+        const check::Box b = check::box(t.ir.expr.shape, float(lo), float(hi));
+        t.ir.beta = b.beta;
+        t.ir.offset = b.offset;
+    });
+}
+
+Problem huber(const Expr& e, double threshold) {
+    return term(ir::Penalty::huber, e, "huber", [&](detail::Term& t, detail::Names&) {
+        const check::Huber h = check::huber(float(threshold));
+        t.base_weight = h.weight;
+        t.ir.beta = h.beta;
+    });
+}
+
+Problem weighted_sum_squares(const Data& w, const Expr& e) {
+    return weighted(ir::Penalty::sum_squares, "weighted_sum_squares", w, e, e.shape());
+}
+Problem weighted_norm1(const Data& w, const Expr& e) {
+    return weighted(ir::Penalty::norm1, "weighted_norm1", w, e, e.shape());
+}
+Problem weighted_nonneg(const Data& w, const Expr& e) {
+    return weighted(ir::Penalty::nonneg, "weighted_nonneg", w, e, e.shape());
+}
+Problem weighted_group_norm1(const Data& w, const Expr& e) {
+    return weighted(ir::Penalty::group_norm1, "weighted_group_norm1", w, e,
+                    check::weighted_group_norm1(detail::node_of(e, "weighted_group_norm1").ir.shape));
+}
+Problem weighted_poisson_norm(const Data& w, const Expr& e, const Data& counts) {
+    Problem p = poisson_norm(e, counts);
+    check::weighted_poisson_weight(w.image(), e.shape());
+    auto d = p.data();
+    ProblemData& m = mutable_data(d);
+    m.names.add_input(w.name(), w.image());
+    m.terms[0].ir.arg_weight = w.image();
+    m.terms[0].arg_weight_input = w.name();
+    return Problem(d);
+}
+
+// ---- Problem ----------------------------------------------------------------------------------
+
+Problem::Problem() : data_(std::make_shared<ProblemData>()) {}
+
+std::size_t Problem::size() const { return data_->terms.size(); }
+
+std::vector<VariableInfo> Problem::variables() const { return data_->names.variables; }
+
+std::vector<std::string> Problem::inputs() const {
+    std::vector<std::string> out;
+    for (const auto& [name, in] : data_->names.inputs) out.push_back(name);
+    return out;
+}
+
+std::vector<std::string> Problem::parameters() const {
+    std::vector<std::string> out;
+    for (const auto& [name, p] : data_->names.parameters) out.push_back(name);
+    return out;
+}
+
+namespace {
+template <class Map>
+auto& find_name(Map& map, const std::string& name, const char* kind) {
+    auto it = map.find(name);
+    if (it == map.end()) {
+        std::vector<std::string> names;
+        for (const auto& [n, v] : map) names.push_back(n);
+        fail("this problem has no {} named '{}' (its {}s: {})", kind, name, kind,
+             names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
+    }
+    return it->second;
+}
+
+bool holds_image(ir::Op op) {
+    return op == ir::Op::constant || op == ir::Op::conv || op == ir::Op::mul_elemwise || op == ir::Op::mul_color ||
+           op == ir::Op::pxwise_matmul;
+}
+
+/// Calls f on every node of the problem's terms (mutable).
+template <class F>
+void for_each_node(ir::Node& n, F& f) {
+    f(n);
+    for (auto& a : n.args) for_each_node(a, f);
+}
+}  // namespace
+
+const Image& Problem::input(const std::string& name) const {
+    return find_name(data_->names.inputs, name, "input").image;
+}
+
+double Problem::parameter(const std::string& name) const {
+    return find_name(data_->names.parameters, name, "parameter").value;
+}
+
+void Problem::set_input(const std::string& name, const Image& image) {
+    const auto& in = find_name(data_->names.inputs, name, "input");
+    if (image.sizes() != in.image.sizes())
+        fail("set_input: input '{}' is {} in this problem, the new image is {} (other sizes make another problem: "
+             "build it again, which recompiles nothing)", name, in.image.shape_string(), image.shape_string());
+    if (in.counts) check::poisson_counts(image, image.sizes());
+    ProblemData& d = mutable_data(data_);
+    d.names.inputs[name].image = image;
+    auto replace = [&](ir::Node& n) {
+        if (n.name == name && holds_image(n.op)) n.image = image;
+    };
+    for (auto& t : d.terms) {
+        for_each_node(t.ir.expr, replace);
+        if (t.arg_weight_input == name) t.ir.arg_weight = image;
+        if (t.data_input == name) t.ir.data = image;
+    }
+}
+
+void Problem::set_parameter(const std::string& name, double value) {
+    const auto& p = find_name(data_->names.parameters, name, "parameter");
+    if (p.weight) check::weight(value);
+    const float factor = p.scale ? check::scale(value) : float(value);
+    ProblemData& d = mutable_data(data_);
+    d.names.parameters[name].value = value;
+    auto replace = [&](ir::Node& n) {
+        if (n.name == name && n.op == ir::Op::scale) n.scalar = factor;
+    };
+    for (auto& t : d.terms) {
+        for_each_node(t.ir.expr, replace);
+        t.ir.weight = detail::term_weight(t, d.names);
+    }
+}
+
+void Problem::declare(const Expr& variable) {
+    if (!variable.is_variable()) fail("declare: {} is not a variable", variable.to_string());
+    ProblemData& d = mutable_data(data_);
+    d.names.add_variable(variable.variable_name(), variable.shape());
+}
+
+std::string Problem::to_string() const {
+    std::vector<std::string> terms;
+    for (const auto& t : data_->terms) terms.push_back(ir::to_string(t.ir));
+    return terms.empty() ? std::string("(no terms)") : fmt::format("{}", fmt::join(terms, " + "));
+}
+
+Problem& Problem::operator+=(const Problem& other) {
+    ProblemData& d = mutable_data(data_);
+    d.names.merge(other.data_->names);
+    d.terms.insert(d.terms.end(), other.data_->terms.begin(), other.data_->terms.end());
+    return *this;
+}
+
+Problem operator*(const Scalar& s, const Problem& p) {
+    const float w = check::weight(s.value());
+    auto data = p.data();
+    ProblemData& d = mutable_data(data);
+    d.names.add_parameter(s.name(), s.value(), true, false);
+    for (auto& t : d.terms) {
+        t.factors.push_back({w, s.name()});
+        t.ir.weight = detail::term_weight(t, d.names);
+    }
+    return Problem(std::move(data));
+}
+
+// ---- planning and solving ---------------------------------------------------------------------
+
+ir::Problem plan(const Problem& prob, Algorithm a) {
+    const ProblemData& d = *prob.data();
+    plan::Draft draft;
+    for (const auto& v : d.names.variables) draft.variables.push_back({v.name, v.shape});
+    for (const auto& t : d.terms) {
+        ir::Term term = t.ir;
+        auto number = [&](ir::Node& n) {
+            if (n.op == ir::Op::variable) n.variable = d.names.variable_index(n.name);
+        };
+        for_each_node(term.expr, number);
+        draft.terms.push_back(std::move(term));
+    }
+    return plan::plan(draft, a);
+}
+
+namespace {
+Result solve_with(const Problem& prob, const Options& opt, const Result* warm) {
+    const ir::Problem p = plan(prob, opt.algorithm);
+    Result r = ::proxgen::detail::solve_ir(p, opt, warm);
+    r.named_values.emplace(p.variables.front().name, r.x);
+    return r;
+}
+}  // namespace
+
+std::string describe(const Problem& prob, Algorithm a) { return ::proxgen::detail::describe_ir(plan(prob, a)); }
+Result solve(const Problem& prob, const Options& opt) { return solve_with(prob, opt, nullptr); }
+Result solve(const Problem& prob, const Options& opt, const Result& warm) { return solve_with(prob, opt, &warm); }
+
+double objective(const Problem& prob, const Image& x) {
+    return ::proxgen::detail::objective_ir(plan(prob, Algorithm::pock_chambolle), x);
+}
+
+double objective(const Problem& prob, const Result& res) {
+    const ir::Problem p = plan(prob, Algorithm::pock_chambolle);
+    auto it = res.named_values.find(p.variables.front().name);
+    return ::proxgen::detail::objective_ir(p, it != res.named_values.end() ? it->second : res.x);
+}
+
+}  // namespace proxgen::rt
+
+namespace proxgen {
+
+const Image& Result::operator[](const std::string& variable) const {
+    auto it = named_values.find(variable);
+    if (it == named_values.end())
+        fail("Result[\"{}\"]: the solved problem has no variable named '{}' (variables are named in problems "
+             "built at run time, proxgen/runtime.hpp)", variable, variable);
+    return it->second;
+}
+
+const Image& Result::operator[](const rt::Expr& variable) const {
+    if (!variable.is_variable()) fail("Result[e]: {} is not a variable", variable.to_string());
+    return (*this)[variable.variable_name()];
+}
+
+}  // namespace proxgen
