@@ -156,7 +156,9 @@ constexpr long kThreadedFrom = 128 * 128;  // below this, a second thread costs 
 
 fftwf_plan plan_for(bool forward, int W, int H, int C) {
     static std::mutex m;
-    static std::map<std::tuple<bool, int, int, int>, fftwf_plan> plans;  // never destroyed
+    // Held by a leaked map, never destroyed: plans outlive every solve, including ones running in
+    // other threads' static destructors, and stay reachable (no leak report) at exit.
+    static auto& plans = *new std::map<std::tuple<bool, int, int, int>, fftwf_plan>;
     std::lock_guard lock(m);
     static const bool threads_ok = [] {
         const bool ok = fftwf_init_threads() != 0;
