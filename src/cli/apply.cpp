@@ -23,7 +23,8 @@ int apply(const ApplyOptions& o) {
             throw Error(fmt::format("expression {}", err.what()));
         }
     });
-    Image y = stage(failed, [&] { return frontend::apply_linear(e, x); });
+    // (an expression with an offset is refused here: bad input, like the rest of the expression)
+    Image y = stage(bad_input, [&] { return frontend::apply_linear(e, x); });
     if (o.noise > 0) {
         std::mt19937 rng(o.seed);
         std::normal_distribution<float> n(0.0f, float(o.noise));

@@ -75,7 +75,8 @@ const std::string& string_field(const json& obj, const char* key, const Origin& 
 }
 
 void allow_fields(const json& obj, const Origin& at, std::initializer_list<const char*> allowed, const char* owner) {
-    for (const auto& [key, value] : obj.items()) {
+    for (const auto& item : obj.items()) {
+        const std::string& key = item.key();
         if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }) != allowed.end())
             continue;
         std::string list;

@@ -65,9 +65,14 @@ private:
         return false;
     }
     [[noreturn]] void error(const std::string& message) const { fail_at(origin_of(cur()), message); }
-    void expect(Tok k, const std::string& what) {
+    /// `open`: the bracket k closes, named when the text ends before it.
+    void expect(Tok k, const std::string& what, const Token* open = nullptr) {
         skip_newlines_in_brackets();
-        if (!at(k)) error(fmt::format("expected {} {}, got {}", spelling(k), what, describe(cur())));
+        if (!at(k))
+            error(fmt::format("expected {} {}, got {}{}", spelling(k), what, describe(cur()),
+                              open && at(Tok::end) ? fmt::format(" (the {} at {}:{} is not closed)", spelling(open->kind),
+                                                                 open->line, open->column)
+                                                   : std::string()));
         ++i_;
     }
 
@@ -303,7 +308,8 @@ private:
         n.kind = Node::Kind::call;
         n.origin = origin_of(name);
         n.name = name.text;
-        ++i_;  // '('
+        const Token open = cur();
+        ++i_;
         Brackets b(*this);
         skip_newlines_in_brackets();
         if (!at(Tok::rparen)) {
@@ -314,7 +320,7 @@ private:
                 ++i_;
             }
         }
-        expect(Tok::rparen, fmt::format("after the arguments of {}", name.text));
+        expect(Tok::rparen, fmt::format("after the arguments of {}", name.text), &open);
         return g_.add(std::move(n));
     }
 
