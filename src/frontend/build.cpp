@@ -169,20 +169,17 @@ private:
         variables_[implicit_variable_] = {std::nullopt, unknown.front().second};
     }
 
-    std::vector<std::string> parameter_names() const {
+    /// The names of one kind: given in the bindings or defined by the file's nodes.
+    template <class Map>
+    std::vector<std::string> names_of(const Map& bound, Node::Kind kind) const {
         std::set<std::string> names;
-        for (const auto& [name, v] : b_.parameters) names.insert(name);
+        for (const auto& [name, v] : bound) names.insert(name);
         for (const Node& n : g_.nodes)
-            if (n.kind == Node::Kind::parameter) names.insert(n.name);
+            if (n.kind == kind) names.insert(n.name);
         return {names.begin(), names.end()};
     }
-    std::vector<std::string> variable_names() const {
-        std::set<std::string> names;
-        for (const auto& [name, v] : b_.variables) names.insert(name);
-        for (const Node& n : g_.nodes)
-            if (n.kind == Node::Kind::variable) names.insert(n.name);
-        return {names.begin(), names.end()};
-    }
+    std::vector<std::string> parameter_names() const { return names_of(b_.parameters, Node::Kind::parameter); }
+    std::vector<std::string> variable_names() const { return names_of(b_.variables, Node::Kind::variable); }
     std::string name_suggestion(const std::string& name) const {
         std::vector<std::string> known = keys(b_.inputs);
         for (auto& n : parameter_names()) known.push_back(n);

@@ -5,15 +5,7 @@
 # deblurs a 48x48 image: it converges and improves the PSNR.
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
-function(run)
-  execute_process(COMMAND ${ARGV} WORKING_DIRECTORY ${WORK_DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                  ERROR_VARIABLE err)
-  message(STATUS "$ ${ARGV}\n${out}${err}")
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (exit ${rc}): ${ARGV}")
-  endif()
-  set(run_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/cli_run.cmake)
 
 set(target x86-64-linux-avx2)
 run(${MAKE_DATA} ${WORK_DIR} 48)

@@ -5,15 +5,7 @@
 # (`proxgen apply`), deblur (`proxgen solve`), and the PSNR must improve by at least 3 dB.
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR}/data ${WORK_DIR}/out)
-function(run)
-  execute_process(COMMAND ${ARGV} WORKING_DIRECTORY ${WORK_DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                  ERROR_VARIABLE err)
-  message(STATUS "$ ${ARGV}\n${out}${err}")
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (exit ${rc}): ${ARGV}")
-  endif()
-  set(run_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/cli_run.cmake)
 
 run(${MAKE_DATA} ${WORK_DIR}/data 64)
 file(RENAME ${WORK_DIR}/data/clean.png ${WORK_DIR}/data/camera.png)

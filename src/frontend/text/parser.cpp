@@ -210,33 +210,32 @@ private:
         return g_.add(std::move(n));
     }
 
-    int sum(const std::string& context) {
-        skip_newlines_in_brackets();
-        int left = product(context);
+    /// One level of left-associative binary operators: next { op next }, op one of two tokens.
+    struct Level {
+        Tok op1, op2;
+        Node::Kind kind1, kind2;
+    };
+    int chain(const Level& level, int (Parser::*next)(const std::string&), const std::string& context) {
+        int left = (this->*next)(context);
         for (;;) {
             skip_newlines_in_brackets();
-            if (at(Tok::newline) && !continues_with({Tok::plus, Tok::minus})) return left;
-            if (!at(Tok::plus) && !at(Tok::minus)) return left;
+            if (at(Tok::newline) && !continues_with({level.op1, level.op2})) return left;
+            if (!at(level.op1) && !at(level.op2)) return left;
             const Token op = cur();
             ++i_;
             skip_newlines();
-            const int right = product(fmt::format("after '{}'", op.kind == Tok::plus ? "+" : "-"));
-            left = binary(op.kind == Tok::plus ? Node::Kind::add : Node::Kind::subtract, op, left, right);
+            const int right = (this->*next)(fmt::format("after {}", spelling(op.kind)));
+            left = binary(op.kind == level.op1 ? level.kind1 : level.kind2, op, left, right);
         }
     }
 
+    int sum(const std::string& context) {
+        skip_newlines_in_brackets();
+        return chain({Tok::plus, Tok::minus, Node::Kind::add, Node::Kind::subtract}, &Parser::product, context);
+    }
+
     int product(const std::string& context) {
-        int left = unary(context);
-        for (;;) {
-            skip_newlines_in_brackets();
-            if (at(Tok::newline) && !continues_with({Tok::star, Tok::slash})) return left;
-            if (!at(Tok::star) && !at(Tok::slash)) return left;
-            const Token op = cur();
-            ++i_;
-            skip_newlines();
-            const int right = unary(fmt::format("after '{}'", op.kind == Tok::star ? "*" : "/"));
-            left = binary(op.kind == Tok::star ? Node::Kind::multiply : Node::Kind::divide, op, left, right);
-        }
+        return chain({Tok::star, Tok::slash, Node::Kind::multiply, Node::Kind::divide}, &Parser::unary, context);
     }
 
     int unary(const std::string& context) {
