@@ -86,11 +86,13 @@ int solve(const SolveOptions& o) {
         fmt::print(stderr, "{} {} after {} iterations (primal residual {:.3g}, dual {:.3g}); objective {:.8g}\n",
                    name(algorithm), o.eps > 0 ? (r.converged ? "converged" : "did NOT converge") : "ran", r.iterations,
                    r.primal_residual, r.dual_residual, f);
+        if (!r.message.empty()) fmt::print(stderr, "{}: {}\n", name(r.status), r.message);
         fmt::print(stderr, "time: JIT compilation {:.2f} s, iterations {:.3f} s ({:.3f} ms each)\n", r.compile_seconds,
                    r.solve_seconds, r.iterations ? 1e3 * r.solve_seconds / r.iterations : 0.0);
         for (const auto& [name, file] : outputs) fmt::print(stderr, "wrote {} ({}) to {}\n", name, r[name].shape_string(), file);
     }
-    return o.eps > 0 && !r.converged ? not_converged : ok;
+    // (a solve stopped early as likely infeasible did not converge either)
+    return (o.eps > 0 && !r.converged) || r.status == Status::likely_infeasible ? not_converged : ok;
 }
 
 }  // namespace proxgen::cli

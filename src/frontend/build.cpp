@@ -165,8 +165,7 @@ private:
                                 "variables on lines of their own: x = variable(width, height)",
                                 fmt::join(all, ", "), known));
         }
-        implicit_variable_ = unknown.front().first;
-        variables_[implicit_variable_] = {std::nullopt, unknown.front().second};
+        variables_[unknown.front().first] = {std::nullopt, unknown.front().second};  // the implicit variable
     }
 
     /// The names of one kind: given in the bindings or defined by the file's nodes.
@@ -568,7 +567,6 @@ private:
     std::map<std::string, Variable> variables_;
     ParameterValues parameter_values_;
     std::set<std::string> used_inputs_, used_parameters_;
-    std::string implicit_variable_;
     struct TrialError {
         ProblemError error;
         std::vector<int> shape;
