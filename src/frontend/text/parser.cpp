@@ -114,23 +114,21 @@ private:
                                                  name.text, u->second.where()));
         if (name.text == "variable")
             fail_at(origin_of(name), "'variable' names the declaration variable(...); choose another name");
-        int node = -1;
+        int defined = -1;
         if (at(Tok::identifier) && cur().text == "variable" && ahead(1).kind == Tok::lparen) {
-            node = variable_declaration(name);
+            defined = variable_declaration(name);
         } else if (const std::size_t sign = at(Tok::minus) ? 1 : 0;
                    ahead(sign).kind == Tok::number && ends_statement(i_ + sign + 1)) {
-            Node p;
-            p.kind = Node::Kind::parameter;
-            p.origin = origin_of(name);
+            Node p = node(Node::Kind::parameter, name);
             p.name = name.text;
             p.value = sign ? -ahead(1).number : cur().number;
             i_ += sign + 1;
-            node = g_.add(std::move(p));
+            defined = g_.add(std::move(p));
         } else {
-            node = sum(fmt::format("after '{} ='", name.text));
+            defined = sum(fmt::format("after '{} ='", name.text));
         }
         defined_[name.text] = origin_of(name);
-        definitions_[name.text] = node;
+        definitions_[name.text] = defined;
         g_.defined_names.emplace_back(name.text, origin_of(name));
     }
 
@@ -144,9 +142,7 @@ private:
     }
 
     int variable_declaration(const Token& name) {
-        Node v;
-        v.kind = Node::Kind::variable;
-        v.origin = origin_of(name);
+        Node v = node(Node::Kind::variable, name);
         v.name = name.text;
         const Token open = ahead(1);
         i_ += 2;
@@ -202,10 +198,16 @@ private:
     }
 
     // ---- expressions ----
-    int binary(Node::Kind kind, const Token& op, int a, int b) {
+    /// A node of `kind` written at `at`.
+    static Node node(Node::Kind kind, const Token& at) {
         Node n;
         n.kind = kind;
-        n.origin = origin_of(op);
+        n.origin = origin_of(at);
+        return n;
+    }
+
+    int binary(Node::Kind kind, const Token& op, int a, int b) {
+        Node n = node(kind, op);
         n.args = {a, b};
         return g_.add(std::move(n));
     }
@@ -245,9 +247,7 @@ private:
             const Token op = cur();
             ++i_;
             skip_newlines();
-            Node n;
-            n.kind = Node::Kind::negate;
-            n.origin = origin_of(op);
+            Node n = node(Node::Kind::negate, op);
             n.args = {unary("after '-'")};
             return g_.add(std::move(n));
         }
@@ -260,26 +260,20 @@ private:
         switch (tok.kind) {
         case Tok::number: {
             ++i_;
-            Node n;
-            n.kind = Node::Kind::number;
-            n.origin = origin_of(tok);
+            Node n = node(Node::Kind::number, tok);
             n.value = tok.number;
             return g_.add(std::move(n));
         }
         case Tok::word: {
             ++i_;
-            Node n;
-            n.kind = Node::Kind::word;
-            n.origin = origin_of(tok);
+            Node n = node(Node::Kind::word, tok);
             n.name = tok.text;
             return g_.add(std::move(n));
         }
         case Tok::lbracket:
         case Tok::lbrace: {
             ++i_;
-            Node n;
-            n.kind = Node::Kind::integers;
-            n.origin = origin_of(tok);
+            Node n = node(Node::Kind::integers, tok);
             n.integers = integers(tok.kind == Tok::lbracket ? Tok::rbracket : Tok::rbrace, tok, "a list element");
             return g_.add(std::move(n));
         }
@@ -303,9 +297,7 @@ private:
     int call(const Token& name) {
         if (name.text == "variable")
             fail_at(origin_of(name), "variable(...) declares a variable on a line of its own: x = variable(64, 64)");
-        Node n;
-        n.kind = Node::Kind::call;
-        n.origin = origin_of(name);
+        Node n = node(Node::Kind::call, name);
         n.name = name.text;
         const Token open = cur();
         ++i_;
@@ -326,9 +318,7 @@ private:
     int reference(const Token& name) {
         if (auto d = definitions_.find(name.text); d != definitions_.end()) return d->second;
         used_.emplace(name.text, origin_of(name));
-        Node n;
-        n.kind = Node::Kind::name;
-        n.origin = origin_of(name);
+        Node n = node(Node::Kind::name, name);
         n.name = name.text;
         return g_.add(std::move(n));
     }
