@@ -72,7 +72,7 @@ TEST_CASE("typed problems written as text describe the same plans", "[frontend][
     auto x = pg::variable(W, H);
     // every text next to the typed expression it spells (tests/equivalence_problems.hpp's names)
     auto same = [&](const char* name, const std::string& text, const auto& typed) {
-        const fe::LoadedProblem loaded = fe::parse_text(text, d);
+        const fe::LoadedProblem loaded = fe::parse_text("x = variable(20, 16)\n" + text, d);
         for (pg::Algorithm a : all_algorithms) {
             INFO(name << ": " << text << ", " << pg::name(a));
             CHECK(plan_or_error([&] { return rt::describe(loaded.problem, a); }) ==
