@@ -61,9 +61,8 @@ TEST_CASE("json: the example graph is the problem its text form writes", "[front
     CHECK(graph.problem.parameters() == std::vector<std::string>{"lambda"});
     REQUIRE(graph.problem.variables().size() == 1);
     CHECK(graph.problem.variables()[0].shape == std::vector<int>{24, 20});  // inferred: no "shape" in the file
-    const pg::Options opt = pg::test::fixed_iterations(pg::Algorithm::ladmm, 20);
-    const pg::Image a = rt::solve(graph.problem, opt)["x"], b = rt::solve(text.problem, opt)["x"];
-    CHECK(std::equal(a.data(), a.data() + a.size(), b.data()));
+    // that the graph, its text and the typed problem solve to the same iterates, bitwise:
+    // test_problem_typed.cpp (one solve's JIT compilation for all three)
 }
 
 TEST_CASE("json: shapes, scale nodes, parameters, literal fields, unconnected nodes", "[frontend][json]") {
