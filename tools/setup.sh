@@ -3,6 +3,7 @@
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config libhalide14-0-dev libboost-dev libfmt-dev catch2
           libbenchmark-dev libfftw3-dev libpng-dev libjpeg-dev libtiff-dev zlib1g-dev
+          nlohmann-json3-dev libcli11-dev
           clang-14 libfuzzer-14-dev
           g++-aarch64-linux-gnu qemu-user)
 missing=()

@@ -24,7 +24,7 @@ sanitizer_configure "$dir" "-fsanitize=address,undefined -fno-sanitize-recover=a
 main_stage_cache=${PROXGEN_CACHE_DIR:-}
 mapfile -t all < <(unit_test_targets "$dir")
 lowering=(test_io test_dsl test_prox test_adjoint test_spectral test_user_operator test_diff_fn
-          test_runtime test_jit_cache test_failure_modes test_threads test_problem_files)
+          test_runtime test_jit_cache test_failure_modes test_threads test_bad_input)
 first=() second=()
 for t in "${all[@]}"; do
   if [[ " ${lowering[*]} " == *" $t "* ]]; then first+=("$t"); else second+=("$t"); fi

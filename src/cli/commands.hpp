@@ -1,0 +1,57 @@
+// The `proxgen` subcommands: their options (filled by main.cpp's CLI11 set-up) and what they run.
+// Each returns an exit code (common.hpp) or throws Stop.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+namespace proxgen::cli {
+
+struct SolveOptions {
+    std::string problem;
+    DataOptions data;
+    std::string algorithm = "pc";
+    int iters = 500;
+    double eps = 1e-4;
+    int check_every = 10;
+    std::vector<std::string> outputs;  // NAME=FILE, or FILE for a problem in one variable
+    bool quiet = false, no_objective = false;
+};
+int solve(const SolveOptions& o);
+
+struct DescribeOptions {
+    std::string problem;
+    DataOptions data;
+    std::string algorithm = "all";
+};
+int describe(const DescribeOptions& o);
+
+struct GenerateOptions {
+    std::string problem;
+    DataOptions data;
+    std::string name, out_dir, algorithm = "pc";
+    std::vector<std::string> targets;
+    int iterations_per_call = 1;
+};
+int generate(const GenerateOptions& o);
+
+struct ApplyOptions {
+    std::string expression;
+    std::vector<std::string> inputs, at;
+    std::string output;
+    double noise = 0;
+    unsigned seed = 0;
+};
+int apply(const ApplyOptions& o);
+
+struct CompareOptions {
+    std::string reference;
+    std::vector<std::string> images;
+};
+int compare(const CompareOptions& o);
+
+int list_operators();
+
+}  // namespace proxgen::cli

@@ -1,0 +1,66 @@
+// What every `proxgen` subcommand shares: its exit codes, NAME=VALUE arguments, loading a problem
+// file with its inputs and parameters, algorithm names. See docs/cli.md.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <proxgen/frontend/problem_file.hpp>
+#include <proxgen/proxgen.hpp>
+
+namespace proxgen::cli {
+
+/// The documented exit codes (docs/cli.md; `proxgen --help` prints them).
+enum Exit : int {
+    ok = 0,
+    bad_input = 1,       ///< the command line, the problem file, an input image, a name
+    not_converged = 2,   ///< the solve ran --iters without meeting --eps, or stopped as likely infeasible
+                         ///< (the outputs are written)
+    failed = 3,          ///< solving or generating failed (divergence, a Halide error, an unwritable output)
+    internal_error = 4   ///< a ProxGen bug
+};
+
+/// Stops the command with an exit code and a message for stderr.
+struct Stop : std::runtime_error {
+    Exit code;
+    Stop(Exit c, const std::string& message) : std::runtime_error(message), code(c) {}
+};
+
+/// Runs a stage of a command, turning proxgen::Errors (and other run-time errors) into Stop with
+/// the stage's exit code.
+template <class F>
+auto stage(Exit code, F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const Stop&) {
+        throw;
+    } catch (const std::logic_error&) {
+        throw;  // an internal error: main reports it as a bug
+    } catch (const std::exception& e) {
+        throw Stop(code, e.what());
+    }
+}
+
+/// "name=value" split at the first '='; Stop(bad_input) naming the option otherwise.
+std::pair<std::string, std::string> split_assignment(const std::string& arg, const char* option);
+
+/// The problem's data and parameters from --input NAME=FILE and --param NAME=VALUE.
+struct DataOptions {
+    std::vector<std::string> inputs, params;
+};
+frontend::Bindings load_bindings(const DataOptions& d);
+
+/// Loads the problem file with the bindings; unused inputs and parameters are errors (a misspelt
+/// name would otherwise be silently ignored).
+rt::Problem load_problem(const std::string& path, const frontend::Bindings& b);
+
+/// "admm", "ladmm", "pc" (or "pock_chambolle"), "hqs".
+Algorithm parse_algorithm(const std::string& s);
+/// The short name the command line uses: "pc" for Pock–Chambolle.
+std::string short_name(Algorithm a);
+/// The names --algorithm accepts.
+std::vector<std::string> algorithm_names();
+
+}  // namespace proxgen::cli

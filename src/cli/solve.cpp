@@ -1,0 +1,98 @@
+// proxgen solve PROBLEM_FILE: load, plan (errors here are bad input), solve with progress on
+// stderr, write each variable, print a summary.
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <proxgen/ir/ir.hpp>
+
+#include "commands.hpp"
+#include "progress.hpp"
+
+namespace proxgen::cli {
+
+namespace {
+
+bool identifier(const std::string& s) {
+    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+    for (char c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+    return true;
+}
+
+/// variable name -> output file, one for every variable of the problem.
+std::map<std::string, std::string> output_files(const std::vector<std::string>& args,
+                                                const std::vector<rt::VariableInfo>& variables) {
+    std::vector<std::string> names;
+    for (const auto& v : variables) names.push_back(v.name);
+    std::map<std::string, std::string> out;
+    for (const auto& arg : args) {
+        const auto eq = arg.find('=');
+        std::string name, file;
+        if (eq != std::string::npos && identifier(arg.substr(0, eq))) {
+            std::tie(name, file) = split_assignment(arg, "--out");
+        } else if (variables.size() == 1) {
+            name = variables.front().name;
+            file = arg;
+        } else {
+            throw Stop(bad_input, fmt::format("--out {}: the problem has several variables ({}): name one, --out NAME=FILE",
+                                              arg, fmt::join(names, ", ")));
+        }
+        if (std::find(names.begin(), names.end(), name) == names.end())
+            throw Stop(bad_input, fmt::format("--out {}: the problem has no variable '{}' (its variables: {})", arg, name,
+                                              fmt::join(names, ", ")));
+        if (out.count(name)) throw Stop(bad_input, fmt::format("--out gives variable '{}' twice", name));
+        const std::filesystem::path dir = std::filesystem::path(file).parent_path();
+        if (!dir.empty() && !std::filesystem::is_directory(dir))
+            throw Stop(bad_input, fmt::format("--out {}: the folder '{}' does not exist", arg, dir.string()));
+        out[name] = file;
+    }
+    for (const auto& n : names)
+        if (!out.count(n))
+            throw Stop(bad_input, fmt::format("no --out for variable '{}': add --out {}=FILE (.png, .jpg, .npy or .pfm)", n, n));
+    return out;
+}
+
+}  // namespace
+
+int solve(const SolveOptions& o) {
+    const Algorithm algorithm = parse_algorithm(o.algorithm);
+    if (o.iters < 1) throw Stop(bad_input, fmt::format("--iters must be >= 1, got {}", o.iters));
+    if (!(o.eps >= 0)) throw Stop(bad_input, fmt::format("--eps must be >= 0, got {}", o.eps));
+    if (o.check_every < 1) throw Stop(bad_input, fmt::format("--check-every must be >= 1, got {}", o.check_every));
+    const rt::Problem problem = load_problem(o.problem, load_bindings(o.data));
+    const auto outputs = output_files(o.outputs, problem.variables());
+    // A problem this algorithm cannot plan is the user's to change, like a syntax error.
+    stage(bad_input, [&] { return rt::plan(problem, algorithm); });
+
+    Options opt;
+    opt.algorithm = algorithm;
+    opt.max_iters = o.iters;
+    opt.eps_abs = opt.eps_rel = o.eps;
+    opt.check_every = o.check_every;
+    opt.track_objective = !o.quiet && !o.no_objective;
+    Progress progress(stderr, isatty(fileno(stderr)) != 0, o.iters, opt.track_objective);
+    if (!o.quiet) opt.callback = [&](const IterationInfo& info) { return progress(info); };
+    const Result r = stage(failed, [&] { return rt::solve(problem, opt); });
+    progress.finish();
+
+    for (const auto& [name, file] : outputs) stage(failed, [&] { save_image(file, r[name]); });
+    if (!o.quiet) {
+        const double f = stage(failed, [&] { return rt::objective(problem, r); });
+        fmt::print(stderr, "{} {} after {} iterations (primal residual {:.3g}, dual {:.3g}); objective {:.8g}\n",
+                   name(algorithm), o.eps > 0 ? (r.converged ? "converged" : "did NOT converge") : "ran", r.iterations,
+                   r.primal_residual, r.dual_residual, f);
+        if (!r.message.empty()) fmt::print(stderr, "{}: {}\n", name(r.status), r.message);
+        fmt::print(stderr, "time: JIT compilation {:.2f} s, iterations {:.3f} s ({:.3f} ms each)\n", r.compile_seconds,
+                   r.solve_seconds, r.iterations ? 1e3 * r.solve_seconds / r.iterations : 0.0);
+        for (const auto& [name, file] : outputs) fmt::print(stderr, "wrote {} ({}) to {}\n", name, r[name].shape_string(), file);
+    }
+    // (a solve stopped early as likely infeasible did not converge either)
+    return (o.eps > 0 && !r.converged) || r.status == Status::likely_infeasible ? not_converged : ok;
+}
+
+}  // namespace proxgen::cli

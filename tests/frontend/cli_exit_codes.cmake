@@ -1,0 +1,86 @@
+# cmake -DPROXGEN=<proxgen> -DMAKE_DATA=<proxgen_frontend_test_data> -DSOURCE_DIR=<repo> -DWORK_DIR=<dir>
+#       -P cli_exit_codes.cmake
+# The command line's documented exit codes and messages (docs/cli.md), and --help for every
+# subcommand.
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+# expect(<exit code> <regex the output must match> <arguments...>)
+function(expect code pattern)
+  execute_process(COMMAND ${PROXGEN} ${ARGN} WORKING_DIRECTORY ${WORK_DIR} RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "$ proxgen ${ARGN}  -> ${rc}\n${out}${err}")
+  if(NOT rc EQUAL code)
+    message(FATAL_ERROR "expected exit code ${code}, got ${rc}: proxgen ${ARGN}")
+  endif()
+  if(NOT "${out}${err}" MATCHES "${pattern}")
+    message(FATAL_ERROR "the output does not match '${pattern}': proxgen ${ARGN}")
+  endif()
+endfunction()
+
+execute_process(COMMAND ${MAKE_DATA} ${WORK_DIR} 32 RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "make_test_data failed")
+endif()
+set(problem ${SOURCE_DIR}/examples/node_graph/deblur.txt)
+set(data --input k=kernel.npy --input b=blurred.npy)
+file(WRITE ${WORK_DIR}/broken.txt "lambda = 0.002\nsum_squares(conv(k, x) - b) + lambda * group_norm1(grad(x)\n")
+file(WRITE ${WORK_DIR}/admm_singular.txt "x = variable(32, 32)\nnorm1(grad(x))\n")
+
+execute_process(COMMAND ${PROXGEN} apply "conv(k, x)" --input k=kernel.npy --at x=clean.png --noise 0.01
+                        --out blurred.npy WORKING_DIRECTORY ${WORK_DIR} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "proxgen apply failed")
+endif()
+
+# help and version
+expect(0 "Usage:.*solve.*describe.*generate.*Exit codes: 0" --help)
+foreach(sub solve describe generate apply compare ops)
+  expect(0 "Usage:.*${sub}" ${sub} --help)
+endforeach()
+expect(0 "0\\.[0-9]+\\.[0-9]+" --version)
+expect(0 "operators:.*conv\\(kernel, e\\[, boundary\\]\\).*penalties:.*sum_squares\\(e\\)" ops)
+
+# Each solve compiles its pipelines again (a new process): three solves only.
+# 0: converged; the table (stderr is not a terminal here): a header and one row per check
+expect(0 "iter +r_primal +eps_primal +r_dual +eps_dual +objective +time\\[s\\]\n +10 .*converged after [0-9]+ iterations.*wrote x \\(32x32\\) to x.npy"
+       solve ${problem} ${data} --eps 1e-3 --out x.npy)
+# 0: exactly --iters with --eps 0
+expect(0 "ran after 7 iterations" solve ${problem} ${data} --iters 7 --eps 0 --no-objective --out x=x7.npy)
+# 2: did not converge; --quiet prints nothing; the output is written all the same
+expect(2 "^$" solve ${problem} ${data} --iters 5 --eps 1e-9 --quiet --out x=x5.npy)
+if(NOT EXISTS ${WORK_DIR}/x5.npy)
+  message(FATAL_ERROR "a solve that did not converge must still write its output")
+endif()
+# 1: bad input, with the place
+expect(1 "broken.txt:3:1: expected '\\)' after the arguments of group_norm1, got the end of the text \\(the '\\(' at 2:51 is not closed\\)"
+       solve broken.txt ${data} --out x.npy)
+expect(1 "cannot read the problem file 'missing.txt'" solve missing.txt ${data} --out x.npy)
+expect(1 "cannot load 'nothere.png'" solve ${problem} --input k=kernel.npy --input b=nothere.png --out x.npy)
+expect(1 "the problem uses no input named c \\(its inputs: b, k\\)" solve ${problem} ${data} --input c=clean.png
+       --out x.npy)
+expect(1 "the problem has no parameter named mu \\(its parameters: lambda\\)" solve ${problem} ${data} --param mu=1
+       --out x.npy)
+expect(1 "--param lambda: expected a number, got 'big'" solve ${problem} ${data} --param lambda=big --out x.npy)
+expect(1 "--out y=y.npy: the problem has no variable 'y' \\(its variables: x\\)" solve ${problem} ${data} --out y=y.npy)
+expect(1 "--input expects NAME=VALUE, got 'kernel.npy'" solve ${problem} --input kernel.npy --out x.npy)
+expect(1 "algorithm: .*not in \\{admm,ladmm,pc,hqs\\}" solve ${problem} ${data} --algorithm fista --out x.npy)
+expect(1 "the folder 'no/such' does not exist" solve ${problem} ${data} --out x=no/such/x.png)
+expect(1 "deblur.txt:5:18: unknown names 'k' \\(5:18\\), 'x' \\(5:21\\), 'b' \\(5:26\\)" solve ${problem} --out x.npy)
+# a plan the algorithm cannot make is bad input too (ADMM needs an invertible x-update)
+expect(1 "proxgen: error: admm: ADMM and HQS solve the x-update as a linear system, which is singular" solve
+       admm_singular.txt --algorithm admm --out x.npy)
+# describe: one algorithm, or all (an algorithm that cannot plan the problem says so)
+expect(0 "== pc ==.*ProxGen plan \\(pock_chambolle\\)" describe ${problem} ${data} --algorithm pc)
+expect(0 "== admm ==\nnot plannable: .*== pc ==\nProxGen plan" describe admm_singular.txt)
+# generate: only Pock-Chambolle has an ahead-of-time loop so far
+expect(1 "only pock_chambolle has a generated loop so far, not admm" generate ${problem} ${data} --name d
+       --targets host --out-dir gen --algorithm admm)
+expect(1 "--name '2d' must be a C identifier" generate ${problem} ${data} --name 2d --targets host --out-dir gen)
+# apply and compare
+expect(0 "wrote conv\\(k\\[9x9\\], x\\) \\(32x32\\) to blurred2.npy" apply "conv(k, x)" --input k=kernel.npy
+       --at x=clean.png --out blurred2.npy)
+expect(1 "expression 1:10: expected '\\)' after the arguments of conv" apply "conv(k, x" --input k=kernel.npy
+       --at x=clean.png --out b.npy)
+expect(1 "adds an image \\(an offset\\)" apply "x - k" --input k=clean.png --at x=clean.png --out b.npy)
+expect(0 "blurred.npy: PSNR [0-9.]+ dB" compare clean.png blurred.npy)
+expect(1 "is 9x9 but the reference clean.png is 32x32" compare clean.png kernel.npy)

@@ -1,0 +1,41 @@
+// Runs the deblurring solver that `proxgen generate` wrote from examples/node_graph/deblur.txt:
+//   deblur_app B.npy KERNEL.npy LAMBDA OUT.npy
+// Exit 0 when it converged and wrote OUT.npy (the test compares it with the clean image).
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "deblur_cli.h"
+#include "npy_float32.hpp"
+
+int main(int argc, char** argv) {
+    if (argc != 5) {
+        std::fprintf(stderr, "usage: deblur_app B.npy KERNEL.npy LAMBDA OUT.npy\n");
+        return 2;
+    }
+    std::string error;
+    Halide::Runtime::Buffer<float> b = npy::read(argv[1], error), k = npy::read(argv[2], error);
+    if (!error.empty()) {
+        std::fprintf(stderr, "deblur_app: %s\n", error.c_str());
+        return 1;
+    }
+    // The data term is sum_squares(conv(k, x) + c) with c = -b (the generator's rewrite rules).
+    Halide::Runtime::Buffer<float> offset(b.width(), b.height());
+    offset.for_each_element([&](int x, int y) { offset(x, y) = -b(x, y); });
+    deblur_cli::Data data;
+    data.sum_squares_offset = offset;
+    data.sum_squares_kernel = k;
+    data.group_norm1_weight = float(std::atof(argv[3]));
+    deblur_cli::Options options;
+    options.max_iters = 1000;
+    deblur_cli::Solver solver;
+    if (deblur_cli_init(solver, {b.width(), b.height()}, data, options) != deblur_cli::Status::ok ||
+        deblur_cli_solve(solver) != deblur_cli::Status::ok) {
+        std::fprintf(stderr, "deblur_app: %s\n", solver.last_error());
+        return 1;
+    }
+    std::printf("deblur_app: %d iterations, converged %d\n", deblur_cli_state(solver).iterations,
+                int(deblur_cli_state(solver).converged));
+    if (!npy::write(argv[4], solver.x())) return 1;
+    return deblur_cli_state(solver).converged ? 0 : 1;
+}
