@@ -52,6 +52,14 @@ struct CompareOptions {
 };
 int compare(const CompareOptions& o);
 
+struct BenchOptions {
+    std::string problem;
+    DataOptions data;
+    std::string algorithm = "all";
+    int short_iters = 20, long_iters = 220, repeats = 3;
+};
+int bench(const BenchOptions& o);
+
 int list_operators();
 
 }  // namespace proxgen::cli

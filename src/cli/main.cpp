@@ -93,6 +93,17 @@ int main(int argc, char** argv) {
     cp->add_option("reference", co.reference, "the reference image")->required();
     cp->add_option("images", co.images, "the images to compare")->required();
 
+    BenchOptions bo;
+    auto* b = app.add_subcommand("bench", "time the problem's iteration per algorithm: ms, bytes moved, GB/s, "
+                                          "fraction of the measured memory bandwidth");
+    b->add_option("problem", bo.problem, "the problem file: text, or JSON when it ends in .json")->required();
+    add_data(b, bo.data);
+    add_algorithm(b, bo.algorithm, true);
+    b->add_option("--short", bo.short_iters, "iterations of the short run")->capture_default_str();
+    b->add_option("--long", bo.long_iters, "iterations of the long run")->capture_default_str();
+    b->add_option("--repeats", bo.repeats, "runs of each length; the least disturbed counts")->capture_default_str();
+    b->footer(exit_codes);
+
     app.add_subcommand("ops", "list the operators and penalties a problem file can use");
 
     try {
@@ -107,6 +118,7 @@ int main(int argc, char** argv) {
         if (g->parsed()) return generate(go);
         if (ap->parsed()) return apply(ao);
         if (cp->parsed()) return compare(co);
+        if (b->parsed()) return bench(bo);
         return list_operators();
     } catch (const Stop& e) {
         std::fflush(stdout);

@@ -1,8 +1,12 @@
 // Generated solvers as a program sees them: two of them (deblur from examples/deploy, denoise
 // from here) linked into one binary over one Halide runtime; status codes for bad input; the
 // stopping rule and step(); and the denoise solver against pg::solve on the same problem.
+#include <sys/resource.h>
+
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -34,7 +38,35 @@ deblur::Data deblur_data(int w) {
     return d;
 }
 
+/// The process's virtual memory size in bytes (VmSize).
+std::size_t virtual_memory_bytes() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("VmSize:", 0) == 0) return std::size_t(std::stoull(line.substr(7))) * 1024;
+    return 0;
+}
+
 }  // namespace
+
+TEST_CASE("solver: state that cannot be allocated is out_of_memory, never a crash") {
+    // The data of a 2048² problem fit; then the address space is capped 48 MB above what the
+    // process maps, less than the solver's state (x alone is 16 MB, the TV duals 32 MB each).
+    const deblur::Data d = deblur_data(2048);
+    rlimit old{};
+    REQUIRE(getrlimit(RLIMIT_AS, &old) == 0);
+    rlimit capped = old;
+    capped.rlim_cur = virtual_memory_bytes() + (std::size_t(48) << 20);
+    REQUIRE(setrlimit(RLIMIT_AS, &capped) == 0);
+    deblur::Solver s;
+    const deblur::Status status = deblur_init(s, {2048, 2048}, d);
+    const std::string message = s.last_error();
+    REQUIRE(setrlimit(RLIMIT_AS, &old) == 0);
+    CHECK(status == deblur::Status::out_of_memory);
+    CHECK_THAT(message, Catch::Matchers::Contains("cannot allocate"));
+    // with the memory back, the same solver initialises and iterates
+    CHECK(deblur_init(s, {2048, 2048}, d) == deblur::Status::ok);
+    CHECK(deblur_step(s, 1) == deblur::Status::ok);
+}
 
 TEST_CASE("solver: bad input returns a status and a message, never aborts") {
     deblur::Solver s;

@@ -34,7 +34,7 @@ endif()
 
 # help and version
 expect(0 "Usage:.*solve.*describe.*generate.*Exit codes: 0" --help)
-foreach(sub solve describe generate apply compare ops)
+foreach(sub solve describe generate apply compare ops bench)
   expect(0 "Usage:.*${sub}" ${sub} --help)
 endforeach()
 expect(0 "0\\.[0-9]+\\.[0-9]+" --version)
@@ -84,3 +84,8 @@ expect(1 "expression 1:10: expected '\\)' after the arguments of conv" apply "co
 expect(1 "adds an image \\(an offset\\)" apply "x - k" --input k=clean.png --at x=clean.png --out b.npy)
 expect(0 "blurred.npy: PSNR [0-9.]+ dB" compare clean.png blurred.npy)
 expect(1 "is 9x9 but the reference clean.png is 32x32" compare clean.png kernel.npy)
+
+# bench: one algorithm, short runs (the timings themselves are never checked, only the report)
+expect(0 "STREAM triad: [0-9.]+ GB/s.*algo +ms/iter +MB/iter +GB/s +of_triad.*\npc +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+"
+       bench ${problem} ${data} --algorithm pc --short 1 --long 3 --repeats 1)
+expect(1 "--short 5 and --long 5: need 0 <= short < long" bench ${problem} ${data} --short 5 --long 5)

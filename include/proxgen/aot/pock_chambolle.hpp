@@ -57,24 +57,30 @@ public:
                 return fail(Status::non_finite_input,
                             std::string("scalar '") + Description::scalar_names[i] + "' is not finite");
         if (Status s = compute_steps(); s != Status::ok) return s;
-        x_ = Buffer(shape_);
-        x_.fill(0.0f);
-        y_.clear();
-        y_next_.clear();
-        residual_.clear();
-        psi_elements_ = 0;
-        for (int i = 0; i < Description::psi_terms; ++i) {
-            const std::vector<int> s = Description::psi_shape(i, shape_, images_.data());
-            y_.emplace_back(s);
-            y_.back().fill(0.0f);
-            y_next_.emplace_back(s);
-            y_next_.back().fill(0.0f);
-            residual_.emplace_back(s);
-            residual_.emplace_back(s);
-            psi_elements_ += y_.back().number_of_elements();
+        try {
+            x_ = state_buffer(shape_);
+            x_.fill(0.0f);
+            y_.clear();
+            y_next_.clear();
+            residual_.clear();
+            psi_elements_ = 0;
+            for (int i = 0; i < Description::psi_terms; ++i) {
+                const std::vector<int> s = Description::psi_shape(i, shape_, images_.data());
+                y_.push_back(state_buffer(s));
+                y_.back().fill(0.0f);
+                y_next_.push_back(state_buffer(s));
+                y_next_.back().fill(0.0f);
+                residual_.push_back(state_buffer(s));
+                residual_.push_back(state_buffer(s));
+                psi_elements_ += y_.back().number_of_elements();
+            }
+            r_primal_ = state_buffer(shape_);
+            r_kty_ = state_buffer(shape_);
+            x_prev_ = state_buffer(shape_);
+            x_prev2_ = state_buffer(shape_);
+        } catch (const std::bad_alloc&) {
+            return fail(Status::out_of_memory, "cannot allocate the solver's state for extents " + shape_text(shape_));
         }
-        r_primal_ = Buffer(shape_);
-        r_kty_ = Buffer(shape_);
         restart();
         ready_ = true;
         return Status::ok;
@@ -186,9 +192,12 @@ private:
         return Status::ok;
     }
 
-    void restart() {
-        x_prev_ = x_.copy();
-        x_prev2_ = x_.copy();
+    void restart() {  // allocates nothing: init made every buffer
+        for (Buffer* b : {&x_prev_, &x_prev2_}) {
+            b->set_device_dirty(false);  // overwritten whole: what a GPU last wrote there is stale
+            b->copy_from(x_);
+            b->set_host_dirty();
+        }
         state_ = State{};
         state_.tau = tau0_;
         state_.sigma = sigma0_;
@@ -213,8 +222,8 @@ private:
         last_error_message().clear();
         const int rc = pipeline(args.data());
         if (rc != 0)
-            return fail(Status::halide_error, "step pipeline failed (Halide error " + std::to_string(rc) + "): " +
-                                                  last_error_message());
+            return fail(status_of_pipeline_error(rc), "step pipeline failed (Halide error " + std::to_string(rc) +
+                                                          "): " + last_error_message());
         return Status::ok;
     }
 
@@ -273,10 +282,16 @@ private:
 
     Status run_fused(std::array<float, 6>& steps) {
         if (fused_x_.size() != 3) {  // outputs: x_n, x_{n−1}, x_{n−2}, y_n, y_{n−1}
-            fused_x_.assign({Buffer(shape_), Buffer(shape_), Buffer(shape_)});
-            fused_y_.clear();
-            for (int k = 0; k < 2; ++k)
-                for (auto& y : y_) fused_y_.emplace_back(extents(y.raw_buffer()));
+            try {
+                fused_x_.assign({state_buffer(shape_), state_buffer(shape_), state_buffer(shape_)});
+                fused_y_.clear();
+                for (int k = 0; k < 2; ++k)
+                    for (auto& y : y_) fused_y_.push_back(state_buffer(extents(y.raw_buffer())));
+            } catch (const std::bad_alloc&) {
+                fused_x_.clear();
+                fused_y_.clear();
+                return fail(Status::out_of_memory, "cannot allocate the fused iteration's outputs");
+            }
         }
         auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
         for (auto& b : fused_x_) args.push_back(b.raw_buffer());

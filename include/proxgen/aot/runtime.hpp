@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +28,7 @@ enum class Status : int {
     halide_error = 5,      ///< a step pipeline reported an error (e.g. out of memory, bounds)
     diverged = 6,          ///< a residual became NaN or Inf; reduce the step sizes
     bad_library = 7,       ///< the linked pipelines do not match this header (regenerate both)
+    out_of_memory = 8,     ///< the solver's state or a pipeline's scratch memory could not be allocated
 };
 
 inline const char* to_string(Status s) {
@@ -38,6 +41,7 @@ inline const char* to_string(Status s) {
     case Status::halide_error: return "halide_error";
     case Status::diverged: return "diverged";
     case Status::bad_library: return "bad_library";
+    case Status::out_of_memory: return "out_of_memory";
     }
     return "unknown";
 }
@@ -73,6 +77,27 @@ inline std::string& last_error_message() {
 inline void record_halide_error(void*, const char* message) { last_error_message() = message ? message : ""; }
 
 inline void install_error_handler() { halide_set_error_handler(&record_halide_error); }
+
+/// malloc that throws std::bad_alloc instead of returning null: Halide::Runtime::Buffer constructs
+/// its allocation header in whatever its allocator returns, so a null would be written through.
+inline void* allocate_or_throw(std::size_t bytes) {
+    void* p = std::malloc(bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+}
+
+/// A float32 state buffer of the given extents, uninitialised; throws std::bad_alloc when the
+/// memory is not there (the solvers turn that into Status::out_of_memory).
+inline Halide::Runtime::Buffer<float> state_buffer(const std::vector<int>& extents) {
+    Halide::Runtime::Buffer<float> b(nullptr, extents);
+    b.allocate(&allocate_or_throw, &std::free);
+    return b;
+}
+
+/// The Status of a step pipeline's non-zero return code.
+inline Status status_of_pipeline_error(int code) {
+    return code == halide_error_code_out_of_memory ? Status::out_of_memory : Status::halide_error;
+}
 
 // ---- helpers for the generated formulas (dense float32 buffers, checked by init) ------------
 

@@ -1,0 +1,64 @@
+// Benchmarking as a user feature (issue 9 item 8): time a problem's iteration as pg::solve runs it,
+// beside a kernel of your own, in one Google Benchmark binary, with the counters that say how close
+// each is to the machine: ms per iteration, the bytes an iteration must move, GB/s, and the fraction
+// of the memory bandwidth measured in the same process.
+//
+//   #include <proxgen/google_benchmark.hpp>     // link ProxGen::proxgen and benchmark::benchmark
+//   auto prob = pg::sum_squares(x - b) + 0.1f * pg::group_norm1(pg::grad(x));
+//   pg::benchmark::register_solve("proxgen/pc", prob, {});
+//   pg::benchmark::register_iteration("mine/pc", [&](int n) { my_kernel.run(n); }, 8.0 * 4 * W * H);
+//   int main(int argc, char** argv) { benchmark::Initialize(&argc, argv); benchmark::RunSpecifiedBenchmarks(); }
+//
+// ms per iteration is (time of 220 iterations − time of 20) / 200, the least disturbed of each, so
+// per-call set-up (planning, binding, a cached compilation) cancels. This header's measuring
+// functions need no Google Benchmark; proxgen/google_benchmark.hpp adds register_solve and
+// register_iteration (inline there, so that ProxGen's library does not link Google Benchmark).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "proxgen/solve/solve.hpp"
+
+namespace proxgen::benchmark {
+
+/// STREAM's triad a[i] = b[i] + s·c[i] on `threads` threads (0: the hardware's) over three arrays
+/// of doubles of `bytes_per_array` each, best of `repeats` passes after a warm-up, in GB/s counted
+/// as STREAM counts (24 bytes per element; the write-allocate read is not counted).
+double triad_bandwidth_gbs(int threads = 0, std::size_t bytes_per_array = std::size_t(128) << 20, int repeats = 10);
+
+/// The triad bandwidth measured once per process (the first call measures; later calls return it).
+double machine_bandwidth_gbs();
+
+/// The process's peak resident set size in bytes (VmHWM; getrusage where /proc is missing).
+std::size_t peak_rss_bytes();
+
+/// Milliseconds per iteration of run(n) (which runs n iterations) as (time of long_n − time of
+/// short_n) / (long_n − short_n), each the least disturbed of `repeats` runs.
+double ms_per_iteration(const std::function<void(int)>& run, int short_n = 20, int long_n = 220, int repeats = 3);
+
+/// The bytes one iteration of the planned problem must move between memory and the cores: each
+/// state image read once and written once, and each data image read once, 4 bytes a sample (what a
+/// perfectly fused iteration moves; a lower bound). State per algorithm, N the variable's samples
+/// and M_i those of split term i's K_i x: Pock–Chambolle x, x̄ (3N) and a dual per split term
+/// (2 M_i); linearized ADMM and ADMM x (2N), z_i and u_i (4 M_i); HQS x (2N), z_i (2 M_i). The
+/// x-update's own work (a transform, CG steps) is not counted.
+double iteration_bytes(const ir::Problem& planned);
+
+/// The same for a typed problem planned for `algorithm`.
+template <class P>
+double iteration_bytes(const P& prob, Algorithm algorithm) {
+    return iteration_bytes(detail::plan_for(detail::normalized(prob), algorithm));
+}
+
+/// The state an algorithm keeps for the planned problem, in bytes (x, and per split term its dual,
+/// or its z and u): what a solve cannot do with less memory than.
+double state_bytes(const ir::Problem& planned);
+
+template <class P>
+double state_bytes(const P& prob, Algorithm algorithm) {
+    return state_bytes(detail::plan_for(detail::normalized(prob), algorithm));
+}
+
+}  // namespace proxgen::benchmark
