@@ -89,11 +89,11 @@ class LinOp:
         if isinstance(value, Constant):
             value = value.value
         a = np.asarray(value)
-        if a.ndim == 0 or a.shape != self.shape:
+        if a.shape != self.shape:
             try:
                 a = np.broadcast_to(a, self.shape)
             except ValueError:
-                raise Error("constant of shape {} does not match the expression's shape {}".format(a.shape, self.shape))
+                return a  # ProxGen's own check says what does not match
         return a.reshape(_core_shape(self.shape))
 
     def __add__(self, other):
@@ -485,8 +485,14 @@ def _c_order_perm(rank):
 
 def _c_order_reshape(op, shape):
     """op's ProxGen expression reshaped to the ProxImaL shape `shape` in NumPy's C order."""
-    src, dst = _core_shape(op.shape), _core_shape(tuple(shape))
-    e = op._expr
+    return c_order_reshape(op._expr, _core_shape(tuple(shape)))
+
+
+def c_order_reshape(e, dst):
+    """The expression e (an rt.Expr) reshaped to the NumPy shape dst in NumPy's C order."""
+    src, dst = tuple(e.shape), tuple(dst)
+    if src == dst:
+        return e
     if len(src) > 2:
         e = rt.transpose(e, _c_order_perm(len(src)))
     t = _c_order_perm(len(dst))

@@ -12,7 +12,7 @@ It becomes ProxGen terms as follows (``_terms``):
 import numpy as np
 
 from . import _core, rt
-from .lin_ops import LinOp, _core_shape, _lin, _is_scalar
+from .lin_ops import LinOp, _core_shape, _lin, _is_scalar, c_order_reshape
 from .rt import Error
 
 __all__ = ["ProxFn", "sum_squares", "weighted_sum_squares", "least_squares", "norm1", "weighted_norm1",
@@ -247,12 +247,17 @@ class _Grouped(ProxFn):
         if len(dims) == r:
             raise Error("group_norm1: grouping over every axis ({}) of shape {} is not supported".format(
                 dims, self.lin_op.shape))
+        if len(dims) == 1 and dims[0] == r - 1 and r >= 3:
+            return arg  # ProxGen's own grouping: over the last axis (isotropic TV of grad)
+        if r == 4 and dims == [2, 3]:
+            return rt.merge_last_axes(arg)  # colour TV: channels x directions
+        # otherwise: the group axes moved last, then (1, rest, group) in C order (ProxGen's groups
+        # run along an axis after the image plane)
         rest = [d for d in range(r) if d not in dims]
         if rest + dims != list(range(r)):
             arg = rt.transpose(arg, rest + dims)
-        for _ in range(len(dims) - 1):
-            arg = rt.merge_last_axes(arg)
-        return arg
+        shape = tuple(arg.shape)
+        return c_order_reshape(arg, (1, int(np.prod(shape[:len(rest)])), int(np.prod(shape[len(rest):]))))
 
 
 class group_norm1(_Grouped):
@@ -289,7 +294,7 @@ class weighted_group_norm1(_Grouped):
         w = self.weight.reshape(_core_shape(self.lin_op.shape))
         r = self.lin_op.ndim
         dims = sorted({d + r if d < 0 else d for d in self.group_dims})
-        if dims == [r - 1] and r >= 2 and np.all(self.weight == self.weight[..., :1]):
+        if dims == [r - 1] and r >= 3 and np.all(self.weight == self.weight[..., :1]):
             # a weight per group: ProxGen's weighted_group_norm1 (sum_p |w_p| ||v_p||)
             return rt.weighted_group_norm1(np.abs(w[..., 0]), self._group_arg(arg))
         return rt.group_norm1(self._group_arg(rt.mul_elemwise(w, arg)))
