@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import tomllib
 import zipfile
 
 ROOT = os.path.abspath(os.getcwd())
@@ -22,7 +21,20 @@ ROOT = os.path.abspath(os.getcwd())
 
 def _project():
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
-        return tomllib.load(f)["project"]
+        text = f.read()
+    try:
+        import tomllib  # Python >= 3.11 (Debian 12)
+    except ImportError:  # older Pythons: the few plain `key = "value"` lines of [project] used here
+        project, section = {"dependencies": []}, None
+        for line in text.decode().splitlines():
+            line = line.strip()
+            if line.startswith("["):
+                section = line
+            elif section == "[project]" and "=" in line and line.split("=", 1)[1].strip().startswith('"'):
+                key, value = (s.strip() for s in line.split("=", 1))
+                project[key] = value.strip('"')
+        return project
+    return tomllib.loads(text.decode())["project"]
 
 
 def _log(*words):

@@ -238,6 +238,9 @@ class conv(LinOp):
         if k.ndim == arg.ndim == 3 and k.shape[2] == 1:
             k = k[:, :, 0]
         if k.ndim == 3 and arg.ndim == 3:
+            if dims is None:
+                raise Error("conv: a 3-D kernel with dims=None is ProxImaL's 3-D convolution, which mixes channels; "
+                            "ProxGen convolves each channel over the image plane: pass dims=2")
             if not all(np.array_equal(k[:, :, c], k[:, :, 0]) for c in range(k.shape[2])):
                 raise Error("conv: ProxGen's kernels are 2-D, applied to every channel; this {} kernel differs between "
                             "channels (write one conv per channel)".format(k.shape))

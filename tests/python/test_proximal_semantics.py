@@ -88,6 +88,28 @@ def test_conv_is_circular_with_the_centre_at_half_the_size():
     check(conv(k, c), c, C, lambda a: np.stack([circular_conv(k.astype(np.float64), a[..., i]) for i in range(2)], -1))
 
 
+def test_conv_nofft_repeats_the_edge_pixels():
+    x = Variable((9, 8))
+    X = rng.standard_normal((9, 8)).astype(np.float32)
+    k = rng.random((3, 5)).astype(np.float64)
+
+    def numpy_conv_nofft(a):
+        cy, cx = k.shape[0] // 2, k.shape[1] // 2
+        padded = np.pad(a, ((cy, cy), (cx, cx)), mode="edge")
+        out = np.zeros_like(a)
+        for m in range(k.shape[0]):
+            for n in range(k.shape[1]):
+                out += k[m, n] * padded[2 * cy - m:2 * cy - m + a.shape[0], 2 * cx - n:2 * cx - n + a.shape[1]]
+        return out
+
+    check(conv_nofft(k, x), x, X, numpy_conv_nofft)
+    c = Variable((9, 8, 2))
+    k3 = np.repeat(rng.random((3, 3, 1)), 2, axis=2)
+    with pytest.raises(Error, match="pass dims=2"):
+        conv(k3, c)
+    conv(k3, c, dims=2)
+
+
 def bilinear_rows_cols(a, Hm):
     """ProxImaL's warp (cv2.warpPerspective of the transposed image with WARP_INVERSE_MAP): out[r, c]
     samples a at H (r, c, 1), bilinearly, 0 outside."""
