@@ -283,8 +283,8 @@ class grad(LinOp):
         if not 1 <= self.dims <= arg.ndim:
             raise Error("grad: dims={} for an argument of rank {}".format(dims, arg.ndim))
         boundary = "periodic" if periodic else None
-        if arg.ndim == 1:
-            expr = rt.grad(arg._expr, [1], boundary)
+        if arg.ndim == 1:  # (1, n) -> (1, n, 1) -> ProxImaL's (n, 1), the same element order
+            expr = rt.reshape(rt.grad(arg._expr, [1], boundary), (arg.shape[0], 1))
         elif self.dims == 2:
             expr = rt.grad(arg._expr, None, boundary)  # x and y: the spectral x-updates know this one
         else:
@@ -351,7 +351,6 @@ class uneven_subsample(LinOp):
         out_shape = idx.shape[1:]
         if arg.ndim == 1:
             ix, iy = idx[0].reshape(1, -1), np.zeros((1, idx.shape[1]))
-            core_out = (1, idx.shape[1])
         elif arg.ndim == 2:
             iy, ix = idx[0], idx[1]
         else:

@@ -183,6 +183,8 @@ void bind_solve(py::module_& m) {
         .def_property_readonly("iterations", [](const PyResult& r) { return r.result.iterations; })
         .def_property_readonly("converged", [](const PyResult& r) { return r.result.converged; })
         .def_property_readonly("status", [](const PyResult& r) { return std::string(name(r.result.status)); })
+        .def_property_readonly("message", [](const PyResult& r) { return r.result.message; },
+                               "Why the solve stopped, when that needs a sentence (likely_infeasible).")
         .def_property_readonly("primal_residual", [](const PyResult& r) { return r.result.primal_residual; })
         .def_property_readonly("dual_residual", [](const PyResult& r) { return r.result.dual_residual; })
         .def_property_readonly("solve_seconds", [](const PyResult& r) { return r.result.solve_seconds; })

@@ -167,3 +167,12 @@ def test_masked_nonneg_is_zero_off_the_mask():
     Problem([sum_squares(x - b), masked_nonneg(x, mask)]).solve(solver="admm", eps_abs=1e-6, eps_rel=1e-6,
                                                                 max_iters=3000)
     np.testing.assert_allclose(x.value, np.maximum(b, 0) * mask, atol=1e-3)
+
+
+def test_one_dimensional_variables():
+    x = Variable(7)
+    X = rng.standard_normal(7).astype(np.float32)
+    check(grad(x), x, X, lambda a: forward_difference(a, 0)[:, None])
+    check(subsample(x, (2,)), x, X, lambda a: a[::2])
+    k = np.array([1.0, 2.0, 3.0])
+    check(conv(k, x), x, X, lambda a: sum(k[m] * np.roll(a, m - 1) for m in range(3)))
