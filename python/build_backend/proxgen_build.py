@@ -55,7 +55,10 @@ def _build_dir(config_settings):
 def _cmake_build(build):
     cache = os.path.join(build, "CMakeCache.txt")
     if os.path.exists(cache):
-        _run(["cmake", "-S", ROOT, "-B", build, "-DPROXGEN_BUILD_PYTHON=ON"])
+        with open(cache) as f:
+            python_on = "PROXGEN_BUILD_PYTHON:BOOL=ON" in f.read()
+        if not python_on:  # a configured tree with the module on is left as it is (the build re-runs CMake if needed)
+            _run(["cmake", "-S", ROOT, "-B", build, "-DPROXGEN_BUILD_PYTHON=ON"])
     else:
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
         _run(["cmake", "-S", ROOT, "-B", build, *generator, "-DCMAKE_BUILD_TYPE=Release", "-DPROXGEN_BUILD_PYTHON=ON",
