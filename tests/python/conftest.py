@@ -1,5 +1,5 @@
 """pytest set-up: proxgen (the staged package, <build>/python) and proxgen_reference (the C++ side,
-<build>/tests/python) come from PYTHONPATH, as the ctest python.pytest sets it."""
+<build>/tests/python) come from PYTHONPATH, as the ctest python.pytest.* entries set it."""
 
 import os
 
