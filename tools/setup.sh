@@ -5,7 +5,8 @@ packages=(build-essential cmake ninja-build pkg-config libhalide14-0-dev libboos
           libbenchmark-dev libfftw3-dev libpng-dev libjpeg-dev libtiff-dev zlib1g-dev
           nlohmann-json3-dev libcli11-dev
           clang-14 libfuzzer-14-dev
-          g++-aarch64-linux-gnu qemu-user)
+          g++-aarch64-linux-gnu qemu-user
+          python3-dev python3-numpy pybind11-dev python3-pybind11 python3-pytest python3-pip python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,42 @@
+"""ProxGen for Python: ProxImaL's modelling language on ProxGen's planner and JIT-compiled Halide.
+
+A ProxImaL script runs after changing its import::
+
+    from proxgen import *
+    x = Variable(I.shape)
+    prob = Problem(sum_squares(x - b) + .1 * norm1(grad(x)) + nonneg(x))
+    prob.solve(solver='admm', max_iters=200)     # returns the objective
+    x.value                                       # float32, I.shape
+
+Images are NumPy arrays of shape (H, W) or (H, W, C) (ProxGen's x = W, y = H, c = C); float64,
+float32, uint8, uint16 and other real dtypes are converted to float32. ``proxgen.rt`` is the
+run-time API with ProxGen's own names (the C++ proxgen/runtime.hpp). docs/python.md lists every
+difference from ProxImaL.
+"""
+
+from . import rt
+from .lin_ops import *  # noqa: F401,F403
+from .lin_ops import __all__ as _lin_all
+from .problem import *  # noqa: F401,F403
+from .problem import __all__ as _problem_all
+from .prox_fns import *  # noqa: F401,F403
+from .prox_fns import __all__ as _prox_all
+from .rt import Error, describe, IterationInfo
+
+__version__ = "0.1.0"
+
+__all__ = _lin_all + _prox_all + _problem_all + ["rt", "Error", "IterationInfo", "load_image", "save_image"]
+
+
+def load_image(path, dtype=None):
+    """An image file as a float NumPy array (H, W) or (H, W, C): .npy as stored; .png/.jpg scaled to
+    [0, 1]. (PNG and JPEG need nothing beyond NumPy: ProxGen's C++ reader is used.)"""
+    return _core_load_image(path)
+
+
+def save_image(path, image):
+    """Writes an (H, W) or (H, W, C) array: .npy/.pfm keep floats; .png/.jpg clamp to [0, 1]."""
+    _core_save_image(path, image)
+
+
+from ._core import load_image as _core_load_image, save_image as _core_save_image  # noqa: E402

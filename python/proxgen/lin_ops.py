@@ -1,0 +1,598 @@
+"""ProxImaL's linear operators (proximal.lin_ops) over ProxGen's run-time API.
+
+Each LinOp holds a ProxGen expression (``_expr``, a proxgen.rt.Expr) built when the LinOp is built,
+so shape errors appear at the line that makes them. ``shape`` is ProxImaL's NumPy shape. A 1-D
+shape (n,) is held as a (1, n) image (ProxGen's variables are 2-D or 3-D); ``_core_shape`` is the
+expression's shape and arrays are reshaped between the two in C order.
+"""
+
+import builtins
+import itertools
+
+import numpy as np
+
+from . import _core, rt
+from .rt import Error
+
+__all__ = ["LinOp", "Variable", "Constant", "conv", "conv_nofft", "grad", "mul_elemwise", "scale", "subsample",
+           "uneven_subsample", "sum", "copy", "vstack", "split", "hstack", "warp", "mul_color", "reshape",
+           "transpose", "pxwise_matrixmult", "pxwise_matmul", "LinOpFactory", "CompGraph", "est_CompGraph_norm",
+           "crop", "pad", "concat", "merge_last_axes"]
+
+_variable_count = itertools.count()
+
+
+def _shape_tuple(shape):
+    if np.isscalar(shape):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def _core_shape(shape):
+    return (1,) + tuple(shape) if len(shape) == 1 else tuple(shape)
+
+
+def _is_scalar(v):
+    return np.isscalar(v) or (isinstance(v, np.ndarray) and v.ndim == 0)
+
+
+class LinOp:
+    """A linear (or affine) operator applied to variables: ProxImaL's LinOp."""
+
+    # NumPy defers to LinOp's reflected operators (b - x) instead of broadcasting over it.
+    __array_ufunc__ = None
+
+    def __init__(self, expr, shape=None, input_nodes=()):
+        self._expr = expr
+        self.shape = _shape_tuple(shape) if shape is not None else tuple(expr.shape)
+        self.input_nodes = list(input_nodes)
+        if _core_shape(self.shape) != tuple(expr.shape):
+            raise AssertionError("proxgen: {} has ProxGen shape {} for ProxImaL shape {} (a proxgen bug)".format(
+                type(self).__name__, tuple(expr.shape), self.shape))
+
+    # -- what ProxImaL's LinOp offers --
+    @property
+    def size(self):
+        return int(np.prod(self.shape))
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def variables(self):
+        """The variables this operator depends on."""
+        out = []
+        for node in self.input_nodes:
+            for v in node.variables():
+                if not any(v is o for o in out):
+                    out.append(v)
+        return out
+
+    def is_constant(self):
+        return not self.variables()
+
+    @property
+    def value(self):
+        raise NotImplementedError(
+            "proxgen: the value of an expression ({}) is not available, only variables' values (x.value) after "
+            "solve; ProxImaL evaluates lin ops in NumPy, ProxGen compiles them into the solver".format(self._expr))
+
+    def __str__(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return "{}({})".format(type(self).__name__, self._expr)
+
+    # -- arithmetic, as ProxImaL's: sums, scalar multiples, constant offsets --
+    def _data(self, value):
+        """A constant operand of this operator's shape, as the expression's image."""
+        if isinstance(value, Constant):
+            value = value.value
+        a = np.asarray(value)
+        if a.shape != self.shape:
+            try:
+                a = np.broadcast_to(a, self.shape)
+            except ValueError:
+                return a  # ProxGen's own check says what does not match
+        return a.reshape(_core_shape(self.shape))
+
+    def __add__(self, other):
+        if isinstance(other, LinOp):
+            return sum([self, other])
+        return _Affine(self._expr + self._data(other), self.shape, [self])
+
+    def __radd__(self, other):
+        return self + other
+
+    def __sub__(self, other):
+        if isinstance(other, LinOp):
+            if other.shape != self.shape:
+                raise Error("sum: operands of shapes {} and {}".format(self.shape, other.shape))
+            return _Sum(self._expr - other._expr, self.shape, [self, other])
+        return _Affine(self._expr - self._data(other), self.shape, [self])
+
+    def __rsub__(self, other):
+        return _Affine(self._data(other) - self._expr, self.shape, [self])
+
+    def __neg__(self):
+        return LinOp(-self._expr, self.shape, [self])
+
+    def __mul__(self, other):
+        if _is_scalar(other) and not isinstance(other, (bool, np.bool_)):
+            return scale(other, self)
+        raise TypeError("Can only multiply by a scalar constant.")
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        if _is_scalar(other):
+            return scale(1.0 / float(other), self)
+        raise TypeError("Can only divide by a scalar constant.")
+
+    __div__ = __truediv__
+
+
+class _Affine(LinOp):
+    """x + b, b - x: an operator plus a constant image (ProxImaL's sum with a Constant)."""
+
+
+class Variable(LinOp):
+    """An unknown image: Variable((H, W)) or Variable((H, W, C)) (1-D shapes (n,) too).
+
+    ProxGen names it for describe() and Result: ``name=`` or x, x1, x2, ... in order of creation.
+    """
+
+    def __init__(self, shape, name=None, value=None):
+        shape = _shape_tuple(shape)
+        n = next(_variable_count)
+        self.varname = name if name is not None else ("x" if n == 0 else "x{}".format(n))
+        self._value = None
+        self.initval = None
+        super().__init__(rt.variable(self.varname, _core_shape(shape)), shape)
+        if value is not None:
+            self.value = value
+
+    def variables(self):
+        return [self]
+
+    @property
+    def value(self):
+        """The solution after Problem.solve (float32, this variable's shape), or what was assigned."""
+        return self._value
+
+    @value.setter
+    def value(self, val):
+        self._value = None if val is None else np.asarray(val, dtype=np.float32).reshape(self.shape)
+
+    def __repr__(self):
+        return "Variable({}, name='{}')".format(self.shape, self.varname)
+
+
+class Constant:
+    """ProxImaL's Constant: an array in an expression (x - Constant(b) is x - b)."""
+
+    __array_ufunc__ = None
+
+    def __init__(self, value):
+        self._value = np.asarray(value)
+        self.shape = self._value.shape
+
+    @property
+    def value(self):
+        return self._value
+
+    def variables(self):
+        return []
+
+    def __neg__(self):
+        return Constant(-self._value)
+
+    def __add__(self, other):
+        if isinstance(other, LinOp):
+            return other + self._value
+        return Constant(self._value + np.asarray(other))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        if isinstance(other, LinOp):
+            return other.__rsub__(self._value)
+        return Constant(self._value - np.asarray(other))
+
+    def __rsub__(self, other):
+        if isinstance(other, LinOp):
+            return other - self._value
+        return Constant(np.asarray(other) - self._value)
+
+
+def _lin(arg, what):
+    if isinstance(arg, LinOp):
+        return arg
+    raise TypeError("{}: the argument must be a ProxImaL expression of a Variable, got {}".format(
+        what, type(arg).__name__))
+
+
+def _core_axis(op, axis):
+    """ProxImaL (NumPy) axis of op -> axis of op's ProxGen expression (NumPy order)."""
+    r = op.ndim
+    a = axis + r if axis < 0 else axis
+    if not 0 <= a < r:
+        raise Error("axis {} is out of range for shape {}".format(axis, op.shape))
+    return 1 if r == 1 else a
+
+
+def _image(value, what):
+    a = np.asarray(value)
+    if a.dtype.kind == "c":
+        raise TypeError("{}: ProxGen images are real (float32); got a complex array".format(what))
+    return a
+
+
+class conv(LinOp):
+    """Circular convolution with a 2-D kernel, centre at size // 2 (ProxImaL's psf2otf); channels of a
+    3-D argument are convolved separately. ``boundary`` (ProxGen): 'circular', 'zero' or 'replicate'."""
+
+    def __init__(self, kernel, arg, dims=None, implem=None, boundary="circular"):
+        arg = _lin(arg, "conv")
+        k = _image(kernel, "conv: kernel")
+        if k.ndim == arg.ndim == 3 and k.shape[2] == 1:
+            k = k[:, :, 0]
+        if k.ndim == 3 and arg.ndim == 3:
+            if dims is None:
+                raise Error("conv: a 3-D kernel with dims=None is ProxImaL's 3-D convolution, which mixes channels; "
+                            "ProxGen convolves each channel over the image plane: pass dims=2")
+            if not all(np.array_equal(k[:, :, c], k[:, :, 0]) for c in range(k.shape[2])):
+                raise Error("conv: ProxGen's kernels are 2-D, applied to every channel; this {} kernel differs between "
+                            "channels (write one conv per channel)".format(k.shape))
+            k = k[:, :, 0]
+        if arg.ndim == 1 and k.ndim == 1:
+            k = k.reshape(1, -1)
+        if dims is not None and dims != min(2, arg.ndim) and not (arg.ndim == 1 and dims == 1):
+            raise Error("conv: dims={} is not supported: ProxGen convolves over the image plane (dims=2)".format(dims))
+        self.kernel = k
+        super().__init__(rt.conv(k, arg._expr, boundary), arg.shape, [arg])
+
+
+class conv_nofft(LinOp):
+    """Convolution with the edge pixels repeated outside the image (ProxImaL's conv_nofft)."""
+
+    def __init__(self, kernel, arg, implem=None):
+        arg = _lin(arg, "conv_nofft")
+        k = _image(kernel, "conv_nofft: kernel")
+        if k.ndim != arg.ndim:
+            raise Error("conv_nofft: number of kernel dimensions must be equal to arg dimensions, pad with 1's if "
+                        "necessary")
+        if k.ndim == 3:
+            if k.shape[2] != 1:
+                raise Error("conv_nofft: ProxGen's kernels are 2-D (kernel shape (kh, kw, 1) for a 3-D argument)")
+            k = k[:, :, 0]
+        if k.ndim == 1:
+            k = k.reshape(1, -1)
+        self.kernel = k
+        super().__init__(rt.conv_nofft(k, arg._expr), arg.shape, [arg])
+
+
+class grad(LinOp):
+    """Forward differences along the first ``dims`` axes (default: all), stacked on a new last axis,
+    Neumann boundary. ProxGen stacks the x-difference (NumPy axis 1) first, then y (axis 0), then
+    the further axes: ProxImaL stacks axis 0 first (docs/python.md). ``periodic`` (ProxGen): wrap."""
+
+    def __init__(self, arg, dims=None, implem=None, periodic=False):
+        arg = _lin(arg, "grad")
+        self.dims = arg.ndim if dims is None else int(dims)
+        if not 1 <= self.dims <= arg.ndim:
+            raise Error("grad: dims={} for an argument of rank {}".format(dims, arg.ndim))
+        boundary = "periodic" if periodic else None
+        if arg.ndim == 1:  # (1, n) -> (1, n, 1) -> ProxImaL's (n, 1), the same element order
+            expr = rt.reshape(rt.grad(arg._expr, [1], boundary), (arg.shape[0], 1))
+        elif self.dims == 2:
+            expr = rt.grad(arg._expr, None, boundary)  # x and y: the spectral x-updates know this one
+        else:
+            order = [1, 0] + list(range(2, self.dims)) if self.dims >= 2 else [0]
+            expr = rt.grad(arg._expr, order, boundary)
+        super().__init__(expr, arg.shape + (self.dims,), [arg])
+
+
+class mul_elemwise(LinOp):
+    """Elementwise product with a weight array of the argument's shape."""
+
+    def __init__(self, weight, arg, implem=None):
+        arg = _lin(arg, "mul_elemwise")
+        w = _image(weight, "mul_elemwise: weight")
+        if w.shape != arg.shape:
+            raise Error("mul_elemwise: the weight's shape {} is not the argument's shape {}".format(w.shape, arg.shape))
+        self.weight = w
+        super().__init__(rt.mul_elemwise(w.reshape(_core_shape(arg.shape)), arg._expr), arg.shape, [arg])
+
+
+class scale(LinOp):
+    """scalar * arg."""
+
+    def __init__(self, scalar, arg):
+        arg = _lin(arg, "scale")
+        self.scalar = float(scalar)
+        super().__init__(self.scalar * arg._expr, arg.shape, [arg])
+
+
+class subsample(LinOp):
+    """Every steps[i]-th element along axis i, starting at 0."""
+
+    def __init__(self, arg, steps):
+        arg = _lin(arg, "subsample")
+        self.steps = _shape_tuple(steps)
+        if len(self.steps) != arg.ndim:
+            raise Error("subsample: {} steps for an argument of rank {}".format(len(self.steps), arg.ndim))
+        if arg.ndim == 1:
+            sx, sy = self.steps[0], 1
+        else:
+            sy, sx = self.steps[0], self.steps[1]
+            if any(s != 1 for s in self.steps[2:]):
+                raise Error("subsample: ProxGen subsamples the image plane only; steps {} along the further axes "
+                            "must be 1".format(self.steps[2:]))
+        shape = tuple((d - 1) // s + 1 for d, s in zip(arg.shape, self.steps))
+        super().__init__(rt.subsample(arg._expr, sx, sy), shape, [arg])
+
+
+class uneven_subsample(LinOp):
+    """out[p] = arg[indices[0][p], indices[1][p]] (integer indices, one row per axis of arg)."""
+
+    def __init__(self, arg, indices):
+        arg = _lin(arg, "uneven_subsample")
+        idx = np.asarray(indices)
+        if idx.shape[0] != arg.ndim:
+            raise Error("uneven_subsample: indices need one row per axis of the argument ({}), got shape {}".format(
+                arg.ndim, idx.shape))
+        if not np.all(idx == np.round(idx)):
+            raise Error("uneven_subsample: only integer indices are supported")
+        for d in range(arg.ndim):
+            if idx[d].min() < 0 or idx[d].max() >= arg.shape[d]:
+                raise Error("uneven_subsample: indices along axis {} leave [0, {}); ProxImaL reads 0 there, ProxGen "
+                            "does not support it".format(d, arg.shape[d]))
+        out_shape = idx.shape[1:]
+        if arg.ndim == 1:
+            ix, iy = idx[0].reshape(1, -1), np.zeros((1, idx.shape[1]))
+        elif arg.ndim == 2:
+            iy, ix = idx[0], idx[1]
+        else:
+            channels = np.arange(arg.shape[2]).reshape((1,) * (idx.ndim - 2) + (-1,))
+            same = idx.ndim == 4 and np.array_equal(idx[2], np.broadcast_to(channels, idx[2].shape)) and all(
+                np.array_equal(idx[d], np.broadcast_to(idx[d][..., :1], idx[d].shape)) for d in (0, 1))
+            if not same:
+                raise Error("uneven_subsample: for a 3-D argument ProxGen samples the image plane, the same for every "
+                            "channel (indices[2][..., c] == c)")
+            iy, ix = idx[0][..., 0], idx[1][..., 0]
+        self.indices = idx
+        super().__init__(rt.uneven_subsample(arg._expr, ix, iy), out_shape, [arg])
+
+
+def sum(input_nodes, *args, **kwargs):  # noqa: A001 (ProxImaL's name, exported by `import *`)
+    """ProxImaL's sum lin op: sum([a, b, ...]) of expressions. Anything else goes to Python's sum."""
+    nodes = list(input_nodes) if isinstance(input_nodes, (list, tuple)) else None
+    if not nodes or not builtins.all(isinstance(n, (LinOp, Constant)) or isinstance(n, np.ndarray) for n in nodes) \
+            or not builtins.any(isinstance(n, LinOp) for n in nodes):
+        return builtins.sum(input_nodes, *args, **kwargs)
+    lin = [n for n in nodes if isinstance(n, LinOp)]
+    out = lin[0]
+    expr = out._expr
+    for n in lin[1:]:
+        if n.shape != out.shape:
+            raise Error("sum: operands of shapes {} and {}".format(out.shape, n.shape))
+        expr = expr + n._expr
+    for n in nodes:
+        if not isinstance(n, LinOp):
+            expr = expr + out._data(n)
+    return _Sum(expr, out.shape, lin)
+
+
+class _Sum(LinOp):
+    """A sum of expressions (ProxImaL's sum)."""
+
+
+def copy(arg):
+    """ProxImaL's copy: the identity (ProxGen shares expressions by value)."""
+    arg = _lin(arg, "copy")
+    return LinOp(arg._expr, arg.shape, [arg])
+
+
+def _flat(op):
+    """op as a (1, n) expression in C order of its ProxImaL shape."""
+    return _c_order_reshape(op, (op.size,))
+
+
+class vstack(LinOp):
+    """ProxImaL's vstack: the inputs flattened (C order) and concatenated into one vector."""
+
+    def __init__(self, input_nodes, implem=None):
+        nodes = [_lin(n, "vstack") for n in input_nodes]
+        exprs = [_flat(n) for n in nodes]
+        expr = exprs[0] if len(exprs) == 1 else rt.hstack(*exprs)
+        super().__init__(expr, (builtins.sum(n.size for n in nodes),), nodes)
+
+
+def split(*args, **kwargs):
+    raise Error("split: not supported; ProxGen splits terms itself (use crop or subsample to take a part)")
+
+
+class hstack(LinOp):
+    """ProxImaL's hstack: column i of the (n, len(inputs)) result is input i flattened (C order)."""
+
+    def __init__(self, input_nodes, implem=None):
+        nodes = [_lin(n, "hstack") for n in input_nodes]
+        n0 = nodes[0].size
+        if any(n.size != n0 for n in nodes):
+            raise Error("hstack: inputs of different sizes {}".format([n.size for n in nodes]))
+        cols = [rt.reshape(_flat(n), (n0, 1)) for n in nodes]
+        expr = cols[0] if len(cols) == 1 else rt.hstack(*cols)
+        super().__init__(expr, (n0, len(nodes)), nodes)
+
+
+def _swap_xy(H):
+    P = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    return P @ H @ P
+
+
+class warp(LinOp):
+    """Bilinear warp by the homography H (3 x 3) from output to input pixel coordinates, 0 outside.
+    ProxImaL's H maps (row, column, 1), ProxGen's (x, y, 1): converted here. ProxGen's adjoint is the
+    exact transpose (ProxImaL's is an inverse warp)."""
+
+    def __init__(self, arg, H, target_shape=None, implem=None):
+        arg = _lin(arg, "warp")
+        H = np.asarray(H, dtype=np.float64)
+        if H.shape != (3, 3):
+            raise Error("warp: H must be 3 x 3 (ProxGen warps by one homography; got shape {})".format(H.shape))
+        if arg.ndim not in (2, 3):
+            raise Error("warp: the argument must be (H, W) or (H, W, C), got {}".format(arg.shape))
+        self.H = H
+        shape = arg.shape if target_shape is None else _shape_tuple(target_shape)
+        if shape[2:] != arg.shape[2:]:
+            raise Error("warp: target_shape {} must keep the channels of {}".format(shape, arg.shape))
+        super().__init__(rt.warp(arg._expr, _swap_xy(H), shape[1], shape[0]), shape, [arg])
+
+
+_COLOR = {
+    # ProxImaL's matrices (lin_ops/mul_color.py), rows = output channels
+    "opp": [[1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0], [0.5, 0.0, -0.5], [0.25, -0.5, 0.25]],
+    "yuv": [[0.299, 0.587, 0.114], [-0.16873660714285, -0.33126339285715, 0.5], [0.5, -0.4186875, -0.0813125]],
+}
+
+
+class mul_color(LinOp):
+    """A 3 x 3 colour transform on every pixel: mode 'opp', 'yuv' (ProxImaL's matrices) or a matrix."""
+
+    def __init__(self, arg, mode):
+        arg = _lin(arg, "mul_color")
+        if isinstance(mode, str):
+            if mode not in _COLOR:
+                raise Error("mul_color: unsupported color mode '{}' ('opp', 'yuv' or a 3 x 3 matrix)".format(mode))
+            M = np.array(_COLOR[mode], dtype=np.float32)
+        else:
+            M = np.asarray(mode)
+            if M.shape != (3, 3):
+                raise Error("mul_color: the color matrix is not 3x3 (shape {})".format(M.shape))
+        if arg.ndim != 3 or arg.shape[2] != 3:
+            raise Error("mul_color: color transform needs a 3 channel image, got shape {}".format(arg.shape))
+        self.TC = M
+        super().__init__(rt.mul_color(arg._expr, M), arg.shape, [arg])
+
+
+def _c_order_perm(rank):
+    """A permutation t such that transpose(e, t) lists e's elements, in ProxGen's order, in NumPy's C
+    order of e. ProxGen's order of an expression of NumPy shape (s0, s1, s2, ...) is axis 1 fastest,
+    then axis 0, then axes 2, 3, ...; C order is the last axis fastest, then the one before, ..."""
+    if rank <= 2:
+        return list(range(rank))
+    return [rank - 2, rank - 1] + list(range(rank - 3, -1, -1))
+
+
+def _c_order_reshape(op, shape):
+    """op's ProxGen expression reshaped to the ProxImaL shape `shape` in NumPy's C order."""
+    return c_order_reshape(op._expr, _core_shape(tuple(shape)))
+
+
+def c_order_reshape(e, dst):
+    """The expression e (an rt.Expr) reshaped to the NumPy shape dst in NumPy's C order."""
+    src, dst = tuple(e.shape), tuple(dst)
+    if src == dst:
+        return e
+    if len(src) > 2:
+        e = rt.transpose(e, _c_order_perm(len(src)))
+    t = _c_order_perm(len(dst))
+    e = rt.reshape(e, [dst[d] for d in t])
+    if len(dst) > 2:
+        inverse = [0] * len(t)
+        for d, a in enumerate(t):
+            inverse[a] = d
+        e = rt.transpose(e, inverse)
+    return e
+
+
+class reshape(LinOp):
+    """The same elements in a new shape, in NumPy's C order (as np.reshape)."""
+
+    def __init__(self, arg, shape):
+        arg = _lin(arg, "reshape")
+        shape = _shape_tuple(shape)
+        if int(np.prod(shape)) != arg.size:
+            raise Error("reshape: cannot reshape {} elements into shape {}".format(arg.size, shape))
+        super().__init__(_c_order_reshape(arg, shape), shape, [arg])
+
+
+class transpose(LinOp):
+    """Axis permutation, as np.transpose(arg, axes)."""
+
+    def __init__(self, arg, axes):
+        arg = _lin(arg, "transpose")
+        self.axes = tuple(int(a) for a in axes)
+        if sorted(self.axes) != list(range(arg.ndim)):
+            raise Error("transpose: {} is not a permutation of the {} axes of shape {}".format(
+                self.axes, arg.ndim, arg.shape))
+        shape = tuple(arg.shape[a] for a in self.axes)
+        if arg.ndim == 1:
+            expr = arg._expr
+        else:
+            expr = rt.transpose(arg._expr, list(self.axes))
+        super().__init__(expr, shape, [arg])
+
+
+class pxwise_matrixmult(LinOp):
+    """out[y, x] = A[y, x] @ arg[y, x]: A of shape (H, W, M, N), arg (H, W, N), out (H, W, M)."""
+
+    def __init__(self, A, arg, normbound=None):
+        arg = _lin(arg, "pxwise_matrixmult")
+        A = _image(A, "pxwise_matrixmult: A")
+        self.A = A
+        super().__init__(rt.pxwise_matmul(A, arg._expr), A.shape[:-1], [arg])
+
+
+pxwise_matmul = pxwise_matrixmult
+
+
+class crop(LinOp):
+    """ProxGen's crop: the height x width window whose top-left pixel is (row y0, column x0)."""
+
+    def __init__(self, arg, x0, y0, width, height):
+        arg = _lin(arg, "crop")
+        super().__init__(rt.crop(arg._expr, x0, y0, width, height), (height, width) + arg.shape[2:], [arg])
+
+
+class pad(LinOp):
+    """ProxGen's pad: zeros around the image (left and right columns, top and bottom rows)."""
+
+    def __init__(self, arg, left, top, right, bottom):
+        arg = _lin(arg, "pad")
+        shape = (arg.shape[0] + top + bottom, arg.shape[1] + left + right) + arg.shape[2:]
+        super().__init__(rt.pad(arg._expr, left, top, right, bottom), shape, [arg])
+
+
+class concat(LinOp):
+    """ProxGen's concat: a and b joined along a NumPy axis (np.concatenate)."""
+
+    def __init__(self, a, b, axis):
+        a, b = _lin(a, "concat"), _lin(b, "concat")
+        ax = _core_axis(a, axis)
+        expr = rt.concat(a._expr, b._expr, ax)
+        shape = list(a.shape)
+        shape[axis] += b.shape[axis]
+        super().__init__(expr, tuple(shape), [a, b])
+
+
+class merge_last_axes(LinOp):
+    """ProxGen's merge_last_axes: the last two axes as one (channels x directions for colour TV)."""
+
+    def __init__(self, arg):
+        arg = _lin(arg, "merge_last_axes")
+        super().__init__(rt.merge_last_axes(arg._expr), arg.shape[:-2] + (arg.shape[-2] * arg.shape[-1],), [arg])
+
+
+def LinOpFactory(*args, **kwargs):
+    raise Error("LinOpFactory: black-box operators written in Python are not supported; ProxGen's user operators "
+                "are Halide code (C++: proxgen/user_operator.hpp)")
+
+
+def CompGraph(*args, **kwargs):
+    raise Error("CompGraph: not supported (ProxGen compiles the operator graph into the solver)")
+
+
+def est_CompGraph_norm(*args, **kwargs):
+    raise Error("est_CompGraph_norm: not supported (ProxGen bounds ||K|| itself: describe() prints it)")

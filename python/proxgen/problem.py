@@ -1,0 +1,204 @@
+"""ProxImaL's Problem (proximal.algorithms.Problem) over ProxGen's planner and solvers."""
+
+import numpy as np
+
+from . import _core
+from .lin_ops import _core_shape
+from .prox_fns import ProxFn, cg_options, lsqr_options
+from .rt import Error
+
+__all__ = ["Problem", "Impl"]
+
+# ProxImaL's implementation switch (proximal.utils.utils.Impl): accepted, and ignored — ProxGen
+# always runs JIT-compiled Halide.
+Impl = {"numpy": 0, "halide": 1, "pycuda": 2}
+
+_SOLVERS = {"admm": "admm", "pc": "pc", "pock_chambolle": "pc", "ladmm": "ladmm", "linearized_admm": "ladmm",
+            "hqs": "hqs", "half_quadratic_splitting": "hqs"}
+
+# Keyword arguments of each ProxImaL solver (algorithms/*.py) that ProxGen maps; those of another
+# solver are a TypeError, as in ProxImaL.
+_SOLVER_ONLY = {
+    "pc": {"tau", "sigma", "theta"},
+    "ladmm": {"lmb", "mu"},
+    "admm": {"rho"},
+    "hqs": {"rho_0", "rho_scale", "rho_max", "max_inner_iters"},
+}
+# ProxImaL's options about how it computes, not what: ProxGen plans these itself.
+_IGNORED = {"lin_solver", "try_diagonalize", "try_fast_norm", "scaled", "implem"}
+# ProxGen's own options, accepted with any solver.
+_NATIVE = {"check_every", "track_objective", "accelerate", "adaptive_rho", "cg_tol", "cg_max_iters", "hqs_growth",
+           "hqs_every", "hqs_max_ratio", "warm_start"}
+_UNSUPPORTED = {
+    "metric": "ProxImaL's image-quality metric printout; pass callback= to follow the iterations",
+    "convlog": "ProxImaL's convergence logger; Problem.result.history holds the residual history",
+    "adapter": "ProxImaL's CUDA adapter",
+    "quad_funcs": "ProxGen chooses which quadratics the x-update absorbs",
+}
+
+
+def _all_variables(fns):
+    out = []
+    for fn in fns:
+        for v in fn.variables():
+            if not any(v is o for o in out):
+                out.append(v)
+    return out
+
+
+def _core_problem(fns):
+    prob = None
+    for fn in fns:
+        t = fn._terms()
+        if t is not None:
+            prob = t if prob is None else prob + t
+    if prob is None:
+        raise Error("the problem has no terms (only zero functions)")
+    return prob
+
+
+def _objective_at_values(fns):
+    """The functions' objective (float64, plus their d's) at the variables' current values."""
+    values = {}
+    for v in _all_variables(fns):
+        if v.value is None:
+            raise Error("variable {} has no value yet (solve the problem first, or assign x.value)".format(v.varname))
+        values[v.varname] = np.asarray(v.value, dtype=np.float32).reshape(_core_shape(v.shape))
+    return _core.objective(_core_problem(fns), _core._result_from_values(values)) + sum(fn.d for fn in fns)
+
+
+class Problem:
+    """Minimize the sum of prox functions: Problem(f), Problem([f, g]) or Problem(f + g).
+
+    ProxImaL's planning switches (absorb, merge, try_split, try_diagonalize, scale, implem,
+    lin_solver) are accepted and ignored: ProxGen's planner makes those decisions."""
+
+    def __init__(self, prox_fns, implem=None, try_diagonalize=True, absorb=True, merge=True, try_split=True,
+                 try_fast_norm=True, scale=True, psi_fns=None, omega_fns=None, lin_solver="cg", solver="pc"):
+        if isinstance(prox_fns, ProxFn):
+            prox_fns = [prox_fns]
+        prox_fns = list(prox_fns)
+        for fn in prox_fns:
+            if not isinstance(fn, ProxFn):
+                raise TypeError("Problem: expected prox functions (sum_squares(...), norm1(...), ...), got {}".format(
+                    type(fn).__name__))
+        if psi_fns is not None or omega_fns is not None:
+            raise Error("Problem: psi_fns / omega_fns are not supported; ProxGen's planner splits the terms "
+                        "(describe() shows its split)")
+        self.prox_fns = prox_fns
+        self.implem = implem
+        self.try_diagonalize, self.absorb, self.merge = try_diagonalize, absorb, merge
+        self.try_split, self.try_fast_norm, self.scale = try_split, try_fast_norm, scale
+        self.lin_solver = lin_solver
+        self.solver = solver
+        self.result = None  # the last solve's proxgen.rt.Result (history, timings, status)
+        self._problem = _core_problem(prox_fns)
+
+    # ProxImaL's setters
+    def set_absorb(self, absorb):
+        self.absorb = absorb
+
+    def set_merge(self, merge):
+        self.merge = merge
+
+    def set_automatic_frequency_split(self, freq_split):
+        self.freq_split = freq_split
+
+    def set_implementation(self, implem=None):
+        self.implem = implem
+
+    def set_solver(self, solver):
+        self.solver = solver
+
+    def set_lin_solver(self, lin_solver):
+        self.lin_solver = lin_solver
+
+    def variables(self):
+        return _all_variables(self.prox_fns)
+
+    def describe(self, solver=None):
+        """ProxGen's plan for this problem (as C++'s pg::describe prints it)."""
+        return _core.describe(self._problem, _solver_name(solver or self.solver))
+
+    def solve(self, solver=None, test_adjoints=False, test_norm=False, show_graph=False, **kwargs):
+        """Solves the problem, sets every variable's value and returns the objective (float64)."""
+        name = _solver_name(solver or self.solver)
+        for flag, value in (("test_adjoints", test_adjoints), ("test_norm", test_norm), ("show_graph", show_graph)):
+            if value:
+                raise Error("solve: {} is not supported (ProxGen's adjoints and norm bounds are tested in its "
+                            "test suite; describe() prints the plan)".format(flag))
+        options = self._options(name, kwargs)
+        self.result = _core.solve(self._problem, **options)
+        for v in self.variables():
+            v.value = self.result[v.varname].reshape(v.shape)
+        return _core.objective(self._problem, self.result) + sum(fn.d for fn in self.prox_fns)
+
+    def _options(self, name, kwargs):
+        opts = {"algorithm": name}
+        variables = self.variables()
+        for key, value in kwargs.items():
+            owner = next((s for s, keys in _SOLVER_ONLY.items() if key in keys), None)
+            if key in _UNSUPPORTED:
+                if value is not None:
+                    raise Error("solve: the argument '{}' is not supported ({})".format(key, _UNSUPPORTED[key]))
+            elif owner is not None and owner != name:
+                raise TypeError("solve(solver='{}') got an unexpected keyword argument '{}' (a '{}' option)".format(
+                    name, key, owner))
+            elif key in _IGNORED:
+                pass
+            elif key == "max_iters":
+                opts["max_iters"] = int(value) if value is not None and value >= 0 else 500
+            elif key in ("eps_abs", "eps_rel", "tau", "sigma", "mu", "rho", "lmb"):
+                if value is not None:
+                    opts[key] = float(value)
+            elif key == "theta":
+                if value is not None and float(value) != 1.0:
+                    raise Error("solve: theta={} is not supported (ProxGen's Pock-Chambolle uses theta = 1, "
+                                "accelerated when the problem is strongly convex)".format(value))
+            elif key == "verbose":
+                opts["verbose"] = bool(value)
+            elif key == "conv_check":
+                opts["check_every"] = int(value)
+            elif key == "x0":
+                if value is not None:
+                    opts["x0"] = _initial(variables, value)
+            elif key == "callback":
+                opts["callback"] = value
+            elif key == "lin_solver_options":
+                if isinstance(value, cg_options):
+                    opts["cg_tol"], opts["cg_max_iters"] = float(value.tol), int(value.num_iters)
+                elif value is not None and not isinstance(value, lsqr_options):
+                    raise Error("solve: lin_solver_options must be cg_options or lsqr_options")
+            elif key == "rho_0":
+                opts["rho"] = float(value)
+            elif key == "rho_scale":
+                opts["hqs_growth"] = float(value)
+            elif key == "rho_max":
+                opts["hqs_max_ratio"] = float(value) / float(kwargs.get("rho_0", 1.0))
+            elif key == "max_inner_iters":
+                opts["hqs_every"] = int(value)
+            elif key in _NATIVE:
+                opts[key] = value.result if key == "warm_start" and isinstance(value, Problem) else value
+            else:
+                raise TypeError("solve() got an unexpected keyword argument '{}'".format(key))
+        if "x0" not in opts and len(variables) == 1 and variables[0].initval is not None:
+            opts["x0"] = _initial(variables, variables[0].initval)
+        return opts
+
+
+def _solver_name(solver):
+    if not isinstance(solver, str) or solver not in _SOLVERS:
+        raise Error("Unknown solver '{}': the solvers are 'admm', 'ladmm' (linearized_admm), 'pc' (pock_chambolle) "
+                    "and 'hqs' (half_quadratic_splitting)".format(solver))
+    return _SOLVERS[solver]
+
+
+def _initial(variables, x0):
+    """x0 of the variable's shape or flattened (ProxImaL's solvers take the flat vector)."""
+    if len(variables) != 1:
+        raise Error("solve: x0 is supported for problems in one variable")
+    v = variables[0]
+    a = np.asarray(x0)
+    if a.size != v.size:
+        raise Error("solve: x0 has {} elements, the variable {} has shape {}".format(a.size, v.varname, v.shape))
+    return a.reshape(_core_shape(v.shape))

@@ -1,0 +1,417 @@
+"""ProxImaL's prox functions (proximal.prox_fns) over ProxGen's run-time API.
+
+A ProxFn is ProxImaL's  alpha * f(beta * v - b) + <c, v> + gamma * ||v||^2 + d  with v = lin_op(x).
+It becomes ProxGen terms as follows (``_terms``):
+
+    alpha * f(beta * v - b)   ->  alpha * f(beta * K x - b)     (ProxGen's prox form alpha f(a (.) z + c))
+    <c, v>                    ->  sum_entries(mul_elemwise(c, v))   (or c * sum_entries(v) for a number c)
+    gamma * ||v||^2           ->  gamma * sum_squares(v)
+    d                         ->  added to the objective Problem.solve returns
+"""
+
+import numpy as np
+
+from . import _core, rt
+from .lin_ops import LinOp, _core_shape, _lin, _is_scalar, c_order_reshape
+from .rt import Error
+
+__all__ = ["ProxFn", "sum_squares", "weighted_sum_squares", "least_squares", "norm1", "weighted_norm1",
+           "group_norm1", "weighted_group_norm1", "nonneg", "weighted_nonneg", "masked_nonneg", "poisson_norm",
+           "weighted_poisson_norm", "sum_entries", "zero_prox", "patch_NLM", "diff_fn", "lsqr_options",
+           "cg_options", "box", "huber"]
+
+
+def _scalar(value, name, nonneg):
+    if not _is_scalar(value):
+        raise Error("{} must be a {}scalar.".format(name, "nonnegative " if nonneg else ""))
+    value = float(value)
+    if nonneg and not value >= 0:
+        raise Error("{} must be a nonnegative scalar.".format(name))
+    return value
+
+
+class ProxFn:
+    """alpha * f(beta * lin_op - b) + <c, lin_op> + gamma * ||lin_op||^2 + d (ProxImaL's ProxFn)."""
+
+    # NumPy defers to ProxFn's reflected operators (2.0 * f) instead of broadcasting over it.
+    __array_ufunc__ = None
+
+    def __init__(self, lin_op, alpha=1.0, beta=1.0, b=0.0, c=0.0, gamma=0.0, d=0.0, implem=None):
+        self.lin_op = _lin(lin_op, type(self).__name__)
+        for elem, name in ((b, "b"), (c, "c")):
+            if not (_is_scalar(elem) or np.shape(elem) == self.lin_op.shape):
+                raise Error("Invalid dimensions of {}: {} for an argument of shape {}.".format(
+                    name, np.shape(elem), self.lin_op.shape))
+        self.alpha = _scalar(alpha, "alpha", True)
+        self.beta = _scalar(beta, "beta", False)
+        self.gamma = _scalar(gamma, "gamma", True)
+        self.d = _scalar(d, "d", False)
+        self.b = b
+        self.c = c
+        self.implem_key = implem
+
+    # -- subclasses: f as ProxGen terms of its argument (an rt.Expr); None for f = 0 --
+    def _f(self, arg):
+        raise NotImplementedError
+
+    def get_data(self):
+        """Arguments besides lin_op and the modifiers (ProxImaL's get_data)."""
+        return []
+
+    def _array(self, value):
+        return np.broadcast_to(np.asarray(value), self.lin_op.shape).reshape(_core_shape(self.lin_op.shape))
+
+    def _terms(self):
+        """This function as a ProxGen problem (rt.Problem), or None if it adds nothing."""
+        v = self.lin_op._expr
+        arg = v if self.beta == 1.0 else self.beta * v
+        if not (_is_scalar(self.b) and float(self.b) == 0.0):
+            arg = arg - self._array(self.b)
+        prob = self._f(arg)
+        if prob is not None and self.alpha != 1.0:
+            prob = self.alpha * prob
+        if _is_scalar(self.c):
+            if float(self.c) != 0.0:
+                prob = _plus(prob, rt.sum_entries(float(self.c) * v))
+        elif np.any(np.asarray(self.c) != 0):
+            prob = _plus(prob, rt.sum_entries(rt.mul_elemwise(self._array(self.c), v)))
+        if self.gamma != 0.0:
+            prob = _plus(prob, self.gamma * rt.sum_squares(v))
+        return prob
+
+    def variables(self):
+        return self.lin_op.variables()
+
+    @property
+    def value(self):
+        """This function at the variables' current values (after solve)."""
+        from .problem import _objective_at_values
+
+        return _objective_at_values([self])
+
+    def __str__(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        terms = self._terms()
+        return "{}: {}".format(type(self).__name__, terms if terms is not None else "0")
+
+    # -- ProxImaL's arithmetic: f + g is a list of functions, s * f scales alpha --
+    def __add__(self, other):
+        if isinstance(other, ProxFn):
+            return [self, other]
+        if isinstance(other, list):
+            return [self] + other
+        return NotImplemented
+
+    def __radd__(self, other):
+        if isinstance(other, list):
+            return other + [self]
+        if _is_scalar(other) and float(other) == 0:  # Python's sum() starts from 0
+            return [self]
+        return NotImplemented
+
+    def __mul__(self, other):
+        if _is_scalar(other) and float(other) >= 0:
+            return self.copy(alpha=self.alpha * float(other))
+        raise TypeError("Can only multiply by a positive scalar.")
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return (1.0 / float(other)) * self
+
+    __div__ = __truediv__
+
+    def copy(self, lin_op=None, **kwargs):
+        """A copy with other modifiers (ProxImaL's copy)."""
+        lin_op = self.lin_op if lin_op is None else lin_op
+        current = {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma, "c": self.c, "b": self.b,
+                   "d": self.d, "implem": self.implem_key}
+        for key, value in current.items():
+            kwargs.setdefault(key, value)
+        return type(self)(lin_op, *self.get_data(), **kwargs)
+
+
+def _plus(a, b):
+    return b if a is None else a + b
+
+
+class sum_squares(ProxFn):
+    """||v||^2."""
+
+    def _f(self, arg):
+        return rt.sum_squares(arg)
+
+
+class least_squares(sum_squares):
+    """||v||^2, as sum_squares (ProxImaL's extra arguments offset, diag, freq_diag are not supported:
+    ProxGen chooses the x-update itself)."""
+
+    def __init__(self, lin_op, offset=None, diag=None, freq_diag=None, freq_dims=None, implem=None, **kwargs):
+        for name, value in (("offset", offset), ("diag", diag), ("freq_diag", freq_diag), ("freq_dims", freq_dims)):
+            if value is not None:
+                raise Error("least_squares: the argument '{}' is not supported (write sum_squares(K x - b); ProxGen "
+                            "plans the x-update)".format(name))
+        super().__init__(lin_op, implem=implem, **kwargs)
+
+    def _f(self, arg):
+        return rt.least_squares(arg)
+
+
+class _Weighted(ProxFn):
+    """f(weight * v), the weight an array of the argument's shape."""
+
+    def __init__(self, lin_op, weight, **kwargs):
+        self.weight = np.asarray(weight)
+        super().__init__(lin_op, **kwargs)
+        if self.weight.shape != self.lin_op.shape:
+            raise Error("{}: the weight's shape {} is not the argument's shape {}".format(
+                type(self).__name__, self.weight.shape, self.lin_op.shape))
+
+    def get_data(self):
+        return [self.weight]
+
+    def _w(self):
+        return self.weight.reshape(_core_shape(self.lin_op.shape))
+
+
+class weighted_sum_squares(_Weighted, sum_squares):
+    """||weight * v||^2."""
+
+    def _f(self, arg):
+        return rt.weighted_sum_squares(self._w(), arg)
+
+
+class norm1(ProxFn):
+    """||v||_1."""
+
+    def _f(self, arg):
+        return rt.norm1(arg)
+
+
+class weighted_norm1(_Weighted, norm1):
+    """||weight * v||_1."""
+
+    def _f(self, arg):
+        return rt.weighted_norm1(self._w(), arg)
+
+
+class nonneg(ProxFn):
+    """The indicator of v >= 0."""
+
+    def _f(self, arg):
+        return rt.nonneg(arg)
+
+
+class weighted_nonneg(_Weighted, nonneg):
+    """The indicator of weight * v >= 0."""
+
+    def _f(self, arg):
+        return rt.weighted_nonneg(self._w(), arg)
+
+
+class masked_nonneg(nonneg):
+    """v >= 0 where mask >= 0.5 and v == 0 elsewhere (ProxImaL's prox, max(v, 0) * mask): nonneg(v)
+    plus nonneg((mask - 1) * v), i.e. v <= 0 off the mask. (ProxGen's own masked_nonneg,
+    proxgen.rt.masked_nonneg, leaves v free off the mask.)"""
+
+    def __init__(self, lin_op, mask, **kwargs):
+        self.mask = (np.asarray(mask) >= 0.5).astype(np.float32)
+        super().__init__(lin_op, **kwargs)
+        if self.mask.shape != self.lin_op.shape:
+            raise Error("masked_nonneg: the mask's shape {} is not the argument's shape {}".format(
+                self.mask.shape, self.lin_op.shape))
+
+    def get_data(self):
+        return [self.mask]
+
+    def _f(self, arg):
+        m = self.mask.reshape(_core_shape(self.lin_op.shape))
+        prob = rt.nonneg(arg)
+        if np.any(m == 0):
+            prob = prob + rt.nonneg(rt.mul_elemwise(m - 1.0, arg))
+        return prob
+
+
+class _Grouped(ProxFn):
+    """Shared by group_norm1 and weighted_group_norm1: groups over `group_dims`."""
+
+    def _group_arg(self, arg):
+        """arg with the group axes moved last and merged into one (ProxGen groups over the last axis)."""
+        r = self.lin_op.ndim
+        dims = sorted({d + r if d < 0 else d for d in self.group_dims})
+        if not dims or dims[0] < 0 or dims[-1] >= r:
+            raise Error("group_norm1: group_dims {} for an argument of shape {}".format(self.group_dims,
+                                                                                      self.lin_op.shape))
+        if len(dims) == r:
+            raise Error("group_norm1: grouping over every axis ({}) of shape {} is not supported".format(
+                dims, self.lin_op.shape))
+        if len(dims) == 1 and dims[0] == r - 1 and r >= 3:
+            return arg  # ProxGen's own grouping: over the last axis (isotropic TV of grad)
+        if r == 4 and dims == [2, 3]:
+            return rt.merge_last_axes(arg)  # colour TV: channels x directions
+        # otherwise: the group axes moved last, then (1, rest, group) in C order (ProxGen's groups
+        # run along an axis after the image plane)
+        rest = [d for d in range(r) if d not in dims]
+        if rest + dims != list(range(r)):
+            arg = rt.transpose(arg, rest + dims)
+        shape = tuple(arg.shape)
+        return c_order_reshape(arg, (1, int(np.prod(shape[:len(rest)])), int(np.prod(shape[len(rest):]))))
+
+
+class group_norm1(_Grouped):
+    """sum over groups of ||v_g||_2, the groups spanning the axes `group_dims` (default: the last axis;
+    isotropic TV: group_norm1(grad(x, 2), [2]))."""
+
+    def __init__(self, lin_op, group_dims=None, **kwargs):
+        lin = _lin(lin_op, "group_norm1")
+        self.group_dims = [lin.ndim - 1] if group_dims is None else list(group_dims)
+        super().__init__(lin_op, **kwargs)
+
+    def get_data(self):
+        return [self.group_dims]
+
+    def _f(self, arg):
+        return rt.group_norm1(self._group_arg(arg))
+
+
+class weighted_group_norm1(_Grouped):
+    """sum over groups of ||(weight * v)_g||_2."""
+
+    def __init__(self, lin_op, group_dims, weight, **kwargs):
+        self.group_dims = list(group_dims)
+        self.weight = np.asarray(weight)
+        super().__init__(lin_op, **kwargs)
+        if self.weight.shape != self.lin_op.shape:
+            raise Error("weighted_group_norm1: the weight's shape {} is not the argument's shape {}".format(
+                self.weight.shape, self.lin_op.shape))
+
+    def get_data(self):
+        return [self.group_dims, self.weight]
+
+    def _f(self, arg):
+        w = self.weight.reshape(_core_shape(self.lin_op.shape))
+        r = self.lin_op.ndim
+        dims = sorted({d + r if d < 0 else d for d in self.group_dims})
+        if dims == [r - 1] and r >= 3 and np.all(self.weight == self.weight[..., :1]):
+            # a weight per group: ProxGen's weighted_group_norm1 (sum_p |w_p| ||v_p||)
+            return rt.weighted_group_norm1(np.abs(w[..., 0]), self._group_arg(arg))
+        return rt.group_norm1(self._group_arg(rt.mul_elemwise(w, arg)))
+
+
+class poisson_norm(ProxFn):
+    """sum(v - bp * log(v)), v >= 0 (the Poisson negative log-likelihood of counts bp)."""
+
+    def __init__(self, lin_op, bp, **kwargs):
+        self.bp = np.asarray(bp)
+        super().__init__(lin_op, **kwargs)
+
+    def get_data(self):
+        return [self.bp]
+
+    def _counts(self):
+        return np.broadcast_to(self.bp, self.lin_op.shape).reshape(_core_shape(self.lin_op.shape))
+
+    def _f(self, arg):
+        return rt.poisson_norm(arg, self._counts())
+
+
+class weighted_poisson_norm(poisson_norm):
+    """poisson_norm of weight * v."""
+
+    def __init__(self, lin_op, bp, weight, **kwargs):
+        self.weight = np.asarray(weight)
+        super().__init__(lin_op, bp, **kwargs)
+
+    def get_data(self):
+        return [self.bp, self.weight]
+
+    def _f(self, arg):
+        w = np.broadcast_to(self.weight, self.lin_op.shape).reshape(_core_shape(self.lin_op.shape))
+        return rt.weighted_poisson_norm(w, arg, self._counts())
+
+
+class zero_prox(ProxFn):
+    """f = 0 (only its modifiers c, gamma, d count)."""
+
+    def _f(self, arg):
+        return None
+
+
+class sum_entries(ProxFn):
+    """sum(v). Unlike ProxImaL's (a zero_prox whose c is 1, so that alpha leaves it unchanged),
+    alpha scales it: 2 * sum_entries(x) is 2 sum(x)."""
+
+    def _f(self, arg):
+        return rt.sum_entries(arg)
+
+
+class patch_NLM(ProxFn):
+    """ProxGen's non-local-means denoiser prior (plug and play): 3 x 3 patches, a 7 x 7 search window,
+    strength from the algorithm's step. ProxImaL's tuning arguments are accepted at their defaults
+    only (ProxGen's denoiser has its own)."""
+
+    _defaults = {"sigma_fixed": 0.6, "sigma_scale": 6.0, "templateWindowSizeNLM": 3, "searchWindowSizeNLM": 11,
+                 "gamma_trans": 1.0, "prior": 1}
+
+    def __init__(self, lin_op, sigma_fixed=0.6, sigma_scale=6.0, templateWindowSizeNLM=3, searchWindowSizeNLM=11,
+                 gamma_trans=1.0, prior=1, **kwargs):
+        given = {"sigma_fixed": sigma_fixed, "sigma_scale": sigma_scale,
+                 "templateWindowSizeNLM": templateWindowSizeNLM, "searchWindowSizeNLM": searchWindowSizeNLM,
+                 "gamma_trans": gamma_trans, "prior": prior}
+        for name, value in given.items():
+            if value != self._defaults[name]:
+                raise Error("patch_NLM: the argument '{}' is not supported (ProxGen's NLM prior has fixed 3x3 patches "
+                            "and a 7x7 search window, its strength set by the algorithm's step)".format(name))
+        super().__init__(lin_op, **kwargs)
+
+    def _f(self, arg):
+        return rt.patch_nlm(arg)
+
+
+def diff_fn(*args, **kwargs):
+    raise Error("diff_fn: a smooth function written in Python is not supported; ProxGen's diff_fn is a Halide "
+                "expression (C++: proxgen/diff_fn.hpp)")
+
+
+class box(ProxFn):
+    """ProxGen's box: the indicator of lo <= v <= hi."""
+
+    def __init__(self, lin_op, lo, hi, **kwargs):
+        self.lo, self.hi = float(lo), float(hi)
+        super().__init__(lin_op, **kwargs)
+
+    def get_data(self):
+        return [self.lo, self.hi]
+
+    def _f(self, arg):
+        return rt.box(arg, self.lo, self.hi)
+
+
+class huber(ProxFn):
+    """ProxGen's huber: v^2 for |v| <= M, 2M|v| - M^2 beyond."""
+
+    def __init__(self, lin_op, M, **kwargs):
+        self.M = float(M)
+        super().__init__(lin_op, **kwargs)
+
+    def get_data(self):
+        return [self.M]
+
+    def _f(self, arg):
+        return rt.huber(arg, self.M)
+
+
+class lsqr_options:
+    """Accepted for ProxImaL scripts; ProxGen's x-update is exact (FFT/DCT/elementwise) or CG."""
+
+    def __init__(self, atol=1e-6, btol=1e-6, num_iters=50, verbose=False):
+        self.atol, self.btol, self.iter_lim, self.show = atol, btol, num_iters, verbose
+
+
+class cg_options:
+    """CG options of ProxImaL's lin_solver_options: tol and num_iters become cg_tol and cg_max_iters."""
+
+    def __init__(self, tol=1e-6, num_iters=50, verbose=False):
+        self.tol, self.num_iters, self.verbose = tol, num_iters, verbose

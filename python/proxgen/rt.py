@@ -1,0 +1,101 @@
+"""proxgen.rt: ProxGen's run-time problem API (C++ ``proxgen/runtime.hpp``) with NumPy images.
+
+The same names, argument orders and meanings as the C++ DSL (docs/operators.md)::
+
+    from proxgen import rt
+    x = rt.variable("x", (512, 512))                 # NumPy shape (H, W) or (H, W, C)
+    prob = rt.sum_squares(rt.conv(k, x) - b) + 0.002 * rt.group_norm1(rt.grad(x)) + rt.nonneg(x)
+    res = rt.solve(prob, algorithm="admm", max_iters=200)
+    xs = res["x"]                                    # float32, shape (512, 512)
+
+Axes: NumPy (H, W, C, ...) is ProxGen's (x = W, y = H, c = C, ...); axis arguments (grad's
+``axes``, transpose's ``perm``, concat's ``axis``) are NumPy axes and are mapped here. Operators
+that name x and y (crop, pad, subsample, warp) keep ProxGen's x-then-y argument order.
+"""
+
+from . import _core
+
+Error = _core.Error
+Expr = _core.Expr
+Problem = _core.Problem
+Data = _core.Data
+Result = _core.Result
+IterationInfo = _core.IterationInfo
+variable = _core.variable
+input = _core.input  # noqa: A001 (the C++ name)
+parameter = _core.parameter
+solve = _core.solve
+describe = _core.describe
+objective = _core.objective
+catalogue = _core.catalogue
+call = _core.call
+
+
+def _halide_axes(axes, rank):
+    return [_core.halide_axis(int(a), rank) for a in axes]
+
+
+def grad(e, axes=None, boundary=None):
+    """Forward differences of e stacked on a new last axis; default: along x then y (NumPy axes 1,
+    then 0), Neumann (the last difference is 0). ``axes``: NumPy axes, in stacking order;
+    ``boundary``: 'neumann' or 'periodic'."""
+    args = [e]
+    if axes is not None:
+        args.append(_halide_axes(axes, e.ndim))
+    if boundary is not None:
+        args.append(boundary)
+    return _core.call("grad", *args)
+
+
+def transpose(e, perm):
+    """Axis permutation: output axis d is input axis perm[d] (NumPy axes, as np.transpose)."""
+    rank = e.ndim
+    if len(perm) != rank:
+        raise Error("transpose: the permutation {} does not have one entry per axis of {} (rank {})"
+                    .format(list(perm), tuple(e.shape), rank))
+    sigma = [_core.halide_axis(d, rank) for d in range(rank)]
+    halide = [0] * rank
+    for d in range(rank):
+        halide[sigma[d]] = sigma[_normalized(perm[d], rank)]
+    return _core.call("transpose", e, halide)
+
+
+def reshape(e, shape):
+    """The same elements in a new NumPy shape, in ProxGen's element order (x fastest, then y, then
+    the further axes); for (H, W) <-> (H * W,)-like reshapes this is NumPy's C order."""
+    shape = [int(s) for s in shape]
+    halide = list(shape)
+    if len(halide) >= 2:
+        halide[0], halide[1] = halide[1], halide[0]
+    return _core.call("reshape", e, halide)
+
+
+def concat(a, b, axis):
+    """Concatenation of a and b along NumPy axis ``axis``."""
+    return _core.call("concat", a, b, _core.halide_axis(int(axis), a.ndim))
+
+
+def _normalized(axis, rank):
+    axis = int(axis)
+    return axis + rank if axis < 0 else axis
+
+
+def _by_name(name, text, penalty):
+    def build(*args, **kwargs):
+        return _core.call(name, *args, **kwargs)
+
+    build.__name__ = name
+    build.__qualname__ = name
+    build.__doc__ = "{}: the run-time API's {} ({}); see docs/operators.md.".format(
+        text, "penalty" if penalty else "operator", name)
+    return build
+
+
+_mapped = {"grad", "transpose", "reshape", "concat"}
+__all__ = ["Error", "Expr", "Problem", "Data", "Result", "IterationInfo", "variable", "input", "parameter",
+           "solve", "describe", "objective", "catalogue", "call", "grad", "transpose", "reshape", "concat"]
+for _sig in _core.catalogue():
+    if _sig["name"] not in _mapped:
+        globals()[_sig["name"]] = _by_name(_sig["name"], _sig["text"], _sig["penalty"])
+        __all__.append(_sig["name"])
+del _sig

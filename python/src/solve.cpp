@@ -1,0 +1,239 @@
+// proxgen._core: describe / solve / objective with options as keyword arguments, results as NumPy
+// arrays. The GIL is released while solving; after each iteration the callback path takes it back
+// briefly to run Python's signal handlers (Ctrl-C stops the solve and raises KeyboardInterrupt)
+// and the user's callback (returning False stops the solve).
+#include <cstdio>
+#include <optional>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <fmt/format.h>
+
+#include "binding.hpp"
+#include "proxgen/error.hpp"
+
+namespace proxgen::python {
+
+namespace {
+
+/// Every name the solvers accept (ProxImaL's names included: pc, ladmm, hqs, ...).
+Algorithm algorithm_of(const std::string& s) {
+    if (s == "admm") return Algorithm::admm;
+    if (s == "ladmm" || s == "linearized_admm") return Algorithm::ladmm;
+    if (s == "pc" || s == "pock_chambolle") return Algorithm::pock_chambolle;
+    if (s == "hqs" || s == "half_quadratic_splitting") return Algorithm::hqs;
+    fail("unknown solver '{}': the solvers are 'admm', 'ladmm' (linearized_admm), 'pc' (pock_chambolle) and 'hqs' "
+         "(half_quadratic_splitting)", s);
+}
+
+const char* short_name(Algorithm a) {
+    switch (a) {
+    case Algorithm::admm: return "admm";
+    case Algorithm::ladmm: return "ladmm";
+    case Algorithm::pock_chambolle: return "pc";
+    case Algorithm::hqs: return "hqs";
+    }
+    return "?";
+}
+
+struct PyResult {
+    Result result;
+};
+
+/// What a solve call gets besides Options: the Python callback and a warm start.
+struct SolveArgs {
+    Options options;
+    py::object callback = py::none();
+    const Result* warm = nullptr;
+};
+
+bool truthy(const py::handle& v) {
+    const int r = PyObject_IsTrue(v.ptr());
+    if (r < 0) throw py::error_already_set();
+    return r != 0;
+}
+
+template <class T>
+T get(const py::handle& v, const char* key) {
+    try {
+        return v.cast<T>();
+    } catch (const py::cast_error&) {
+        throw py::type_error(fmt::format("solve: option '{}' has the wrong type ({})", key,
+                                         std::string(py::str(py::type::of(v).attr("__name__")))));
+    }
+}
+
+SolveArgs options_of(const py::kwargs& kw, const PyProblem& prob) {
+    SolveArgs a;
+    Options& o = a.options;
+    for (auto item : kw) {
+        const std::string k = item.first.cast<std::string>();
+        const py::handle v = item.second;
+        if (k == "algorithm" || k == "solver") o.algorithm = algorithm_of(get<std::string>(v, k.c_str()));
+        else if (k == "max_iters") o.max_iters = get<int>(v, "max_iters");
+        else if (k == "eps_abs") o.eps_abs = get<double>(v, "eps_abs");
+        else if (k == "eps_rel") o.eps_rel = get<double>(v, "eps_rel");
+        else if (k == "check_every") o.check_every = get<int>(v, "check_every");
+        else if (k == "verbose") o.verbose = truthy(v);
+        else if (k == "track_objective") o.track_objective = truthy(v);
+        else if (k == "tau") o.tau = get<double>(v, "tau");
+        else if (k == "sigma") o.sigma = get<double>(v, "sigma");
+        else if (k == "accelerate") o.accelerate = truthy(v);
+        else if (k == "lambda_" || k == "lmb") o.lambda = get<double>(v, k.c_str());
+        else if (k == "mu") o.mu = get<double>(v, "mu");
+        else if (k == "rho") o.rho = get<double>(v, "rho");
+        else if (k == "adaptive_rho") o.adaptive_rho = truthy(v);
+        else if (k == "hqs_growth") o.hqs_growth = get<double>(v, "hqs_growth");
+        else if (k == "hqs_every") o.hqs_every = get<int>(v, "hqs_every");
+        else if (k == "hqs_max_ratio") o.hqs_max_ratio = get<double>(v, "hqs_max_ratio");
+        else if (k == "cg_tol") o.cg_tol = get<double>(v, "cg_tol");
+        else if (k == "cg_max_iters") o.cg_max_iters = get<int>(v, "cg_max_iters");
+        else if (k == "x0") {
+            if (!v.is_none()) o.x0 = to_data(v, "solve: x0").data.image().copy();
+        } else if (k == "callback") {
+            if (!v.is_none() && !PyCallable_Check(v.ptr()))
+                throw py::type_error("solve: callback must be callable (it receives an IterationInfo; return False to stop)");
+            a.callback = py::reinterpret_borrow<py::object>(v);
+        } else if (k == "warm_start") {
+            if (!v.is_none()) a.warm = &v.cast<const PyResult&>().result;
+        } else
+            throw py::type_error(fmt::format(
+                "solve() got an unexpected keyword argument '{}' (options: algorithm, max_iters, eps_abs, eps_rel, "
+                "check_every, verbose, track_objective, tau, sigma, accelerate, lmb, mu, rho, adaptive_rho, hqs_growth, "
+                "hqs_every, hqs_max_ratio, cg_tol, cg_max_iters, x0, callback, warm_start)", k));
+    }
+    (void)prob;
+    return a;
+}
+
+/// Runs the solve without the GIL; Ctrl-C and the callback's verdict stop it between iterations.
+Result solve_released(const PyProblem& prob, SolveArgs args) {
+    std::optional<py::error_already_set> pending;  // a KeyboardInterrupt or the callback's exception
+    bool python_stopped = false;
+    const bool has_callback = !args.callback.is_none();
+    args.options.callback = [&](const IterationInfo& info) -> bool {
+        py::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) {
+            pending.emplace();
+            return false;
+        }
+        if (!has_callback) return true;
+        try {
+            py::object verdict = args.callback(info);
+            if (!verdict.is_none() && !py::bool_(verdict)) python_stopped = true;
+        } catch (py::error_already_set& e) {
+            pending.emplace(std::move(e));
+        }
+        return !python_stopped && !pending;
+    };
+    // the C++ table (verbose) goes to C's stdout: flush Python's first so that the two interleave
+    py::module_::import("sys").attr("stdout").attr("flush")();
+    Result r;
+    {
+        py::gil_scoped_release release;
+        try {
+            r = args.warm ? rt::solve(prob.problem, args.options, *args.warm) : rt::solve(prob.problem, args.options);
+        } catch (...) {
+            std::fflush(stdout);
+            throw;
+        }
+        std::fflush(stdout);
+    }
+    if (pending) throw std::move(*pending);
+    return r;
+}
+
+py::array value_of(const PyResult& r, const std::string& name) { return to_numpy(r.result[name]); }
+
+py::dict as_dict(const IterationInfo& i) {
+    return py::dict(py::arg("iteration") = i.iteration, py::arg("primal_residual") = i.primal_residual,
+                    py::arg("dual_residual") = i.dual_residual, py::arg("eps_primal") = i.eps_primal,
+                    py::arg("eps_dual") = i.eps_dual, py::arg("objective") = i.objective);
+}
+
+}  // namespace
+
+void bind_solve(py::module_& m) {
+    py::class_<IterationInfo>(m, "IterationInfo", "What a callback sees after each iteration (residuals are NaN "
+                                                  "on iterations where they were not measured).")
+        .def_readonly("iteration", &IterationInfo::iteration)
+        .def_readonly("primal_residual", &IterationInfo::primal_residual)
+        .def_readonly("dual_residual", &IterationInfo::dual_residual)
+        .def_readonly("eps_primal", &IterationInfo::eps_primal)
+        .def_readonly("eps_dual", &IterationInfo::eps_dual)
+        .def_readonly("objective", &IterationInfo::objective)
+        .def("as_dict", &as_dict)
+        .def("__repr__", [](const IterationInfo& i) {
+            return fmt::format("IterationInfo(iteration={}, primal_residual={}, dual_residual={}, objective={})",
+                               i.iteration, i.primal_residual, i.dual_residual, i.objective);
+        });
+
+    py::class_<PyResult>(m, "Result", "A solve's values (NumPy arrays by variable name), status and history.")
+        .def("__getitem__", &value_of)
+        .def("__getitem__", [](const PyResult& r, const PyExpr& v) { return to_numpy(r.result[v.expr]); })
+        .def_property_readonly("values", [](const PyResult& r) {
+            py::dict d;
+            for (const auto& [name, img] : r.result.named_values) d[py::str(name)] = to_numpy(img);
+            return d;
+        })
+        .def_property_readonly("x", [](const PyResult& r) { return to_numpy(r.result.x); },
+                               "The (first) variable's value.")
+        .def_property_readonly("iterations", [](const PyResult& r) { return r.result.iterations; })
+        .def_property_readonly("converged", [](const PyResult& r) { return r.result.converged; })
+        .def_property_readonly("status", [](const PyResult& r) { return std::string(name(r.result.status)); })
+        .def_property_readonly("message", [](const PyResult& r) { return r.result.message; },
+                               "Why the solve stopped, when that needs a sentence (likely_infeasible).")
+        .def_property_readonly("primal_residual", [](const PyResult& r) { return r.result.primal_residual; })
+        .def_property_readonly("dual_residual", [](const PyResult& r) { return r.result.dual_residual; })
+        .def_property_readonly("solve_seconds", [](const PyResult& r) { return r.result.solve_seconds; })
+        .def_property_readonly("compile_seconds", [](const PyResult& r) { return r.result.compile_seconds; })
+        .def_property_readonly("algorithm", [](const PyResult& r) { return std::string(short_name(r.result.algorithm)); })
+        .def_property_readonly("cg_iterations", [](const PyResult& r) { return r.result.cg_iterations; })
+        .def_property_readonly("history", [](const PyResult& r) {
+            py::list out;
+            for (const auto& h : r.result.history)
+                out.append(py::dict(py::arg("iteration") = h.iteration, py::arg("objective") = h.objective,
+                                    py::arg("primal_residual") = h.primal_residual,
+                                    py::arg("dual_residual") = h.dual_residual, py::arg("eps_primal") = h.eps_primal,
+                                    py::arg("eps_dual") = h.eps_dual));
+            return out;
+        }, "One dict per residual check: iteration, objective (NaN unless tracked), residuals, tolerances.")
+        .def("__repr__", [](const PyResult& r) {
+            return fmt::format("Result({}, {} after {} iterations, {:.3f} s)", short_name(r.result.algorithm),
+                               name(r.result.status), r.result.iterations, r.result.solve_seconds);
+        });
+
+    m.def("solve", [](const PyProblem& p, const py::kwargs& kw) { return PyResult{solve_released(p, options_of(kw, p))}; },
+          py::arg("problem"),
+          "solve(problem, algorithm='pc', max_iters=500, eps_abs=1e-4, eps_rel=1e-4, verbose=False, callback=None, "
+          "x0=None, warm_start=None, ...): the options of pg::Options as keywords.");
+    m.def("describe", [](const PyProblem& p, const std::string& algorithm) {
+        return rt::describe(p.problem, algorithm_of(algorithm));
+    }, py::arg("problem"), py::arg("algorithm") = "pc", "The plan's text, as pg::describe prints it.");
+    m.def("objective", [](const PyProblem& p, const py::object& at) {
+        if (py::isinstance<PyResult>(at)) return rt::objective(p.problem, at.cast<const PyResult&>().result);
+        return rt::objective(p.problem, to_data(at, "objective: x").data.image());
+    }, py::arg("problem"), py::arg("at"), "The objective (float64) at a Result or at an array x.");
+    // the same as methods of Problem: prob.solve(...), prob.describe(...), prob.objective(...)
+    py::object cls = py::type::of<PyProblem>();
+    for (const char* name : {"solve", "describe", "objective"}) {
+        py::object f = m.attr(name);
+        // a function object that binds `self` as its first argument when read from an instance
+        py::setattr(cls, name, py::reinterpret_steal<py::object>(PyInstanceMethod_New(f.ptr())));
+    }
+    m.def("_result_from_values", [](const py::dict& values) {
+        // A Result holding only variable values: objective() at values set from Python (ProxImaL's
+        // ProxFn.value after x.value = ...).
+        PyResult r;
+        for (auto item : values) {
+            Image img = to_data(item.second, "value").data.image().copy();
+            if (r.result.x.empty()) r.result.x = img;
+            r.result.named_values.emplace(item.first.cast<std::string>(), img);
+        }
+        return r;
+    });
+}
+
+}  // namespace proxgen::python

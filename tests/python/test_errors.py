@@ -1,0 +1,139 @@
+"""Bad input raises a Python exception carrying ProxGen's message; the interpreter never crashes."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import proxgen as pg
+from proxgen import rt
+
+H, W = 12, 16
+
+
+def test_wrong_dtype_is_a_type_error():
+    x = rt.variable("x", (H, W))
+    for bad in (np.ones((H, W), complex), np.array([[object()] * W] * H), np.array([["a"] * W] * H)):
+        with pytest.raises(TypeError, match="ProxGen images are float32; an array of dtype"):
+            x - bad
+    with pytest.raises(TypeError, match="ProxGen images are real"):
+        pg.conv(np.ones((3, 3), complex), pg.Variable((H, W)))
+
+
+def test_shape_mismatch_names_both_shapes():
+    x = rt.variable("x", (H, W))
+    with pytest.raises(pg.Error, match="the expression is 16x12 but the image is 15x12"):
+        x - np.ones((H, W - 1))
+    v = pg.Variable((H, W))
+    with pytest.raises(pg.Error, match="16x12 but the image is 15x12"):
+        pg.sum_squares(v - np.ones((H, W - 1)))
+    with pytest.raises(pg.Error, match="mul_elemwise"):
+        pg.mul_elemwise(np.ones((H + 1, W)), v)
+    with pytest.raises(pg.Error, match="Invalid dimensions of b"):
+        pg.norm1(v, b=np.ones((3, 3)))
+
+
+def test_nan_in_data_is_reported_at_solve():
+    b = np.ones((H, W))
+    b[3, 4] = np.nan
+    prob = pg.Problem(pg.sum_squares(pg.Variable((H, W)) - b))
+    with pytest.raises(pg.Error, match=r"contains a non-finite value \(nan\)"):
+        prob.solve(max_iters=5)
+    k = np.ones((3, 3))
+    k[1, 1] = np.inf
+    prob = pg.Problem(pg.sum_squares(pg.conv(k, pg.Variable((H, W)))))
+    with pytest.raises(pg.Error, match="conv: its kernel image .* non-finite value"):
+        prob.solve(max_iters=5)
+
+
+def test_unknown_solver_names_the_solvers():
+    prob = pg.Problem(pg.sum_squares(pg.Variable((H, W)) - 1.0))
+    with pytest.raises(pg.Error, match="Unknown solver 'fista'.*'admm', 'ladmm'"):
+        prob.solve(solver="fista")
+    with pytest.raises(pg.Error, match="unknown solver 'fista'"):
+        rt.solve(rt.sum_squares(rt.variable("x", (H, W))), algorithm="fista")
+    with pytest.raises(pg.Error, match="unknown solver"):
+        rt.describe(rt.sum_squares(rt.variable("x", (H, W))), "fista")
+
+
+def test_unsupported_keywords_are_named():
+    v = pg.Variable((H, W))
+    prob = pg.Problem(pg.sum_squares(v - 1.0))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        prob.solve(bogus=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'rho' \\(a 'admm' option\\)"):
+        prob.solve(solver="pc", rho=2.0)
+    with pytest.raises(pg.Error, match="'metric' is not supported"):
+        prob.solve(metric=object())
+    with pytest.raises(pg.Error, match="theta=0.5 is not supported"):
+        prob.solve(theta=0.5)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        rt.solve(prob._problem, bogus=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'delta'"):
+        pg.norm1(v, delta=2.0)
+    with pytest.raises(pg.Error, match="patch_NLM: the argument 'sigma_fixed' is not supported"):
+        pg.patch_NLM(v, sigma_fixed=0.3)
+    with pytest.raises(pg.Error, match="least_squares: the argument 'diag' is not supported"):
+        pg.least_squares(v, diag=np.ones((H, W)))
+    with pytest.raises(pg.Error, match="dims=3 is not supported"):
+        pg.conv(np.ones((3, 3)), pg.Variable((H, W, 2)), dims=3)
+    with pytest.raises(pg.Error, match="psi_fns / omega_fns are not supported"):
+        pg.Problem([pg.sum_squares(v)], psi_fns=[])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'frobnicate'; conv takes conv\\(kernel, e"):
+        rt.conv(np.ones((3, 3)), rt.variable("x", (H, W)), frobnicate=1)
+
+
+def test_modifiers_are_checked_as_proximal_checks_them():
+    v = pg.Variable((H, W))
+    with pytest.raises(pg.Error, match="alpha must be a nonnegative scalar"):
+        pg.norm1(v, alpha=-1)
+    with pytest.raises(pg.Error, match="gamma must be a nonnegative scalar"):
+        pg.norm1(v, gamma=np.ones((H, W)))
+    with pytest.raises(TypeError, match="Can only multiply by a positive scalar"):
+        -2.0 * pg.norm1(v)
+    with pytest.raises(TypeError, match="Can only multiply by a scalar constant"):
+        np.ones((H, W)) * v
+
+
+def test_problems_the_engine_does_not_solve_yet_say_so():
+    x, y = pg.Variable((H, W)), pg.Variable((H, W))
+    prob = pg.Problem([pg.sum_squares(x - 1.0), pg.sum_squares(y - 2.0)])
+    with pytest.raises(pg.Error, match="several variables are not solved yet"):
+        prob.solve(max_iters=5)
+    with pytest.raises(pg.Error, match="a variable is 2-D .* or 3-D"):
+        pg.Variable((2, 3, 4, 5))
+    with pytest.raises(pg.Error, match="LinOpFactory: black-box operators written in Python are not supported"):
+        pg.LinOpFactory((3, 3), (3, 3), lambda a, b: None, lambda a, b: None)
+    with pytest.raises(pg.Error, match="x0 has 5 elements"):
+        pg.Problem(pg.sum_squares(x - 1.0)).solve(x0=np.zeros(5))
+
+
+def test_bad_calls_do_not_crash_the_interpreter():
+    """Misuse that could reach C++ with wrong data runs in a child interpreter, which must exit
+    normally with Python exceptions only."""
+    script = textwrap.dedent("""
+        import numpy as np, proxgen as pg
+        from proxgen import rt
+        caught = 0
+        for build in (lambda: rt.call('conv'), lambda: rt.call('nope'), lambda: rt.Expr(),
+                      lambda: rt.sum_squares(rt.Expr()), lambda: rt.variable('x', (0, 4)),
+                      lambda: rt.variable('x', (-3, 4)), lambda: rt.grad(rt.variable('x', (4, 4)), [5]),
+                      lambda: rt.transpose(rt.variable('x', (4, 4)), [0, 0]),
+                      lambda: rt.crop(rt.variable('x', (4, 4)), 3, 3, 8, 8),
+                      lambda: rt.subsample(rt.variable('x', (4, 4)), 0, 1),
+                      lambda: rt.Data(np.zeros((0, 3))), lambda: rt.Data(np.zeros((2,) * 5)),
+                      lambda: rt.solve(rt.Problem()),
+                      lambda: rt.solve(rt.sum_squares(rt.variable('x', (4, 4))), max_iters='many'),
+                      lambda: rt.solve(rt.sum_squares(rt.variable('x', (4, 4))), x0=np.zeros((3, 3))),
+                      lambda: rt.objective(rt.sum_squares(rt.variable('x', (4, 4))), np.zeros((3, 3)))):
+            try:
+                build()
+            except (pg.Error, TypeError, ValueError):
+                caught += 1
+        print('caught', caught)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["caught", "16"], out.stdout + out.stderr
