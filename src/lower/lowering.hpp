@@ -176,8 +176,9 @@ void schedule_stages(Halide::Func out, const Halide::Var& strip, const Stages& s
 /// Schedule of an n-iteration (temporally blocked) output of rank ≥ 2: strips of `rows` rows in
 /// parallel; every Func of st (each level's steps) is computed row by row as the strip advances,
 /// in a sliding window of the few rows its consumers still need, so a level's values are consumed
-/// from cache and only the strip's first rows recompute a halo of the n levels' reach.
-void schedule_blocked(Halide::Func out, int rank, const Stages& st, int rows);
+/// from cache and only the strip's first rows recompute a halo of the n levels' reach. `fold`: the
+/// rows kept per Func (a power of two ≥ the rows its consumers read around the current one).
+void schedule_blocked(Halide::Func out, int rank, const Stages& st, int rows, int fold);
 
 // ---- per-family forward / adjoint lowering (src/lower/linear_*.cpp) ---------------------------
 // `in` is the operand (forward) or the operator's output-space argument (adjoint); `to` the

@@ -191,13 +191,13 @@ void schedule_stages(Func out, const Var& yo, const Stages& st) {
 namespace proxgen::lower {
 
 namespace {
-int fold_rows() {
+int fold_rows(int fold) {
     if (const char* s = std::getenv("PROXGEN_FOLD_ROWS"); s && std::atoi(s) >= 2) return std::atoi(s);
-    return 8;
+    return fold;
 }
 }  // namespace
 
-void schedule_blocked(Func out, int rank, const Stages& st, int rows) {
+void schedule_blocked(Func out, int rank, const Stages& st, int rows, int fold) {
     if (schedule_kind() != ScheduleKind::cpu) {
         // GPUs and autoschedulers: every level a kernel of its own, as one-step pipelines
         schedule_output(out, rank, st);
@@ -214,11 +214,11 @@ void schedule_blocked(Func out, int rank, const Stages& st, int rows) {
     out.reorder(order).vectorize(xi).parallel(yo);
     // store_at the strip, compute_at the row: Halide's sliding window then computes each row of a
     // level once per strip, and folds its storage to the rows still read
-    // The fold: a level's row is read by the next level's stencils at rows y − 1 … y + 1 while
-    // the next row is produced (bounded stencils only: psi_blockable); 8, a power of two, makes the
-    // wrap a mask. Halide checks the fold at run time.
+    // The fold: the rows of a level its consumers still read while the next row is produced
+    // (bounded stencils only: psi_blockable); a power of two makes the wrap a mask. Halide checks
+    // the fold at run time (halide_error_code_fold_factor_too_small).
     for (Func f : st.funcs) {
-        f.store_at(out, yo).compute_at(out, yi).fold_storage(axes()[1], fold_rows());
+        f.store_at(out, yo).compute_at(out, yi).fold_storage(axes()[1], fold_rows(fold));
         vectorize_staged(f, st, vec);
     }
 }

@@ -1,8 +1,21 @@
 #include "fused_state.hpp"
 
+#include <atomic>
+
 #include "proxgen/error.hpp"
 
 namespace proxgen::detail {
+
+namespace {
+std::atomic<bool> fusion{true};
+}
+
+void set_fusion(bool enabled) { fusion = enabled; }
+bool fusion_enabled() { return fusion; }
+
+std::string kernels_key(const char* algorithm, const ir::Problem& p) {
+    return std::string(algorithm) + (fusion_enabled() ? ":" : ".unfused:") + ir::signature(p);
+}
 
 std::vector<Image> component_views(Image& img, int var_rank) {
     if (img.dimensions() == var_rank) return {img};

@@ -3,6 +3,7 @@
 // and the residual partial sums.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "engine.hpp"
@@ -17,6 +18,13 @@ std::vector<Image> component_views(Image& img, int var_rank);
 /// Swaps two states and their component views element by element (bound addresses stay).
 void swap_with_views(std::vector<Image>& a, std::vector<std::vector<Image>>& a_views, std::vector<Image>& b,
                      std::vector<std::vector<Image>>& b_views);
+
+/// Whether PC and L-ADMM fuse the steps of plans that allow it (default: yes). Process-wide, for
+/// tests that compare the fused kernels with the separate steps; the kernel caches' keys say which.
+void set_fusion(bool enabled);
+bool fusion_enabled();
+/// The in-memory cache key prefix of an algorithm's kernels under the current fusion setting.
+std::string kernels_key(const char* algorithm, const ir::Problem& p);
 
 /// Iterations per kernel call for this solve: Options::iterations_per_call when given (checked:
 /// 1..16), else the automatic choice for the problem's size; 1 when blocking is unavailable

@@ -192,12 +192,13 @@ struct LADMMPipelines {
         }
         // K x − z + u is recomputed where the adjoint reads it (a sliding window more per level
         // made Halide's loop trimming take minutes)
-        const int dev = std::getenv("PROXGEN_DEV") ? std::atoi(std::getenv("PROXGEN_DEV")) : 0;
         for (int k = 0; k < n; ++k)
-            cur = level(L, cur.x, cur.z, cur.u, k == 0 ? Expr(u_scale) : Expr(1.0f), st, (dev & 1) && k + 1 < n, dev & 2);
+            cur = level(L, cur.x, cur.z, cur.u, k == 0 ? Expr(u_scale) : Expr(1.0f), st, false, false);
         Func out("ladmm_iterations");
         out(lower::args(rv)) = Tuple(elements(p, cur));
-        lower::schedule_blocked(out, rv, st, 32);
+        // K x − z + u is inlined, so a level's x is read over K's and Kᵀ's reach and the inlined
+        // z, u chains': 8 rows were too few (Halide's fold check failed), 16 suffice
+        lower::schedule_blocked(out, rv, st, 32, 16);
         return Pipeline(out);
     }
 
@@ -220,7 +221,7 @@ struct LADMMKernels {
     explicit LADMMKernels(const ir::Problem& p) {
         LazyPipelines<LADMMPipelines> pipes(p);
         if (spectral(p)) constant = kernel_for(p, "ladmm.omega_constant", pipes.source(&LADMMPipelines::constant));
-        if (lower::psi_fusable(p) && !spectral(p)) {
+        if (fusion_enabled() && lower::psi_fusable(p) && !spectral(p)) {
             step = kernel_for(p, "ladmm.step", [&] { return jit::Source{pipes->fused(p, false), pipes->arguments()}; });
             check = kernel_for(p, "ladmm.check", [&] { return jit::Source{pipes->fused(p, true), pipes->arguments()}; });
             return;
@@ -256,7 +257,7 @@ LADMMSteps ladmm_steps(const ir::Problem& p, const Options& opt) {
 
 Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm) {
     Result res;
-    auto K = cached_as<LADMMKernels>("ladmm:" + ir::signature(p), [&] { return std::make_shared<LADMMKernels>(p); },
+    auto K = cached_as<LADMMKernels>(kernels_key("ladmm", p), [&] { return std::make_shared<LADMMKernels>(p); },
                                      res.compile_seconds);
     LADMMSteps steps = ladmm_steps(p, opt);
     const bool fused = K->step != nullptr;

@@ -175,7 +175,8 @@ Pipeline PCPipelines::iterations(const ir::Problem& p, int n) {
         for (Expr e : lower::components(yk[i].f, rv, lower::fused_components(p, p.psi[i]))) elements.push_back(e);
     Func out("pc_iterations");
     out(av) = Tuple(elements);
-    lower::schedule_blocked(out, rv, st, block_rows());
+    // a level's row is read by the next level's stencils at rows y − 1 … y + 1: 8 rows suffice
+    lower::schedule_blocked(out, rv, st, block_rows(), 8);
     return Pipeline(out);
 }
 

@@ -29,7 +29,7 @@ struct PCKernels {
     explicit PCKernels(const ir::Problem& p) {
         LazyPipelines<PCPipelines> pipes(p);
         if (spectral(p)) constant = kernel_for(p, "pc.omega_constant", pipes.source(&PCPipelines::constant));
-        if (lower::psi_fusable(p)) {
+        if (fusion_enabled() && lower::psi_fusable(p)) {
             step = kernel_for(p, "pc.step", pipes.source(&PCPipelines::step));
             if (!spectral(p)) check = kernel_for(p, "pc.check", pipes.source(&PCPipelines::check));
         } else {
@@ -110,7 +110,7 @@ PCSteps pc_steps(const ir::Problem& p, const Options& opt) {
 
 Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm) {
     Result res;
-    auto K = cached_as<PCKernels>("pc:" + ir::signature(p), [&] { return std::make_shared<PCKernels>(p); },
+    auto K = cached_as<PCKernels>(kernels_key("pc", p), [&] { return std::make_shared<PCKernels>(p); },
                                   res.compile_seconds);
     PCSteps steps = pc_steps(p, opt);
     double tau = steps.tau, sigma = steps.sigma, theta = 1.0;
