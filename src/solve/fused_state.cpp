@@ -35,13 +35,11 @@ int iterations_per_call(const ir::Problem& p, const Options& opt, bool blockable
     if (opt.iterations_per_call < 0 || opt.iterations_per_call > 16)
         fail("Options: iterations_per_call must be in [0, 16] (0: automatic), got {}", opt.iterations_per_call);
     if (!blockable || opt.callback) return 1;
-    if (opt.iterations_per_call > 0) return opt.iterations_per_call;
-    // Blocking saves memory traffic at the price of recomputed halo rows: it pays once the state
-    // no longer stays in the caches between iterations (measured on the 2-core VM, bench/
-    // bench_iterations.cpp: see docs/performance.md).
-    std::size_t pixels = 1;
-    for (int s : p.variable_shape) pixels *= std::size_t(s);
-    return pixels >= std::size_t(768) * 768 ? 4 : 1;
+    // Automatic: 1. The n-iteration kernels (schedule_blocked) were 2x slower per iteration than
+    // one fused step per call at 1024² and 2048² for PC and L-ADMM TV denoising (bench/
+    // bench_iterations.cpp, 2-core VM): until they win, blocking runs only when forced.
+    (void)p;
+    return opt.iterations_per_call > 0 ? opt.iterations_per_call : 1;
 }
 
 bool no_check_between(const Monitor& mon, int from, int to) {
