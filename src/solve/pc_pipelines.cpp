@@ -35,6 +35,38 @@ int block_rows() {
     return 32;
 }
 
+/// The residual quantities (Goldstein, Esser & Baraniuk 2013, for this step order) of the step from
+/// (x, y) to (x⁺, y⁺), x̄ its extrapolated point, in pc_residual_shapes' order:
+///   P = (x − x⁺)/τ                       ∈ ∂Ω(x⁺) + Kᵀy⁺
+///   D = (y − y⁺)/σ + K(x̄ − x⁺)           ∈ ∂F*(y⁺) − K x⁺
+/// plus Kᵀy⁺ and K x⁺ for the relative tolerances.
+std::vector<Lowered> residual_quantities(lower::Lowerer& L, const Lowered& x, const Lowered& x_next, const Lowered& xbar,
+                                         const std::vector<Lowered>& y, const std::vector<Lowered>& y_next, Expr tau,
+                                         Expr sigma, Stages& st) {
+    const ir::Problem& p = L.problem();
+    const auto av = lower::args(x.rank());
+    std::vector<Lowered> q;
+    Lowered pres{Func("primal_residual"), x.extents};
+    pres.f(av) = (x.f(av) - x_next.f(av)) / tau;
+    q.push_back(pres);
+    Lowered kty{Func("kty"), x.extents};
+    Expr sum = 0.0f;
+    for (std::size_t i = 0; i < p.psi.size(); ++i)
+        if (auto g = L.adjoint(p.psi[i].expr, y_next[i], st)) sum += (*g)(av);
+    kty.f(av) = sum;
+    q.push_back(kty);
+    const Lowered step_diff = difference(xbar, x_next, "x_bar_minus_x");
+    for (std::size_t i = 0; i < p.psi.size(); ++i) {
+        const auto a = lower::args(y[i].rank());
+        Lowered kd = L.forward(p.psi[i].expr, step_diff, Part::linear, st);
+        Lowered d{Func("dual_residual" + std::to_string(i)), y[i].extents};
+        d.f(a) = (y[i].f(a) - y_next[i].f(a)) / sigma + kd.f(a);
+        q.push_back(d);
+        q.push_back(L.forward(p.psi[i].expr, x_next, Part::linear, st));
+    }
+    return q;
+}
+
 }  // namespace
 
 std::vector<std::vector<int>> pc_residual_shapes(const ir::Problem& p) {
@@ -110,25 +142,7 @@ Pipeline PCPipelines::fused(const ir::Problem& p, bool with_check) {
     st.add(xn);
     Lowered xnl{xn, xin.extents};
     xnl.staged = true;
-    std::vector<Lowered> q;
-    Lowered pres{Func("primal_residual"), xin.extents};
-    pres.f(av) = (xin.f(av) - xn(av)) / tau;
-    q.push_back(pres);
-    Lowered kty{Func("kty"), xin.extents};
-    Expr sum = 0.0f;
-    for (std::size_t i = 0; i < p.psi.size(); ++i)
-        if (auto g = L.adjoint(p.psi[i].expr, yn[i], st)) sum += (*g)(av);
-    kty.f(av) = sum;
-    q.push_back(kty);
-    const Lowered step_diff = difference(xbar, xnl, "x_bar_minus_x");
-    for (std::size_t i = 0; i < p.psi.size(); ++i) {
-        const auto a = lower::args(yin[i].rank());
-        Lowered kd = L.forward(p.psi[i].expr, step_diff, Part::linear, st);
-        Lowered d{Func("dual_residual" + std::to_string(i)), yin[i].extents};
-        d.f(a) = (yin[i].f(a) - yn[i].f(a)) / sigma + kd.f(a);
-        q.push_back(d);
-        q.push_back(L.forward(p.psi[i].expr, xnl, Part::linear, st));
-    }
+    const std::vector<Lowered> q = residual_quantities(L, xin, xnl, xbar, yin, yn, tau, sigma, st);
     const lower::SquareSums sums = lower::square_sums(q);
     lower::schedule_output(out, rv, st);
     lower::schedule_square_sums_with(sums, out);
@@ -223,32 +237,13 @@ PCPipelines::PCPipelines(const ir::Problem& p)
         primal = Pipeline(out);
     }
 
-    // residuals (Goldstein, Esser & Baraniuk 2013, for this step order), after the step:
-    //   P = (x − x⁺)/τ                       ∈ ∂Ω(x⁺) + Kᵀy⁺
-    //   D = (y − y⁺)/σ + K(x̄ − x⁺)           ∈ ∂F*(y⁺) − K x⁺
-    // plus Kᵀy⁺ and K x⁺ for the relative tolerances (here x⁺ = x, x = x_prev, y⁺ = y, y = y_prev).
+    // the residuals after the step (residual_quantities; here x⁺ = x, x = x_prev, y⁺ = y, y = y_prev)
     {
         Stages st;
-        std::vector<Lowered> q;
-        Lowered pres{Func("primal_residual"), xin.extents};
-        pres.f(av) = (xp.f(av) - xin.f(av)) / res_tau;
-        q.push_back(pres);
-        Lowered kty{Func("kty"), xin.extents};
-        Expr sum = 0.0f;
-        for (std::size_t i = 0; i < p.psi.size(); ++i)
-            if (auto g = L.adjoint(p.psi[i].expr, yin[i], st)) sum += (*g)(av);
-        kty.f(av) = sum;
-        q.push_back(kty);
-        const Lowered step_diff = difference(extrapolated(xp, xpp, res_theta), xin, "x_bar_minus_x");
-        for (std::size_t i = 0; i < p.psi.size(); ++i) {
-            const Lowered yp = lower::input(y_prev[i]);
-            const auto a = lower::args(yin[i].rank());
-            Lowered kd = L.forward(p.psi[i].expr, step_diff, Part::linear, st);
-            Lowered d{Func("dual_residual" + std::to_string(i)), yin[i].extents};
-            d.f(a) = (yp.f(a) - yin[i].f(a)) / res_sigma + kd.f(a);
-            q.push_back(d);
-            q.push_back(L.forward(p.psi[i].expr, xin, Part::linear, st));
-        }
+        std::vector<Lowered> yprev;
+        for (const auto& yp : y_prev) yprev.push_back(lower::input(yp));
+        const std::vector<Lowered> q =
+            residual_quantities(L, xp, xin, extrapolated(xp, xpp, res_theta), yprev, yin, res_tau, res_sigma, st);
         const lower::SquareSums sums = lower::square_sums(q);
         lower::schedule_square_sums(sums, st);
         residual = Pipeline(sums.out);
