@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <Halide.h>
@@ -71,13 +72,15 @@ void set_estimates(detail::PCPipelines& pc) {
     for (auto& i : pc.y_prev) estimate(i);
     for (auto& s : pc.params.scalars) s.set_estimate(1.0f);
     for (auto* s : {&pc.sigma, &pc.tau, &pc.theta, &pc.res_sigma, &pc.res_tau, &pc.res_theta}) s->set_estimate(1.0f);
-    for (auto* pipe : {&pc.dual, &pc.primal, &pc.residual})
+    for (auto* pipe : {&pc.dual, &pc.primal})
         for (Halide::Func f : pipe->outputs()) {
             Halide::Region r{{0, 1024}, {0, 1024}};
             for (int d = 2; d < f.dimensions(); ++d) r.emplace_back(0, 2);
             r.resize(std::size_t(f.dimensions()));
             f.set_estimates(r);
         }
+    // the residual's partial sums: 16 lanes x 64 strips x (2 + 2 per Ψ term) quantities
+    for (Halide::Func f : pc.residual.outputs()) f.set_estimates({{0, 16}, {0, 64}, {0, 2 + 2 * int(pc.y.size())}});
 }
 
 /// The plan's terms (describe_ir would also print bounds and steps of the placeholder data, and
@@ -116,30 +119,45 @@ int run(const ir::Problem& planned, const CommandLine& c) {
     const Halide::Target lib_target = target.with_feature(Halide::Target::NoRuntime);
     lower::ScheduleScope scope(lib_target, autoschedule);
     detail::PCPipelines pc(p);
+    // Fused kernels on CPU targets (hand schedule); GPUs and autoschedulers get the separate steps
+    // (a fused kernel writes the components of y as slices, which device buffers do not share).
+    const bool fused = lower::psi_fusable(p) && lower::schedule_kind() == lower::ScheduleKind::cpu;
     const int iterations_per_call = std::atoi(c.iterations_per_call.c_str());
-    Halide::Pipeline fused;
-    if (iterations_per_call > 1) fused = pc.iterations(p, iterations_per_call);
+    if (iterations_per_call > 1 && !(fused && lower::psi_blockable(p)))
+        fail("generator: iterations per call (-i / ITERATIONS_PER_CALL) {} needs a CPU target and a plan whose Psi "
+             "terms are local stencils over the variable's pixels with a closed-form x-update (e.g. TV denoising); "
+             "this plan or target has none to chain, so use 1",
+             iterations_per_call);
+    Halide::Pipeline block;
+    if (iterations_per_call > 1) block = pc.iterations(p, iterations_per_call);
     if (autoschedule) {
         set_estimates(pc);
-        for (auto* pipe : {&pc.dual, &pc.primal, &pc.residual, &fused})
+        for (auto* pipe : {&pc.dual, &pc.primal, &pc.residual})
             if (pipe->defined()) pipe->auto_schedule(c.autoscheduler, lib_target, Halide::MachineParams::generic());
     }
     const auto args = pc.arguments();
-    Halide::Module m = pc.dual.compile_to_module(args, c.name + "_dual", lib_target);
-    for (auto [pipe, step] : {std::pair{&pc.primal, "_primal"}, std::pair{&pc.residual, "_residual"},
-                              std::pair{&fused, "_iterate"}}) {
-        if (!pipe->defined()) continue;
+    std::vector<std::pair<Halide::Pipeline*, std::string>> steps;
+    if (fused) steps = {{&pc.step, "_step"}, {&pc.check, "_check"}};
+    else steps = {{&pc.dual, "_dual"}, {&pc.primal, "_primal"}, {&pc.residual, "_residual"}};
+    if (block.defined()) steps.emplace_back(&block, "_iterate");
+    std::optional<Halide::Module> m;
+    for (auto& [pipe, step] : steps) {
+        const auto& inputs = pipe == &block ? pc.iteration_arguments() : args;
+        Halide::Module more = pipe->compile_to_module(inputs, c.name + step, lib_target);
+        if (!m) {
+            m = std::move(more);
+            continue;
+        }
         // merged function by function (Module::append(Module) would nest it as a submodule)
-        const Halide::Module more = pipe->compile_to_module(args, c.name + step, lib_target);
-        for (const auto& f : more.functions()) m.append(f);
-        for (const auto& b : more.buffers()) m.append(b);
-        for (const auto& e : more.external_code()) m.append(e);
-        for (const auto& s : more.submodules()) m.append(s);
+        for (const auto& f : more.functions()) m->append(f);
+        for (const auto& b : more.buffers()) m->append(b);
+        for (const auto& e : more.external_code()) m->append(e);
+        for (const auto& s : more.submodules()) m->append(s);
     }
     const std::string stem = c.out_dir + "/" + c.name;
-    m.compile({{Halide::OutputFileType::static_library, stem + ".a"},
-               {Halide::OutputFileType::c_header, stem + "_pipelines.h"}});
-    write_file(stem + ".h", solver_header(p, c.name, c.target, plan_text(p), iterations_per_call));
+    m->compile({{Halide::OutputFileType::static_library, stem + ".a"},
+                {Halide::OutputFileType::c_header, stem + "_pipelines.h"}});
+    write_file(stem + ".h", solver_header(p, c.name, c.target, plan_text(p), fused, iterations_per_call));
     std::printf("generator: %s for %s in %.2f s\n", c.name.c_str(), c.target.c_str(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return 0;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "../lower/lowering.hpp"
 #include "slot_formulas.hpp"
 
 namespace proxgen::aot {
@@ -96,7 +97,7 @@ SlotTable slot_table(const ir::Problem& p) {
 }
 
 std::string solver_header(const ir::Problem& p, const std::string& name, const std::string& target,
-                          const std::string& plan_text, int iterations_per_call) {
+                          const std::string& plan_text, bool fused, int iterations_per_call) {
     const SlotTable slots = slot_table(p);
     std::string h;
     auto line = [&](const std::string& s) { h += s + "\n"; };
@@ -115,7 +116,9 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("#include <proxgen/aot/pock_chambolle.hpp>");
     line("");
     line("extern \"C\" {");
-    std::vector<const char*> steps{"dual", "primal", "residual"};
+    std::vector<const char*> steps;
+    if (fused) steps = {"step", "check"};
+    else steps = {"dual", "primal", "residual"};
     if (iterations_per_call > 1) steps.push_back("iterate");
     for (const char* step : steps) {
         line(fmt::format("int {}_{}_argv(void** args);", name, step));
@@ -194,12 +197,20 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("        (void)images, (void)scalars;");
     line("        " + strong_convexity_code(p));
     line("    }");
-    line(fmt::format("    /// {}: one call of `iterate` runs that many iterations (fixed steps only)",
-                     iterations_per_call));
+    line("    /// Tuple elements per Ψ term in the fused pipelines' output (the y_i components)");
+    list("int", "psi_components", [&](const ir::Term& t) { return std::to_string(std::max(1, lower::fused_components(p, t))); },
+         p.psi);
+    line("    /// fused: `step` and `check` run a whole iteration per call; else `dual`, `primal`, `residual`");
+    line(fmt::format("    static constexpr bool fused = {};", fused ? "true" : "false"));
+    line(fmt::format("    /// {}: one call of `iterate` runs that many iterations", iterations_per_call));
     line(fmt::format("    static constexpr int iterations_per_call = {};", iterations_per_call));
-    if (iterations_per_call == 1) {
-        line("    static int iterate(void**) { return -1; }  // not generated");
-        line("    static const halide_filter_metadata_t* iterate_metadata() { return nullptr; }");
+    std::vector<const char*> absent;
+    if (fused) absent = {"dual", "primal", "residual"};
+    else absent = {"step", "check"};
+    if (iterations_per_call == 1) absent.push_back("iterate");
+    for (const char* step : absent) {
+        line(fmt::format("    static int {}(void**) {{ return -1; }}  // not generated", step));
+        line(fmt::format("    static const halide_filter_metadata_t* {}_metadata() {{ return nullptr; }}", step));
     }
     for (const char* step : steps) {
         line(fmt::format("    static int {}(void** args) {{ return ::{}_{}_argv(args); }}", step, name, step));

@@ -23,8 +23,9 @@ struct SlotTable {
 /// Names every data slot after its term's penalty (suffixed _2, _3 when repeated) and its role.
 SlotTable slot_table(const ir::Problem& p);
 
-/// The header <name>.h for one target; iterations_per_call > 1 declares the fused <name>_iterate.
+/// The header <name>.h for one target: `fused` declares <name>_step and <name>_check, else
+/// <name>_dual, _primal and _residual; iterations_per_call > 1 also <name>_iterate.
 std::string solver_header(const ir::Problem& p, const std::string& name, const std::string& target,
-                          const std::string& plan_text, int iterations_per_call);
+                          const std::string& plan_text, bool fused, int iterations_per_call);
 
 }  // namespace proxgen::aot

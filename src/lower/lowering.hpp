@@ -2,7 +2,9 @@
 // hand schedule. Everything here is type-erased; the library compiles it once.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <Halide.h>
@@ -38,12 +40,18 @@ struct DataArgs {
     void bind(jit::Call& c) const;
 };
 
+/// Rows per parallel strip of the hand CPU schedule (and of square_sums' partial sums).
+inline constexpr int kStripRows = 16;
+
 /// A Func with its extents (Exprs: sizes are run-time).
 struct Lowered {
     Halide::Func f;
     std::vector<Halide::Expr> extents;
     bool is_zero = false;  // known to be 0 everywhere: lets sums and operators skip work
     bool is_input = false; // reads a buffer: random access costs one load (no recomputation)
+    /// computed per strip of rows by the caller's schedule (a staged Func): random access near the
+    /// strip costs one load, so operators read it in place instead of staging a copy
+    bool staged = false;
     int rank() const { return int(extents.size()); }
 };
 
@@ -58,8 +66,12 @@ struct Stages {
     /// scatters (always roots too): an update `f(index(r)) += …` over the RDom whose outermost
     /// variable is given; run in parallel over it with atomic adds.
     std::vector<std::pair<Halide::Func, Halide::RVar>> scatters;
-    Halide::Func add(Halide::Func f) {
+    /// staged Funcs whose last axis has this static extent: computed with it unrolled inside the
+    /// vector loop (every component of a pixel in one pass), by Func name
+    std::map<std::string, int> unrolled_last;
+    Halide::Func add(Halide::Func f, int unrolled_last_extent = 0) {
         funcs.push_back(f);
+        if (unrolled_last_extent > 0) unrolled_last[f.name()] = unrolled_last_extent;
         return f;
     }
     Halide::Func add_root(Halide::Func f) {
@@ -109,6 +121,10 @@ public:
     /// The argument of f at x: a ⊙ (K x + c_inner) + c (for the objective and residuals).
     Halide::Func term_argument(const ir::Term& t, const Lowered& x, Stages& st);
     const ir::Problem& problem() const { return problem_; }
+    /// When set, the spectral Ω prox's right-hand side reads its constant part (data only) from
+    /// this image, computed once per solve by omega_spectral_constant, instead of applying the Ω
+    /// operators' adjoints to the data at every iteration.
+    std::optional<Halide::ImageParam> omega_constant;
 
 private:
     const ir::Problem& problem_;
@@ -139,16 +155,30 @@ Halide::Func omega_prox(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& 
 /// Right-hand side of the spectral Ω prox (PC / L-ADMM with fft / dct x-updates):
 /// (I + 2τ Σ α β² AᵀA) x = result; the caller solves it with a spectral::GramSolver.
 Halide::Func omega_spectral_rhs(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);
+/// g = Σ 2αβ Aᵀ(a ⊙ c) over the Ω quadratics: the right-hand side above is v − τ g (0 when no Ω
+/// term has a constant part). An output over the variable's domain, scheduled.
+Halide::Func omega_spectral_constant(Lowerer& L);
 
 /// The x-update output of PC / L-ADMM at v with step τ: the closed-form Ω prox, or the right-hand
 /// side of the spectral one (finished by SpectralGram::omega_step), scheduled as "x_next".
 Halide::Func omega_step(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);
+/// The same, unscheduled (for a fused kernel that schedules its own outputs).
+Halide::Func omega_update(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);
 
 /// Hand CPU schedule of an output: strips of rows in parallel, vectorized along x, the staged
 /// Funcs computed per strip; a last axis of known small extent (grad's 2 components) is unrolled
 /// inside the vector loop so one pass computes every component of a pixel. Call once per output
 /// Func, before compiling.
 void schedule_output(Halide::Func out, int rank, const Stages& st, int unrolled_last_extent = 0);
+/// The staged Funcs and roots of st placed relative to `out`'s strip loop `strip` (part of
+/// schedule_output; also used by schedule_square_sums).
+void schedule_stages(Halide::Func out, const Halide::Var& strip, const Stages& st);
+/// Schedule of an n-iteration (temporally blocked) output of rank ≥ 2: strips of `rows` rows in
+/// parallel; every Func of st (each level's steps) is computed row by row as the strip advances,
+/// in a sliding window of the few rows its consumers still need, so a level's values are consumed
+/// from cache and only the strip's first rows recompute a halo of the n levels' reach. `fold`: the
+/// rows kept per Func (a power of two ≥ the rows its consumers read around the current one).
+void schedule_blocked(Halide::Func out, int rank, const Stages& st, int rows, int fold);
 
 // ---- per-family forward / adjoint lowering (src/lower/linear_*.cpp) ---------------------------
 // `in` is the operand (forward) or the operator's output-space argument (adjoint); `to` the
@@ -169,6 +199,51 @@ Halide::Func color_forward(const ir::Node& n, const Lowered& in, const Halide::I
 Halide::Func color_adjoint(const ir::Node& n, const Lowered& y, const Halide::ImageParam& image);
 Halide::Func user_forward(const ir::Node& n, const Lowered& in);
 Halide::Func user_adjoint(const ir::Node& n, const Lowered& y, const std::vector<Halide::Expr>& to, Stages& st);
+
+// ---- fusion (src/lower/fusion.cpp) ------------------------------------------------------------
+
+/// How a Ψ term's output lies over the variable's domain in a fused kernel (one Tuple output over
+/// the variable's domain): 1 when it has the variable's shape, S when it adds a stacked last axis
+/// of static extent S (grad's components), 0 when it does not fit (then the steps run as separate
+/// pipelines). Structural: the same for every problem of one signature.
+int fused_components(const ir::Problem& p, const ir::Term& t);
+/// Whether every operator of n and its prox read their operands only near each output pixel (no
+/// wrap-around, no scatter, no Func computed over the whole image first), so that a fused kernel
+/// computes them per strip of rows with a small halo.
+bool local_term(const ir::Term& t);
+/// Every Ψ term fits a fused kernel (fused_components > 0, local_term) and Ψ is not empty.
+bool psi_fusable(const ir::Problem& p);
+/// The Ψ terms' outputs can also be chained over n iterations in one call (temporal blocking):
+/// psi_fusable, a closed-form Ω x-update, and only pointwise and small-stencil Funcs (their
+/// strips slide row by row).
+bool psi_blockable(const ir::Problem& p);
+/// The Tuple elements of one Ψ term's value v (rank of the variable, or one more) over the
+/// variable's domain: v itself, or its components along the last axis.
+std::vector<Halide::Expr> components(const Halide::Func& v, int var_rank, int count);
+
+/// Partial sums of squares of several quantities (Funcs with extents; quantities of any shape),
+/// reduced inside a pipeline: out(lane, yo, q) = Σ of q's squares over columns ≡ lane (mod the
+/// vector width), rows of strip yo (kStripRows rows) and every further axis, accumulated in
+/// float64 (stored as float32: each partial is a sum of positive terms, so rounding it once costs
+/// 6e-8 relative). total_square_sums adds the partials in C++: a few hundred numbers per strip
+/// column, never a whole image.
+inline constexpr int kSquareSumLanes = 16;
+struct SquareSums {
+    Halide::Func out;
+    std::vector<Halide::Func> accumulators;  // per quantity: acc(lane, yo)
+    std::vector<std::vector<Halide::RDom>> domains;  // per quantity, per update: columns / lanes, rows, further axes
+};
+SquareSums square_sums(const std::vector<Lowered>& quantities);
+/// Schedules the partial sums as their own loop nest: strips in parallel, the quantities' staged
+/// Funcs (st) computed per strip.
+void schedule_square_sums(const SquareSums& s, const Stages& st);
+/// Schedules them inside the strips of `out` (scheduled by schedule_output, rank ≥ 2): the
+/// quantities read the Funcs staged per strip of `out` while they are in cache (compute_with).
+void schedule_square_sums_with(const SquareSums& s, Halide::Func out);
+/// Extents of the partial sums' output for quantities of these (run-time) shapes.
+std::vector<int> square_sums_shape(const std::vector<std::vector<int>>& shapes);
+/// Σ per quantity of the partials (float64).
+std::vector<double> total_square_sums(const Image& partials);
 
 /// The JIT target used for every pipeline (host features).
 const Halide::Target& jit_target();
@@ -203,5 +278,7 @@ ScheduleKind schedule_kind();
 /// axes as serial loops inside each thread; staged Funcs computed at the root with the same tiles
 /// (their update definitions too) so each is one kernel launch.
 void schedule_output_gpu(Halide::Func out, int rank, const Stages& st);
+/// The staged Funcs and roots of st, each its own GPU kernel (part of schedule_output_gpu).
+void schedule_stages_gpu(const Stages& st);
 
 }  // namespace proxgen::lower

@@ -15,7 +15,9 @@ namespace {
 /// argmin_t α f(t) + ρ/2 (t − u)² for separable f, τ = α/ρ (per element).
 Expr plain_prox(ir::Penalty pen, Expr u, Expr tau, const std::optional<Func>& data, const std::vector<Expr>& at) {
     switch (pen) {
-    case ir::Penalty::sum_squares: return u / (1.0f + 2.0f * tau);
+    // (divisions by values that do not vary per pixel are written as products with their
+    // reciprocal, which Halide hoists out of the loops: a vector division costs ~10 cycles)
+    case ir::Penalty::sum_squares: return u * (1.0f / (1.0f + 2.0f * tau));
     case ir::Penalty::norm1: return u - clamp(u, -tau, tau);
     case ir::Penalty::nonneg: return max(u, 0.0f);
     case ir::Penalty::sum_entries: return u - tau;
@@ -30,7 +32,8 @@ Expr plain_prox(ir::Penalty pen, Expr u, Expr tau, const std::optional<Func>& da
     case ir::Penalty::huber:
         // α h(t) + ρ/2 (t − u)², h(t) = t² for |t| ≤ 1, 2|t| − 1 beyond: the quadratic's minimiser
         // u/(1 + 2τ) when it lies inside, else the linear piece's u − 2τ sign(u)
-        return select(abs(u) <= 1.0f + 2.0f * tau, u / (1.0f + 2.0f * tau), u - 2.0f * tau * select(u > 0.0f, 1.0f, -1.0f));
+        return select(abs(u) <= 1.0f + 2.0f * tau, u * (1.0f / (1.0f + 2.0f * tau)),
+                      u - 2.0f * tau * select(u > 0.0f, 1.0f, -1.0f));
     case ir::Penalty::group_norm1:
     case ir::Penalty::patch_nlm:
     case ir::Penalty::diff_fn: break;
@@ -92,7 +95,7 @@ Func prox(const ProxSpec& f, const Lowered& v, Expr rho, Stages& st) {
     }
     Func out(std::string("prox_") + ir::name(f.penalty));
     // z = (p − c)/a; where a = 0, f does not depend on z and the prox is the identity.
-    out(at) = f.a ? select(a != 0.0f, (p - c) / a, v.f(at)) : p - c;
+    out(at) = f.a ? select(a != 0.0f, (p - c) * (1.0f / a), v.f(at)) : p - c;
     return out;
 }
 
@@ -124,7 +127,7 @@ Func omega_prox(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
         den += two_alpha_tau * e * e;
     }
     Func x("x_update");
-    x(at) = clamp(num / den, lo, hi);
+    x(at) = clamp(num * (1.0f / den), lo, hi);
     return x;
 }
 
@@ -132,30 +135,53 @@ Func omega_prox(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
 
 namespace proxgen::lower {
 
-Func omega_spectral_rhs(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
-    // argmin_x Σ α‖β A x + g‖² + 1/(2τ)‖x − v‖²  ⇔  (I + 2τ Σ α β² AᵀA) x = v − 2τ Σ α β Aᵀ g
-    const int r = v.rank();
-    const auto at = args(r);
-    Expr rhs = v.f(at);
+namespace {
+/// Σ Aᵀ(2 scale α a ⊙ c) over the Ω quadratics with a constant part, at the variable's axes.
+Expr omega_constant_part(Lowerer& L, const std::vector<Expr>& extents, Expr scale, Stages& st) {
+    const auto at = args(int(extents.size()));
+    const Lowered like = zeros(extents);
+    Expr sum = 0.0f;
     for (const auto& t : L.problem().omega) {
         PROXGEN_INTERNAL_ASSERT(t.penalty == ir::Penalty::sum_squares);
-        ProxSpec f = L.prox_spec(t, v, st);
+        ProxSpec f = L.prox_spec(t, like, st);
         if (!f.c) continue;
         const auto a = args(int(t.expr.shape.size()));
         Lowered w{Func("omega_constant"), L.extents(t.expr)};
-        w.f(a) = 2.0f * tau * f.alpha * (*f.a)(a) * (*f.c)(a);
-        if (auto back = L.adjoint(t.expr, w, st)) rhs -= (*back)(at);
+        w.f(a) = 2.0f * scale * f.alpha * (*f.a)(a) * (*f.c)(a);
+        if (auto back = L.adjoint(t.expr, w, st)) sum += (*back)(at);
     }
+    return sum;
+}
+}  // namespace
+
+Func omega_spectral_rhs(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
+    // argmin_x Σ α‖β A x + g‖² + 1/(2τ)‖x − v‖²  ⇔  (I + 2τ Σ α β² AᵀA) x = v − 2τ Σ α β Aᵀ g
+    const auto at = args(v.rank());
     Func out("x_rhs");
-    out(at) = rhs;
+    if (L.omega_constant) out(at) = v.f(at) - tau * (*L.omega_constant)(at);
+    else out(at) = v.f(at) - omega_constant_part(L, v.extents, tau, st);
     return out;
 }
 
-Func omega_step(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
+Func omega_spectral_constant(Lowerer& L) {
+    Stages st;
+    const auto& e = L.variable_extents();
+    Func g("omega_spectral_constant");
+    g(args(int(e.size()))) = omega_constant_part(L, e, 1.0f, st);
+    schedule_output(g, int(e.size()), st);
+    return g;
+}
+
+Func omega_update(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
     Func out = plan::spectral(L.problem().x_update) ? omega_spectral_rhs(L, v, tau, st) : omega_prox(L, v, tau, st);
     const auto at = args(v.rank());
     Func x_next("x_next");
     x_next(at) = out(at);
+    return x_next;
+}
+
+Func omega_step(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
+    Func x_next = omega_update(L, v, tau, st);
     schedule_output(x_next, v.rank(), st);
     return x_next;
 }

@@ -4,9 +4,12 @@
 #include "lowering.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
+
+#include "proxgen/error.hpp"
 
 namespace proxgen::lower {
 
@@ -35,14 +38,23 @@ ScheduleKind schedule_kind() { return current_scope ? current_scope->kind_ : Sch
 // Not measured on a GPU yet (no device was available when it was written): 16×16 blocks are the
 // usual starting point for memory-bound stencils; each staged Func becomes its own kernel so that
 // no block recomputes a neighbour's halo.
-void schedule_output_gpu(Func out, int rank, const Stages& st) {
+namespace {
+template <class S>
+void gpu_tiles(S&& stage, int rank) {
     const auto& ax = axes();
     Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
-    auto tile = [&](auto&& stage, int r) {
-        if (r >= 2) stage.gpu_tile(ax[0], ax[1], xo, yo, xi, yi, 16, 16, TailStrategy::GuardWithIf);
-        else stage.gpu_tile(ax[0], xo, xi, 64, TailStrategy::GuardWithIf);
-    };
-    tile(out, rank);
+    if (rank >= 2) stage.gpu_tile(ax[0], ax[1], xo, yo, xi, yi, 16, 16, TailStrategy::GuardWithIf);
+    else stage.gpu_tile(ax[0], xo, xi, 64, TailStrategy::GuardWithIf);
+}
+}  // namespace
+
+void schedule_output_gpu(Func out, int rank, const Stages& st) {
+    gpu_tiles(out, rank);
+    schedule_stages_gpu(st);
+}
+
+void schedule_stages_gpu(const Stages& st) {
+    auto tile = [](auto&& stage, int r) { gpu_tiles(stage, r); };
     std::vector<Func> staged = st.roots;
     staged.insert(staged.end(), st.funcs.begin(), st.funcs.end());
     for (Func f : staged) {
@@ -63,7 +75,7 @@ void schedule_output(Func out, int rank, const Stages& st, int unrolled_last_ext
     }
     const auto& ax = axes();
     const int vec = schedule_target().natural_vector_size<float>();
-    const int strip = 16;
+    const int strip = kStripRows;
     Var yo("yo"), yi("yi"), xo("xo"), xi("xi");
     if (rank == 1) {  // a flattened expression (reshape): vectors along its only axis
         out.vectorize(ax[0], vec, TailStrategy::GuardWithIf);
@@ -83,6 +95,37 @@ void schedule_output(Func out, int rank, const Stages& st, int unrolled_last_ext
     order.push_back(yo);
     out.reorder(order).vectorize(xi).parallel(yo);
     if (unroll) out.bound(ax[rank - 1], 0, unrolled_last_extent).unroll(ax[rank - 1]);
+    schedule_stages(out, yo, st);
+}
+
+namespace {
+
+/// A Func computed inside a strip: vectorized along x; a staged Func with a static last axis
+/// computes every component of a vector of pixels in one pass (the axis unrolled inside).
+void vectorize_staged(Func f, const Stages& st, int vec) {
+    const auto& ax = axes();
+    const auto u = st.unrolled_last.find(f.name());
+    const int r = f.dimensions();
+    if (u == st.unrolled_last.end() || r < 3) {
+        f.vectorize(ax[0], vec, TailStrategy::GuardWithIf);
+        return;
+    }
+    Var xo(f.name() + "_xo"), xi(f.name() + "_xi");
+    std::vector<VarOrRVar> order{xi, ax[r - 1], xo};
+    for (int d = 1; d < r - 1; ++d) order.push_back(ax[d]);
+    f.bound(ax[r - 1], 0, u->second)
+        .split(ax[0], xo, xi, vec, TailStrategy::GuardWithIf)
+        .reorder(order)
+        .vectorize(xi)
+        .unroll(ax[r - 1]);
+}
+
+}  // namespace
+
+void schedule_stages(Func out, const Var& yo, const Stages& st) {
+    const auto& ax = axes();
+    const int vec = schedule_target().natural_vector_size<float>();
+    const int strip = kStripRows;
 
     // Roots: whole, in parallel strips. A staged Func goes into the strips of its one consumer
     // root (the smallest root calling it, when the roots calling it are nested), into the
@@ -124,7 +167,8 @@ void schedule_output(Func out, int rank, const Stages& st, int unrolled_last_ext
         for (std::size_t i = 0; i < st.roots.size(); ++i)
             if (called_by_root[i].count(f.name())) owners.push_back(i);
         if (owners.empty()) {
-            f.compute_at(out, yo).vectorize(ax[0], vec, TailStrategy::GuardWithIf);
+            f.compute_at(out, yo);
+            vectorize_staged(f, st, vec);
         } else {
             std::size_t inner = owners[0];
             for (std::size_t i : owners)
@@ -140,6 +184,43 @@ void schedule_output(Func out, int rank, const Stages& st, int unrolled_last_ext
     }
     // scatters: their update runs over the reduction domain, in parallel with atomic adds
     for (auto [f, rv] : st.scatters) f.update().atomic().parallel(rv);
+}
+
+}  // namespace proxgen::lower
+
+namespace proxgen::lower {
+
+namespace {
+int fold_rows(int fold) {
+    if (const char* s = std::getenv("PROXGEN_FOLD_ROWS"); s && std::atoi(s) >= 2) return std::atoi(s);
+    return fold;
+}
+}  // namespace
+
+void schedule_blocked(Func out, int rank, const Stages& st, int rows, int fold) {
+    if (schedule_kind() != ScheduleKind::cpu) {
+        // GPUs and autoschedulers: every level a kernel of its own, as one-step pipelines
+        schedule_output(out, rank, st);
+        return;
+    }
+    PROXGEN_INTERNAL_ASSERT(rank >= 2 && st.roots.empty() && st.scatters.empty());
+    const auto& ax = axes();
+    const int vec = schedule_target().natural_vector_size<float>();
+    Var yo("yo"), yi("yi"), xo("xo"), xi("xi");
+    out.split(ax[1], yo, yi, rows, TailStrategy::GuardWithIf).split(ax[0], xo, xi, vec, TailStrategy::GuardWithIf);
+    std::vector<VarOrRVar> order{xi, xo, yi};
+    for (int d = 2; d < rank; ++d) order.push_back(ax[d]);
+    order.push_back(yo);
+    out.reorder(order).vectorize(xi).parallel(yo);
+    // store_at the strip, compute_at the row: Halide's sliding window then computes each row of a
+    // level once per strip, and folds its storage to the rows still read
+    // The fold: the rows of a level its consumers still read while the next row is produced
+    // (bounded stencils only: psi_blockable); a power of two makes the wrap a mask. Halide checks
+    // the fold at run time (halide_error_code_fold_factor_too_small).
+    for (Func f : st.funcs) {
+        f.store_at(out, yo).compute_at(out, yi).fold_storage(axes()[1], fold_rows(fold));
+        vectorize_staged(f, st, vec);
+    }
 }
 
 }  // namespace proxgen::lower

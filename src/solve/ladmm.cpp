@@ -1,9 +1,17 @@
 // Linearized ADMM (Parikh & Boyd, Proximal Algorithms, §4.4.2), split z_i = K_i x:
-//   x⁺ = prox_{μΩ}(x − (μ/λ) Kᵀ(K x − z + u))      (one pipeline, K and Kᵀ fused)
-//   z⁺ = prox_{λΨ}(K x⁺ + u),  u⁺ = u + K x⁺ − z⁺   (one pipeline, Tuple output per term)
+//   x⁺ = prox_{μΩ}(x − (μ/λ) Kᵀ(K x − z + u))
+//   z⁺ = prox_{λΨ}(K x⁺ + u),  u⁺ = u + K x⁺ − z⁺
 // with 0 < μ ≤ λ/‖K‖². Residuals and stopping as Boyd et al. 2011 with ρ = 1/λ.
+// Fused (lower::psi_fusable plans with a closed-form x-update): one kernel call per iteration
+// writes the Tuple {x⁺, z⁺ components, u⁺ components} over the variable's domain, K x − z + u and
+// x⁺ recomputed per strip of rows with their halos; a check variant also writes the residual
+// partial sums; with psi_blockable plans n iterations run per call. Otherwise: an x pipeline
+// fusing K, Kᵀ and the Ω prox (or the spectral right-hand side), then the (z, u) pipeline.
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 
+#include "fused_state.hpp"
 #include "spectral_gram.hpp"
 #include "split_steps.hpp"
 #include "proxgen/error.hpp"
@@ -22,36 +30,186 @@ struct LADMMPipelines {
     lower::Params params;
     ImageParam x;
     Param<float> lambda{"lambda"}, mu{"mu"};
+    /// The next fused kernel reads u as u_scale·u (residual balancing rescales the scaled dual
+    /// when λ changes: folded into the next pass over u instead of a pass of its own).
+    Param<float> u_scale{"u_scale"};
     Pipeline x_step;
     std::unique_ptr<SplitPipelines> split;
+    /// Spectral x-updates: the data-only part of the right-hand side, once per solve (as PC's).
+    Pipeline constant;
+    std::optional<ImageParam> omega_constant;
 
     explicit LADMMPipelines(const ir::Problem& p) : params(p), x(Float(32), int(p.variable_shape.size()), "x") {
         const int rv = int(p.variable_shape.size());
-        const auto av = lower::args(rv);
         const Lowered xin = lower::input(x);
+        if (plan::spectral(p.x_update)) {
+            omega_constant = ImageParam(Float(32), rv, "omega_constant");
+            lower::Lowerer L(p, params, xin.extents);
+            constant = Pipeline(lower::omega_spectral_constant(L));
+        }
         lower::Lowerer L(p, params, xin.extents);
+        L.omega_constant = omega_constant;
         split = std::make_unique<SplitPipelines>(p, L, x);
-        // x⁺ = prox_{μΩ}(x − (μ/λ) Kᵀ(K x − z + u))
+        std::vector<Lowered> z, u;
+        for (std::size_t i = 0; i < p.psi.size(); ++i) {
+            z.push_back(lower::input(split->z[i]));
+            u.push_back(lower::input(split->u[i]));
+        }
         Stages st;
+        x_step = Pipeline(lower::omega_step(L, x_arg(L, xin, z, u, Expr(1.0f), st, false), mu, st));
+        (void)rv;
+    }
+
+    /// v = x − (μ/λ) Σ K_iᵀ(K_i x − z_i + s·u_i); with `stage`, K x − z + s u is computed per
+    /// strip (the adjoint reads it at neighbouring pixels) with its components unrolled.
+    Lowered x_arg(lower::Lowerer& L, const Lowered& xin, const std::vector<Lowered>& z, const std::vector<Lowered>& u,
+                  Expr scale, Stages& st, bool stage) const {
+        const ir::Problem& p = L.problem();
+        const int rv = xin.rank();
+        const auto av = lower::args(rv);
         Expr kt = 0.0f;
         for (std::size_t i = 0; i < p.psi.size(); ++i) {
-            const Lowered zi = lower::input(split->z[i]), ui = lower::input(split->u[i]);
-            const auto a = lower::args(zi.rank());
+            const auto a = lower::args(z[i].rank());
             Lowered kx = L.forward(p.psi[i].expr, xin, Part::linear, st);
-            Lowered w{Func("ladmm_residual_arg"), zi.extents};
-            w.f(a) = kx.f(a) - zi.f(a) + ui.f(a);
+            Lowered w{Func("ladmm_residual_arg"), z[i].extents};
+            w.f(a) = kx.f(a) - z[i].f(a) + scale * u[i].f(a);
+            if (stage) {
+                st.add(w.f, w.rank() > rv ? lower::fused_components(p, p.psi[i]) : 0);
+                w.staged = true;
+            }
             if (auto g = L.adjoint(p.psi[i].expr, w, st)) kt += (*g)(av);
         }
         Lowered v{Func("x_arg"), xin.extents};
         v.f(av) = xin.f(av) - (mu / lambda) * kt;
-        x_step = Pipeline(lower::omega_step(L, v, mu, st));
+        return v;
     }
+
+    /// One fused iteration's values: x⁺ (staged), and per Ψ term z⁺ and u⁺ from K x⁺ + s·u.
+    struct Level {
+        Lowered x;
+        std::vector<Lowered> z, u;
+    };
+    Level level(lower::Lowerer& L, const Lowered& xin, const std::vector<Lowered>& z, const std::vector<Lowered>& u,
+                Expr scale, Stages& st, bool stage_zu, bool stage_w = true) const {
+        const ir::Problem& p = L.problem();
+        const int rv = xin.rank();
+        Level next;
+        Func xn = lower::omega_update(L, x_arg(L, xin, z, u, scale, st, stage_w), mu, st);
+        st.add(xn);  // K x⁺ reads it at neighbouring pixels
+        next.x = Lowered{xn, xin.extents};
+        next.x.staged = true;
+        for (std::size_t i = 0; i < p.psi.size(); ++i) {
+            const auto& t = p.psi[i];
+            const auto a = lower::args(z[i].rank());
+            const int parts = z[i].rank() > rv ? lower::fused_components(p, t) : 0;
+            Lowered kx = L.forward(t.expr, next.x, Part::linear, st);
+            Func v("z_arg");
+            v(a) = kx.f(a) + scale * u[i].f(a);
+            const lower::ProxSpec f = L.prox_spec(t, xin, st);
+            Func zf = lower::prox(f, Lowered{v, z[i].extents}, 1.0f / lambda, st);
+            Lowered zl{zf, z[i].extents}, ul{Func("u_next"), z[i].extents};
+            ul.f(a) = v(a) - zf(a);
+            if (stage_zu) {
+                st.add(zf, parts);
+                st.add(ul.f, parts);
+                zl.staged = ul.staged = true;
+            }
+            next.z.push_back(zl);
+            next.u.push_back(ul);
+        }
+        return next;
+    }
+
+    /// The Tuple {x, z_i components, u_i components per term} over the variable's domain.
+    static std::vector<Expr> elements(const ir::Problem& p, const Level& l) {
+        const int rv = l.x.rank();
+        std::vector<Expr> e{l.x.f(lower::args(rv))};
+        for (std::size_t i = 0; i < p.psi.size(); ++i) {
+            const int parts = lower::fused_components(p, p.psi[i]);
+            for (Expr c : lower::components(l.z[i].f, rv, parts)) e.push_back(c);
+            for (Expr c : lower::components(l.u[i].f, rv, parts)) e.push_back(c);
+        }
+        return e;
+    }
+
+    Pipeline fused(const ir::Problem& p, bool with_check) {
+        const int rv = int(p.variable_shape.size());
+        const auto av = lower::args(rv);
+        const Lowered xin = lower::input(x);
+        lower::Lowerer L(p, params, xin.extents);
+        Stages st;
+        std::vector<Lowered> z, u;
+        for (std::size_t i = 0; i < p.psi.size(); ++i) {
+            z.push_back(lower::input(split->z[i]));
+            u.push_back(lower::input(split->u[i]));
+        }
+        // with the check, z⁺ and u⁺ are staged too: Kᵀ(z⁺ − z) and Kᵀu⁺ read them at neighbours
+        const Level next = level(L, xin, z, u, u_scale, st, with_check);
+        Func out("ladmm_step");
+        out(av) = Tuple(elements(p, next));
+        if (!with_check) {
+            lower::schedule_output(out, rv, st);
+            return Pipeline(out);
+        }
+        // split_residual_shapes: Kᵀ(z⁺ − z), Kᵀu⁺, then (K x⁺ − z⁺, K x⁺, z⁺) per term
+        Expr kdz = 0.0f, ktu = 0.0f;
+        std::vector<Lowered> q{Lowered{Func("kt_dz"), xin.extents}, Lowered{Func("kt_u"), xin.extents}};
+        std::vector<Lowered> per_term;
+        for (std::size_t i = 0; i < p.psi.size(); ++i) {
+            const auto a = lower::args(z[i].rank());
+            Lowered dz{Func("dz"), z[i].extents};
+            dz.f(a) = next.z[i].f(a) - z[i].f(a);
+            if (auto g = L.adjoint(p.psi[i].expr, dz, st)) kdz += (*g)(av);
+            if (auto g = L.adjoint(p.psi[i].expr, next.u[i], st)) ktu += (*g)(av);
+            Lowered kx = L.forward(p.psi[i].expr, next.x, Part::linear, st);
+            Lowered r{Func("primal_residual" + std::to_string(i)), z[i].extents};
+            r.f(a) = kx.f(a) - next.z[i].f(a);
+            per_term.push_back(r);
+            per_term.push_back(kx);
+            per_term.push_back(next.z[i]);
+        }
+        q[0].f(av) = kdz;
+        q[1].f(av) = ktu;
+        q.insert(q.end(), per_term.begin(), per_term.end());
+        const lower::SquareSums sums = lower::square_sums(q);
+        lower::schedule_output(out, rv, st);
+        lower::schedule_square_sums_with(sums, out);
+        return Pipeline({out, sums.out});
+    }
+
+    /// n fused iterations per call with fixed λ, μ: the Tuple of the last one.
+    Pipeline iterations(const ir::Problem& p, int n) {
+        PROXGEN_INTERNAL_ASSERT(n >= 2 && lower::psi_blockable(p));
+        const int rv = int(p.variable_shape.size());
+        const Lowered xin = lower::input(x);
+        lower::Lowerer L(p, params, xin.extents);
+        Stages st;
+        Level cur;
+        cur.x = xin;
+        for (std::size_t i = 0; i < p.psi.size(); ++i) {
+            cur.z.push_back(lower::input(split->z[i]));
+            cur.u.push_back(lower::input(split->u[i]));
+        }
+        // K x − z + u is recomputed where the adjoint reads it (a sliding window more per level
+        // made Halide's loop trimming take minutes)
+        for (int k = 0; k < n; ++k)
+            cur = level(L, cur.x, cur.z, cur.u, k == 0 ? Expr(u_scale) : Expr(1.0f), st, false, false);
+        Func out("ladmm_iterations");
+        out(lower::args(rv)) = Tuple(elements(p, cur));
+        // K x − z + u is inlined, so a level's x is read over K's and Kᵀ's reach and the inlined
+        // z, u chains': 8 rows were too few (Halide's fold check failed), 16 suffice
+        lower::schedule_blocked(out, rv, st, 32, 16);
+        return Pipeline(out);
+    }
+
     std::vector<Argument> arguments() const {
         auto a = params.arguments();
         a.emplace_back(x);
         for (auto& s : split->arguments()) a.push_back(s);
         a.emplace_back(lambda);
         a.emplace_back(mu);
+        a.emplace_back(u_scale);
+        if (omega_constant) a.emplace_back(*omega_constant);
         return a;
     }
     Pipeline zu_step() const { return split->zu_step; }
@@ -59,14 +217,30 @@ struct LADMMPipelines {
 };
 
 struct LADMMKernels {
-    jit::KernelPtr x_step, zu_step, residual;
+    jit::KernelPtr x_step, zu_step, residual, step, check, constant;
     explicit LADMMKernels(const ir::Problem& p) {
         LazyPipelines<LADMMPipelines> pipes(p);
+        if (spectral(p)) constant = kernel_for(p, "ladmm.omega_constant", pipes.source(&LADMMPipelines::constant));
+        if (fusion_enabled() && lower::psi_fusable(p) && !spectral(p)) {
+            step = kernel_for(p, "ladmm.step", [&] { return jit::Source{pipes->fused(p, false), pipes->arguments()}; });
+            check = kernel_for(p, "ladmm.check", [&] { return jit::Source{pipes->fused(p, true), pipes->arguments()}; });
+            return;
+        }
         x_step = kernel_for(p, "ladmm.x", pipes.source(&LADMMPipelines::x_step));
         if (!p.psi.empty()) zu_step = kernel_for(p, "split.zu", [&] { return jit::Source{pipes->zu_step(), pipes->arguments()}; });
         residual = kernel_for(p, "ladmm.residual", [&] { return jit::Source{pipes->residual(), pipes->arguments()}; });
     }
 };
+
+jit::KernelPtr ladmm_block_kernel(const ir::Problem& p, int n, double& compile_seconds) {
+    const std::string role = "ladmm.block" + std::to_string(n);
+    return cached_as<jit::Kernel>(role + ":" + ir::signature(p), [&] {
+        return kernel_for(p, role, [&] {
+            LADMMPipelines pipes(p);
+            return jit::Source{pipes.iterations(p, n), pipes.arguments()};
+        });
+    }, compile_seconds);
+}
 
 }  // namespace
 
@@ -83,24 +257,43 @@ LADMMSteps ladmm_steps(const ir::Problem& p, const Options& opt) {
 
 Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm) {
     Result res;
-    auto K = cached_as<LADMMKernels>("ladmm:" + ir::signature(p), [&] { return std::make_shared<LADMMKernels>(p); },
+    auto K = cached_as<LADMMKernels>(kernels_key("ladmm", p), [&] { return std::make_shared<LADMMKernels>(p); },
                                      res.compile_seconds);
     LADMMSteps steps = ladmm_steps(p, opt);
+    const bool fused = K->step != nullptr;
+    const int per_call = iterations_per_call(p, opt, fused && lower::psi_blockable(p));
+    const jit::KernelPtr block = per_call > 1 ? ladmm_block_kernel(p, per_call, res.compile_seconds) : nullptr;
 
+    const int rv = int(p.variable_shape.size());
     Image x = initial_x(p, opt, warm), x_next(p.variable_shape);
     SplitState state(p, opt, warm, Algorithm::ladmm);
     SpectralGram gram(p);
     const lower::DataArgs data(p);
-    float lambda_f = 0, mu_f = 0;
+    float lambda_f = 0, mu_f = 0, u_scale_f = 1;
+    Image omega_constant = K->constant ? Image(p.variable_shape) : Image();
     auto bound = [&](const jit::KernelPtr& k) {
         jit::Call c(k);
         data.bind(c);
         state.bind(c);
-        c.in("x", x).in("lambda", lambda_f).in("mu", mu_f);
+        c.in("x", x).in("lambda", lambda_f).in("mu", mu_f).in("u_scale", u_scale_f);
+        if (!omega_constant.empty()) c.in("omega_constant", omega_constant);
         return c;
     };
-    jit::Call x_step = bound(K->x_step);
-    state.set_kernels(K->zu_step ? bound(K->zu_step) : jit::Call(), bound(K->residual));
+    if (K->constant) bound(K->constant).out(0, omega_constant).run();  // (its own input is unused)
+    jit::Call x_step, step, check, block_call;
+    if (fused) {
+        step = bound(K->step).out(0, x_next);
+        state.bind_fused_outputs(step, 1, rv);
+        check = bound(K->check).out(0, x_next);
+        check.out(state.bind_fused_outputs(check, 1, rv), state.sums());
+        if (block) {
+            block_call = bound(block).out(0, x_next);
+            state.bind_fused_outputs(block_call, 1, rv);
+        }
+    } else {
+        x_step = bound(K->x_step);
+        state.set_kernels(K->zu_step ? bound(K->zu_step) : jit::Call(), bound(K->residual));
+    }
     // λ plays 1/ρ: residual balancing as in ADMM scales λ and μ together (μ/λ stays ≤ 1/‖K‖²)
     const bool adaptive = opt.adaptive_rho && opt.lambda == 0 && opt.mu == 0;
     Monitor mon(p, opt, res);
@@ -110,25 +303,43 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
     int it = 0;
     bool converged = false, stopped = false;
     while (it < opt.max_iters && !converged && !stopped) {
-        ++it;
         const double rho = 1.0 / steps.lambda;
         lambda_f = float(steps.lambda);
         mu_f = float(steps.mu);
-        gram.omega_step(x_step, x_next, steps.mu);
-        std::swap(x, x_next);
-        state.update(rho, true);
-        if (mon.should_check(it)) {
-            converged = state.check(x, rho, mon, it);
+        if (block && it + per_call <= opt.max_iters && no_check_between(mon, it + 1, it + per_call)) {
+            block_call.run();
+            std::swap(x, x_next);
+            state.advance_fused();
+            u_scale_f = 1;
+            it += per_call;
+            continue;
+        }
+        ++it;
+        const bool measure = mon.should_check(it);
+        if (fused) {
+            (measure ? check : step).run();
+            std::swap(x, x_next);
+            state.advance_fused();
+            u_scale_f = 1;
+        } else {
+            gram.omega_step(x_step, x_next, steps.mu);
+            std::swap(x, x_next);
+            state.update(rho, true);
+        }
+        if (measure) {
+            converged = fused ? state.record(x, rho, mon, it) : state.check(x, rho, mon, it);
             if (!converged && mon.likely_infeasible()) break;
             const double factor = adaptive && !converged ? balancing.factor(res.history.back()) : 1.0;
             if (factor != 1.0) {
                 steps.lambda /= factor;
                 steps.mu /= factor;
-                state.rescale_dual(1.0 / factor);
+                if (fused) u_scale_f = float(1.0 / factor);  // applied by the next kernel's read of u
+                else state.rescale_dual(1.0 / factor);
             }
         }
         if (!mon.after_iteration(it)) stopped = true;
     }
+    if (u_scale_f != 1) state.rescale_dual(u_scale_f);  // the last check's rescale, not yet applied
     mon.finish(it, converged, stopped);
     res.x = state.solution(x);
     if (res.x.data() != x.data()) res.x_iterate = x;

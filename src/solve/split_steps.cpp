@@ -1,5 +1,6 @@
 #include "split_steps.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace proxgen::detail {
@@ -39,34 +40,40 @@ SplitPipelines::SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const Im
         }
         zu_step = Pipeline(outs);
     }
-    // residual ingredients: Kᵀ(z − z_prev), Kᵀu, K_i x
-    std::vector<Func> outs;
-    Stages s1, s2;
+    // residual partial sums (split_residual_shapes): Kᵀ(z − z_prev), Kᵀu, (K_i x − z_i, K_i x, z_i)
+    Stages st;
     Expr kdz = 0.0f, ktu = 0.0f;
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
         const Lowered zi = lower::input(z[i]), zp = lower::input(z_prev[i]), ui = lower::input(u[i]);
         const auto a = lower::args(zi.rank());
         Lowered dz{Func("dz"), zi.extents};
         dz.f(a) = zi.f(a) - zp.f(a);
-        if (auto g = L.adjoint(p.psi[i].expr, dz, s1)) kdz += (*g)(av);
-        if (auto g = L.adjoint(p.psi[i].expr, ui, s2)) ktu += (*g)(av);
+        if (auto g = L.adjoint(p.psi[i].expr, dz, st)) kdz += (*g)(av);
+        if (auto g = L.adjoint(p.psi[i].expr, ui, st)) ktu += (*g)(av);
     }
-    Func kdz_f("kt_dz"), ktu_f("kt_u");
-    kdz_f(av) = kdz;
-    ktu_f(av) = ktu;
-    lower::schedule_output(kdz_f, rv, s1);
-    lower::schedule_output(ktu_f, rv, s2);
-    outs.push_back(kdz_f);
-    outs.push_back(ktu_f);
+    std::vector<Lowered> q{Lowered{Func("kt_dz"), xin.extents}, Lowered{Func("kt_u"), xin.extents}};
+    q[0].f(av) = kdz;
+    q[1].f(av) = ktu;
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
-        Stages st;
+        const Lowered zi = lower::input(z[i]);
+        const auto a = lower::args(zi.rank());
         Lowered kx = L.forward(p.psi[i].expr, xin, Part::linear, st);
-        Func kx_f("kx" + std::to_string(i));
-        kx_f(lower::args(kx.rank())) = kx.f(lower::args(kx.rank()));
-        lower::schedule_output(kx_f, kx.rank(), st);
-        outs.push_back(kx_f);
+        Lowered r{Func("primal_residual" + std::to_string(i)), zi.extents};
+        r.f(a) = kx.f(a) - zi.f(a);
+        q.push_back(r);
+        q.push_back(kx);
+        q.push_back(zi);
     }
-    residual = Pipeline(outs);
+    const lower::SquareSums sums = lower::square_sums(q);
+    lower::schedule_square_sums(sums, st);
+    residual = Pipeline(sums.out);
+}
+
+std::vector<std::vector<int>> split_residual_shapes(const ir::Problem& p) {
+    std::vector<std::vector<int>> s{p.variable_shape, p.variable_shape};
+    for (const auto& t : p.psi)
+        for (int k = 0; k < 3; ++k) s.push_back(t.expr.shape);
+    return s;
 }
 
 std::vector<Argument> SplitPipelines::arguments() const {
@@ -78,7 +85,7 @@ std::vector<Argument> SplitPipelines::arguments() const {
 }
 
 SplitState::SplitState(const ir::Problem& p, const Options& opt, const Result* warm, Algorithm a)
-    : problem_(p), opt_(opt), shapes_(psi_shapes(p)), r_kdz_(p.variable_shape), r_ktu_(p.variable_shape) {
+    : problem_(p), opt_(opt), shapes_(psi_shapes(p)), sums_(split_residual_shapes(p)) {
     const std::size_t n = shapes_.size();
     const bool warm_duals =
         warm && warm->signature == ir::signature(p) && warm->algorithm == a && warm->duals.size() == 2 * n;
@@ -87,7 +94,6 @@ SplitState::SplitState(const ir::Problem& p, const Options& opt, const Result* w
         u_.push_back(warm_duals ? warm->duals[n + i].copy() : Image(shapes_[i]));
         z_next_.emplace_back(shapes_[i]);
         u_next_.emplace_back(shapes_[i]);
-        r_kx_.emplace_back(shapes_[i]);
     }
 }
 
@@ -106,32 +112,56 @@ void SplitState::set_kernels(jit::Call zu_step, jit::Call residual, jit::Call zu
     for (auto* zu : {&zu_, &zu_extrapolated_})
         if (zu->defined())
             for (std::size_t i = 0; i < z_.size(); ++i) zu->out(int(2 * i), z_next_[i]).out(int(2 * i + 1), u_next_[i]);
-    residual_.out(0, r_kdz_).out(1, r_ktu_);
-    for (std::size_t i = 0; i < r_kx_.size(); ++i) residual_.out(int(2 + i), r_kx_[i]);
+    residual_.out(0, sums_.partials);
 }
 
 void SplitState::update(double rho, bool keep_dual, bool at_extrapolated) {
     if (z_.empty()) return;
     rho_ = float(rho);
     (at_extrapolated ? zu_extrapolated_ : zu_).run();
-    swap_each(z_, z_next_);  // z_next_ now holds the previous z
-    if (keep_dual) swap_each(u_, u_next_);
+    swap_with_views(z_, z_views_, z_next_, z_next_views_);  // z_next_ now holds the previous z
+    if (keep_dual) swap_with_views(u_, u_views_, u_next_, u_next_views_);
 }
 
 bool SplitState::check(const Image& x, double rho, Monitor& mon, int it) {
     rho_ = float(rho);
     residual_.run();
+    return record(x, rho, mon, it);
+}
+
+bool SplitState::record(const Image& x, double rho, Monitor& mon, int it) {
+    const std::vector<double> s = sums_.totals();
     double r2 = 0, kx2 = 0, z2 = 0;
     for (std::size_t i = 0; i < z_.size(); ++i) {
-        r2 += std::pow(norm2_diff(r_kx_[i], z_[i]), 2);
-        kx2 += std::pow(norm2(r_kx_[i]), 2);
-        z2 += std::pow(norm2(z_[i]), 2);
+        r2 += s[2 + 3 * i];
+        kx2 += s[3 + 3 * i];
+        z2 += s[4 + 3 * i];
     }
     const double sqrt_n = std::sqrt(double(x.size())), sqrt_m = std::sqrt(double(psi_elements(problem_)));
-    const double r_pri = std::sqrt(r2), r_dual = rho * norm2(r_kdz_);
+    const double r_pri = std::sqrt(r2), r_dual = rho * std::sqrt(s[0]);
     const double eps_pri = sqrt_m * opt_.eps_abs + opt_.eps_rel * std::sqrt(std::max(kx2, z2));
-    const double eps_dual = sqrt_n * opt_.eps_abs + opt_.eps_rel * rho * norm2(r_ktu_);
+    const double eps_dual = sqrt_n * opt_.eps_abs + opt_.eps_rel * rho * std::sqrt(s[1]);
     return mon.record(it, r_pri, eps_pri, r_dual, eps_dual, x, "the split (z, u) step");
+}
+
+int SplitState::bind_fused_outputs(jit::Call& c, int first, int var_rank) {
+    if (z_views_.empty())
+        for (std::size_t i = 0; i < z_.size(); ++i) {
+            z_views_.push_back(component_views(z_[i], var_rank));
+            u_views_.push_back(component_views(u_[i], var_rank));
+            z_next_views_.push_back(component_views(z_next_[i], var_rank));
+            u_next_views_.push_back(component_views(u_next_[i], var_rank));
+        }
+    for (std::size_t i = 0; i < z_.size(); ++i) {
+        for (auto& v : z_next_views_[i]) c.out(first++, v);
+        for (auto& v : u_next_views_[i]) c.out(first++, v);
+    }
+    return first;
+}
+
+void SplitState::advance_fused() {
+    swap_with_views(z_, z_views_, z_next_, z_next_views_);  // z_next_ now holds the previous z
+    swap_with_views(u_, u_views_, u_next_, u_next_views_);
 }
 
 void SplitState::rescale_dual(double factor) {

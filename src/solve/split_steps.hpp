@@ -1,14 +1,19 @@
 // Internal: the steps every split algorithm with z_i = K_i x shares (ADMM, linearized ADMM, HQS):
 //   (z⁺, u⁺) = (prox_{Ψ,ρ}(K x + u), K x + u − z⁺)        one pipeline, a Tuple output per term
-//   residual ingredients K_i x, Kᵀ(z − z_prev), Kᵀu        one pipeline, run every check
+//   residual partial sums (split_residual_shapes)         one pipeline, run every check
 // and the C++ state around them (double-buffered z and u, Boyd's residuals and tolerances).
 #pragma once
 
 #include <vector>
 
 #include "engine.hpp"
+#include "fused_state.hpp"
 
 namespace proxgen::detail {
+
+/// The residual quantities whose squares every split residual kernel sums (lower::SquareSums), in
+/// order: Kᵀ(z − z_prev), Kᵀu, then (K_i x − z_i, K_i x, z_i) per Ψ term.
+std::vector<std::vector<int>> split_residual_shapes(const ir::Problem& p);
 
 /// Pipelines of the (z, u)-update and the residuals for the Ψ terms of p (built, not compiled).
 struct SplitPipelines {
@@ -50,6 +55,18 @@ public:
     /// ε_pri = √m ε_abs + ε_rel max(‖Kx‖, ‖z‖), ε_dual = √n ε_abs + ε_rel ρ‖Kᵀu‖; records them.
     /// x must be what the residual kernel is bound to.
     bool check(const Image& x, double rho, Monitor& mon, int it);
+    /// The same from the partial sums a fused check kernel wrote into sums() (this state's z, u
+    /// already advanced past that step).
+    bool record(const Image& x, double rho, Monitor& mon, int it);
+
+    // ---- fused kernels (linearized ADMM): one Tuple output {x, z_i components, u_i components}
+    /// Binds the next z_i and u_i (each term's components: lower::fused_components) as outputs
+    /// first, first + 1, …; returns the index after them.
+    int bind_fused_outputs(jit::Call& c, int first, int var_rank);
+    /// After a fused kernel wrote the next z and u: they become the state (z_prev: the previous z).
+    void advance_fused();
+    /// The partial sums a check kernel writes (split_residual_shapes).
+    Image& sums() { return sums_.partials; }
     /// u ← u · factor (when ρ changes, the scaled dual u = y/ρ must follow).
     void rescale_dual(double factor);
     std::vector<Image> duals() const;
@@ -63,8 +80,9 @@ private:
     const ir::Problem& problem_;
     const Options& opt_;
     std::vector<std::vector<int>> shapes_;
-    std::vector<Image> z_, u_, z_next_, u_next_, r_kx_;
-    Image r_kdz_, r_ktu_;
+    std::vector<Image> z_, u_, z_next_, u_next_;
+    std::vector<std::vector<Image>> z_views_, u_views_, z_next_views_, u_next_views_;  // fused outputs
+    SquareSumsOutput sums_;
     float rho_ = 0;
     jit::Call zu_, residual_, zu_extrapolated_;
 };

@@ -3,10 +3,14 @@
 // pipelines that the generated header `Description` names. Runtime-only (no libHalide).
 //
 // `Description` (written by the generator) provides: Data (named buffers and scalars), the slot
-// counts and ranks, bind(), image_shape(), psi_shape(), norm_bound(), strong_convexity(), and
-// the three pipelines (dual, primal, residual) with their metadata. Every pipeline takes the same
-// inputs in one order (data images, scalars, x, x_prev, x_prev2, y_i, y_prev_i, sigma, tau, theta,
-// res_sigma, res_tau, res_theta), then its outputs.
+// counts and ranks, bind(), image_shape(), psi_shape(), psi_components, norm_bound(),
+// strong_convexity(), and the pipelines with their metadata. Every pipeline takes the same inputs
+// in one order (data images, scalars, x, x_prev, x_prev2, y_i, y_prev_i, sigma, tau, theta,
+// res_sigma, res_tau, res_theta; `iterate` then sigma_k, tau_k, theta_k per level), then its
+// outputs. With `fused` (CPU targets, plans whose Ψ terms lie over the variable's pixels): `step`
+// writes {x⁺, y⁺_i components} in one call, `check` also the residuals' partial sums, `iterate`
+// (iterations_per_call > 1) runs that many steps per call; otherwise `dual`, `primal` and
+// `residual` (the partial sums) run separately.
 #pragma once
 
 #include <array>
@@ -60,24 +64,30 @@ public:
         try {
             x_ = state_buffer(shape_);
             x_.fill(0.0f);
+            x_next_ = state_buffer(shape_);
+            x_spare_ = Description::iterations_per_call > 1 ? state_buffer(shape_) : Buffer();
             y_.clear();
             y_next_.clear();
-            residual_.clear();
+            y_views_.clear();
+            y_next_views_.clear();
             psi_elements_ = 0;
+            int rows = shape_.size() >= 2 ? shape_[1] : 1;
             for (int i = 0; i < Description::psi_terms; ++i) {
                 const std::vector<int> s = Description::psi_shape(i, shape_, images_.data());
                 y_.push_back(state_buffer(s));
                 y_.back().fill(0.0f);
                 y_next_.push_back(state_buffer(s));
                 y_next_.back().fill(0.0f);
-                residual_.push_back(state_buffer(s));
-                residual_.push_back(state_buffer(s));
+                y_views_.push_back(views(y_.back()));
+                y_next_views_.push_back(views(y_next_.back()));
                 psi_elements_ += y_.back().number_of_elements();
+                if (s.size() >= 2) rows = std::max(rows, s[1]);
             }
-            r_primal_ = state_buffer(shape_);
-            r_kty_ = state_buffer(shape_);
+            // lower::square_sums: 16 lanes x strips of 16 rows x (2 + 2 per Ψ term) quantities
+            partials_ = state_buffer({16, (rows + 15) / 16, 2 + 2 * n_psi});
             x_prev_ = state_buffer(shape_);
-            x_prev2_ = state_buffer(shape_);
+            // x_prev2 is read by the separate residual only
+            x_prev2_ = Description::fused ? Buffer() : state_buffer(shape_);
         } catch (const std::bad_alloc&) {
             return fail(Status::out_of_memory, "cannot allocate the solver's state for extents " + shape_text(shape_));
         }
@@ -143,12 +153,22 @@ private:
 
     Status check_library() {
         const int inputs = Description::image_slots + Description::scalar_slots + 3 + 2 * n_psi + 6;
-        const int dual = Description::dual_metadata()->num_arguments, primal = Description::primal_metadata()->num_arguments,
-                  residual = Description::residual_metadata()->num_arguments;
-        const bool fused_ok = Description::iterations_per_call == 1 ||
-                              Description::iterate_metadata()->num_arguments == inputs + 3 + 2 * n_psi;
-        if (dual != inputs + n_psi || primal != inputs + 1 || residual != inputs + 2 + 2 * n_psi || !fused_ok)
-            return fail(Status::bad_library, "the linked step pipelines do not match this header; regenerate both");
+        int components = 0;
+        for (int i = 0; i < n_psi; ++i) components += Description::psi_components[i];
+        auto arguments = [](const halide_filter_metadata_t* m) { return m ? m->num_arguments : -1; };
+        bool ok;
+        if constexpr (Description::fused) {
+            ok = arguments(Description::step_metadata()) == inputs + 1 + components &&
+                 arguments(Description::check_metadata()) == inputs + 2 + components &&
+                 (Description::iterations_per_call == 1 ||
+                  arguments(Description::iterate_metadata()) ==
+                      inputs + 3 * Description::iterations_per_call + 2 + components);
+        } else {
+            ok = arguments(Description::dual_metadata()) == inputs + n_psi &&
+                 arguments(Description::primal_metadata()) == inputs + 1 &&
+                 arguments(Description::residual_metadata()) == inputs + 1;
+        }
+        if (!ok) return fail(Status::bad_library, "the linked step pipelines do not match this header; regenerate both");
         return Status::ok;
     }
 
@@ -194,6 +214,7 @@ private:
 
     void restart() {  // allocates nothing: init made every buffer
         for (Buffer* b : {&x_prev_, &x_prev2_}) {
+            if (b->dimensions() == 0) continue;  // no x_prev2 with fused kernels
             b->set_device_dirty(false);  // overwritten whole: what a GPU last wrote there is stale
             b->copy_from(x_);
             b->set_host_dirty();
@@ -211,7 +232,7 @@ private:
         std::vector<void*> a;
         for (int i = 0; i < Description::image_slots; ++i) a.push_back(images_[i]);
         for (int i = 0; i < Description::scalar_slots; ++i) a.push_back(&scalars_[i]);
-        for (Buffer* b : {&x, &x_prev, &x_prev2}) a.push_back(b->raw_buffer());
+        for (Buffer* b : {&x, &x_prev, x_prev2.data() ? &x_prev2 : &x_prev}) a.push_back(b->raw_buffer());
         for (auto& b : y) a.push_back(b.raw_buffer());
         for (auto& b : y_prev) a.push_back(b.raw_buffer());
         for (float& s : steps) a.push_back(&s);
@@ -227,9 +248,24 @@ private:
         return Status::ok;
     }
 
-    /// One iteration of detail::pock_chambolle's loop, or, with fixed steps and a fused pipeline,
-    /// iterations_per_call of them when that many remain (at most `allowed`) before the next
-    /// residual check.
+    /// The Tuple-element views of a Ψ state buffer (lower::components): itself, or its slices
+    /// along the last axis.
+    std::vector<Buffer> views(Buffer& b) {
+        if (!Description::fused || b.dimensions() == Description::variable_rank) return {b};
+        std::vector<Buffer> v;
+        for (int k = 0; k < b.dim(b.dimensions() - 1).extent(); ++k) v.push_back(b.sliced(b.dimensions() - 1, k));
+        return v;
+    }
+
+    void advance_steps(State& s) {
+        if (!accelerated_) return;
+        s.theta = 1.0 / std::sqrt(1.0 + 2.0 * gamma_ * s.tau);
+        s.tau *= s.theta;
+        s.sigma /= s.theta;
+    }
+
+    /// One iteration of detail::pock_chambolle's loop, or, when iterations_per_call of them (at
+    /// most `allowed`) remain before the next residual check, that many in one call.
     Status iterate(int allowed) {
         State& s = state_;
         const double theta_used = s.theta, sigma_used = s.sigma, tau_used = s.tau;
@@ -237,92 +273,116 @@ private:
         std::array<float, 6> steps{float(s.sigma), float(s.tau), float(s.theta), 0.f, 0.f, 0.f};
         const int check_every = options_.check_every;
         const int next_check = std::min(options_.max_iters, (s.iterations / check_every + 1) * check_every);
-        constexpr int fused = Description::iterations_per_call;
-        if (fused > 1 && !accelerated_ && next_check - s.iterations >= fused && allowed >= fused) {
-            if (Status st = run_fused(steps); st != Status::ok) return st;
-            s.iterations += fused;
-        } else {
-            if (Status st = run_one(steps); st != Status::ok) return st;
-            s.iterations += 1;
-            if (accelerated_) {
-                s.theta = 1.0 / std::sqrt(1.0 + 2.0 * gamma_ * s.tau);
-                s.tau *= s.theta;
-                s.sigma /= s.theta;
-            }
+        constexpr int block = Description::iterations_per_call;
+        if (block > 1 && next_check - s.iterations > block && allowed >= block) {
+            if (Status st = run_block(steps); st != Status::ok) return st;
+            s.iterations += block;
+            return Status::ok;
         }
-        const int it = s.iterations;
-        const bool last = it >= options_.max_iters;
-        if (it % check_every == 0 || last) {
-            steps[3] = float(sigma_used);
-            steps[4] = float(tau_used);
-            steps[5] = float(theta_used);
-            if (Status st = check(it, steps); st != Status::ok) return st;
-        }
+        const int it = s.iterations + 1;
+        const bool last = it >= options_.max_iters, measure = it % check_every == 0 || last;
+        steps[3] = float(sigma_used);
+        steps[4] = float(tau_used);
+        steps[5] = float(theta_used);
+        if (Status st = run_one(steps, measure); st != Status::ok) return st;
+        s.iterations = it;
+        advance_steps(s);
+        if (measure)
+            if (Status st = check(it); st != Status::ok) return st;
         s.finished = s.converged || last;
         return Status::ok;
     }
 
-    Status run_one(std::array<float, 6>& steps) {
-        {
-            auto args = inputs(x_, x_prev_, x_prev2_, y_, y_, steps);
-            for (auto& b : y_next_) args.push_back(b.raw_buffer());
-            if (Status st = run(&Description::dual, args); st != Status::ok) return st;
-            std::swap(y_, y_next_);  // y_next_ now holds the previous y
+    // after a step wrote x_next_: x ← x_{n+1}, x_prev ← x_n, x_prev2 ← x_{n−1}
+    void rotate_x() {
+        Buffer newest = std::move(x_next_);
+        if (x_prev2_.data()) {
+            x_next_ = std::move(x_prev2_);
+            x_prev2_ = std::move(x_prev_);
+        } else {
+            x_next_ = std::move(x_prev_);
         }
-        auto args = inputs(x_, x_prev_, x_prev_, y_, y_next_, steps);
-        args.push_back(x_prev2_.raw_buffer());
-        if (Status st = run(&Description::primal, args); st != Status::ok) return st;
-        // rotate: x ← x_{n+1} (just written), x_prev ← x_n, x_prev2 ← x_{n−1}
-        Buffer newest = std::move(x_prev2_);
-        x_prev2_ = std::move(x_prev_);
         x_prev_ = std::move(x_);
         x_ = std::move(newest);
-        return Status::ok;
     }
 
-    Status run_fused(std::array<float, 6>& steps) {
-        if (fused_x_.size() != 3) {  // outputs: x_n, x_{n−1}, x_{n−2}, y_n, y_{n−1}
-            try {
-                fused_x_.assign({state_buffer(shape_), state_buffer(shape_), state_buffer(shape_)});
-                fused_y_.clear();
-                for (int k = 0; k < 2; ++k)
-                    for (auto& y : y_) fused_y_.push_back(state_buffer(extents(y.raw_buffer())));
-            } catch (const std::bad_alloc&) {
-                fused_x_.clear();
-                fused_y_.clear();
-                return fail(Status::out_of_memory, "cannot allocate the fused iteration's outputs");
+    void swap_duals() {
+        std::swap(y_, y_next_);  // y_next_ now holds the previous y
+        std::swap(y_views_, y_next_views_);
+    }
+
+    /// One step (with `measure`, the one whose residuals are checked next).
+    Status run_one(std::array<float, 6>& steps, bool measure) {
+        if constexpr (Description::fused) {
+            auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
+            args.push_back(x_next_.raw_buffer());
+            for (auto& parts : y_next_views_)
+                for (auto& b : parts) args.push_back(b.raw_buffer());
+            if (measure) args.push_back(partials_.raw_buffer());
+            if (Status st = run(measure ? &Description::check : &Description::step, args); st != Status::ok) return st;
+            swap_duals();
+        } else {
+            {
+                auto args = inputs(x_, x_prev_, x_prev2_, y_, y_, steps);
+                for (auto& b : y_next_) args.push_back(b.raw_buffer());
+                if (Status st = run(&Description::dual, args); st != Status::ok) return st;
+                swap_duals();
+            }
+            auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
+            args.push_back(x_next_.raw_buffer());
+            if (Status st = run(&Description::primal, args); st != Status::ok) return st;
+        }
+        rotate_x();
+        if constexpr (!Description::fused) {
+            if (measure) {  // the residual quantities of the step just made, from the state after it
+                auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
+                args.push_back(partials_.raw_buffer());
+                if (Status st = run(&Description::residual, args); st != Status::ok) return st;
             }
         }
-        auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
-        for (auto& b : fused_x_) args.push_back(b.raw_buffer());
-        for (auto& b : fused_y_) args.push_back(b.raw_buffer());
-        if (Status st = run(&Description::iterate, args); st != Status::ok) return st;
-        std::swap(x_, fused_x_[0]);
-        std::swap(x_prev_, fused_x_[1]);
-        std::swap(x_prev2_, fused_x_[2]);
-        for (int i = 0; i < n_psi; ++i) {
-            std::swap(y_[i], fused_y_[i]);
-            std::swap(y_next_[i], fused_y_[n_psi + i]);  // y_next_ holds the previous y, as after run_one
-        }
         return Status::ok;
     }
 
-    Status check(int it, std::array<float, 6>& steps) {
-        State& s = state_;
+    /// iterations_per_call steps in one call (their steps precomputed: fixed, or the accelerated
+    /// rule's sequence).
+    Status run_block(std::array<float, 6>& steps) {
+        std::array<float, 3 * Description::iterations_per_call> levels{};
+        for (int k = 0; k < Description::iterations_per_call; ++k) {
+            levels[3 * k] = float(state_.sigma);
+            levels[3 * k + 1] = float(state_.tau);
+            levels[3 * k + 2] = float(state_.theta);
+            advance_steps(state_);
+        }
         auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
-        args.push_back(r_primal_.raw_buffer());
-        args.push_back(r_kty_.raw_buffer());
-        for (auto& b : residual_) args.push_back(b.raw_buffer());
-        if (Status st = run(&Description::residual, args); st != Status::ok) return st;
+        for (float& l : levels) args.push_back(&l);
+        args.push_back(x_next_.raw_buffer());
+        args.push_back(x_spare_.raw_buffer());
+        for (auto& parts : y_next_views_)
+            for (auto& b : parts) args.push_back(b.raw_buffer());
+        if (Status st = run(&Description::iterate, args); st != Status::ok) return st;
+        swap_duals();
+        std::swap(x_, x_next_);  // x ← x_n, x_prev ← x_{n−1}
+        std::swap(x_prev_, x_spare_);
+        return Status::ok;
+    }
+
+    /// Residuals and stopping from the partial sums of the last step.
+    Status check(int it) {
+        State& s = state_;
+        partials_.copy_to_host();
+        double sums[2 + 2 * n_psi] = {};
+        const int per_quantity = partials_.dim(0).extent() * partials_.dim(1).extent();
+        for (int q = 0; q < 2 + 2 * n_psi; ++q)
+            for (int i = 0; i < per_quantity; ++i) sums[q] += partials_.data()[q * per_quantity + i];
         double d2 = 0, kx2 = 0;
         for (int i = 0; i < n_psi; ++i) {
-            d2 += std::pow(norm2(residual_[2 * i]), 2);
-            kx2 += std::pow(norm2(residual_[2 * i + 1]), 2);
+            d2 += sums[2 + 2 * i];
+            kx2 += sums[3 + 2 * i];
         }
         const double sqrt_n = std::sqrt(double(x_.number_of_elements())), sqrt_m = std::sqrt(double(psi_elements_));
-        s.primal_residual = norm2(r_primal_);
+        s.primal_residual = std::sqrt(sums[0]);
         s.dual_residual = std::sqrt(d2);
-        s.eps_primal = sqrt_n * options_.eps_abs + options_.eps_rel * norm2(r_kty_);
+        s.eps_primal = sqrt_n * options_.eps_abs + options_.eps_rel * std::sqrt(sums[1]);
         s.eps_dual = sqrt_m * options_.eps_abs + options_.eps_rel * std::sqrt(kx2);
         if (!std::isfinite(s.primal_residual) || !std::isfinite(s.dual_residual))
             return fail(Status::diverged, "diverged at iteration " + std::to_string(it) + "; reduce the step sizes");
@@ -354,9 +414,10 @@ private:
     std::vector<int> shape_;
     std::array<halide_buffer_t*, image_count> images_{};
     std::array<float, scalar_count> scalars_{};
-    Buffer x_, x_prev_, x_prev2_, r_primal_, r_kty_;
-    std::vector<Buffer> y_, y_next_, residual_;  // residual_: (dual residual, K x) per Ψ term
-    std::vector<Buffer> fused_x_, fused_y_;       // outputs of the fused pipeline, swapped in
+    Buffer x_, x_prev_, x_prev2_, x_next_, x_spare_;  // x_spare_: x_{n−1} of a block
+    std::vector<Buffer> y_, y_next_;
+    std::vector<std::vector<Buffer>> y_views_, y_next_views_;  // the fused kernels' Tuple elements
+    Buffer partials_;  // the residual quantities' partial sums of squares
     std::size_t psi_elements_ = 0;
     double tau0_ = 1, sigma0_ = 1, gamma_ = 0;
     double adapt_ = 0.5;

@@ -1,0 +1,111 @@
+// Fused iterations (one kernel per Pock–Chambolle / L-ADMM step, the residual sums reduced inside
+// the kernel, n steps per call) against the separate step kernels and against the residual
+// formulas evaluated here in double precision.
+#include <cmath>
+
+#include <catch2/catch.hpp>
+#include <proxgen/proxgen.hpp>
+
+#include "solve/fused_state.hpp"
+#include "test_support.hpp"
+
+namespace pg = proxgen;
+
+namespace {
+
+// 45 x 38: neither side a multiple of the vector width or of a strip, so tails are exercised
+constexpr int W = 45, H = 38;
+
+auto tv_denoise(const pg::Image& b) {
+    auto x = pg::variable(W, H);
+    return pg::sum_squares(x - b) + 0.1f * pg::group_norm1(pg::grad(x));
+}
+
+double relative_difference(const pg::Image& a, const pg::Image& b) {
+    double d2 = 0, n2 = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        d2 += std::pow(double(a.data()[i]) - b.data()[i], 2);
+        n2 += std::pow(double(b.data()[i]), 2);
+    }
+    return std::sqrt(d2 / n2);
+}
+
+pg::Result solve_with_fusion(bool fused, pg::Algorithm alg, pg::Options opt, const pg::Image& b) {
+    opt.algorithm = alg;
+    pg::detail::set_fusion(fused);
+    pg::Result r = pg::solve(tv_denoise(b), opt);
+    pg::detail::set_fusion(true);
+    return r;
+}
+
+void check_same_run(const pg::Result& fused, const pg::Result& separate) {
+    REQUIRE(fused.history.size() == separate.history.size());
+    CHECK(relative_difference(fused.x, separate.x) <= 1e-5);
+    REQUIRE(fused.duals.size() == separate.duals.size());
+    for (std::size_t i = 0; i < fused.duals.size(); ++i) CHECK(relative_difference(fused.duals[i], separate.duals[i]) <= 1e-5);
+    // residuals are differences of nearby iterates (float32 cancellation): 1e-3 relative
+    for (std::size_t k = 0; k < fused.history.size(); ++k) {
+        const auto &f = fused.history[k], &s = separate.history[k];
+        CHECK(std::abs(f.primal_residual - s.primal_residual) <= 1e-3 * s.primal_residual);
+        CHECK(std::abs(f.dual_residual - s.dual_residual) <= 1e-3 * s.dual_residual);
+        CHECK(std::abs(f.eps_primal - s.eps_primal) <= 1e-3 * s.eps_primal);
+        CHECK(std::abs(f.eps_dual - s.eps_dual) <= 1e-3 * s.eps_dual);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("fused PC and L-ADMM steps give the separate steps' iterates and residuals", "[fusion]") {
+    const pg::Image b = pg::test::random_image({W, H}, 3, 0.0f, 1.0f);
+    // 37 iterations: checks at 10, 20, 30 (adaptive steps change there) and 37
+    pg::Options opt = pg::test::fixed_iterations(pg::Algorithm::pock_chambolle, 37);
+    opt.iterations_per_call = 1;
+    for (pg::Algorithm alg : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm}) {
+        INFO("algorithm " << int(alg));
+        check_same_run(solve_with_fusion(true, alg, opt, b), solve_with_fusion(false, alg, opt, b));
+    }
+}
+
+TEST_CASE("4 iterations per call give the one-per-call iterates", "[fusion]") {
+    const pg::Image b = pg::test::random_image({W, H}, 4, 0.0f, 1.0f);
+    pg::Options opt = pg::test::fixed_iterations(pg::Algorithm::pock_chambolle, 37);
+    for (pg::Algorithm alg : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm}) {
+        INFO("algorithm " << int(alg));
+        opt.iterations_per_call = 4;
+        const pg::Result four = solve_with_fusion(true, alg, opt, b);
+        opt.iterations_per_call = 1;
+        check_same_run(four, solve_with_fusion(true, alg, opt, b));
+    }
+}
+
+TEST_CASE("residual norms summed inside the kernels equal the formulas over the iterates", "[fusion]") {
+    const pg::Image b = pg::test::random_image({W, H}, 5, 0.0f, 1.0f);
+    constexpr int N = 20;  // a check at N; the runs to N − 1 and N share their first N − 1 steps
+    SECTION("Pock-Chambolle: primal residual (x_{N-1} - x_N) / tau") {
+        pg::Options opt = pg::test::fixed_iterations(pg::Algorithm::pock_chambolle, N);
+        opt.accelerate = false;
+        opt.tau = 0.3;
+        opt.sigma = 0.3;  // τσ‖∇‖² ≤ 0.09 · 8 < 1: fixed steps
+        const pg::Result before = solve_with_fusion(true, opt.algorithm, opt, b);
+        opt.max_iters = N - 1;
+        const pg::Result prev = solve_with_fusion(true, opt.algorithm, opt, b);
+        double s = 0;
+        for (std::size_t i = 0; i < prev.x.size(); ++i) s += std::pow((double(prev.x.data()[i]) - before.x.data()[i]) / 0.3, 2);
+        REQUIRE(s > 0);
+        CHECK(std::abs(before.history.back().primal_residual - std::sqrt(s)) <= 1e-4 * std::sqrt(s));
+    }
+    SECTION("L-ADMM: primal residual ||K x - z|| = ||u_N - u_{N-1}||") {
+        pg::Options opt = pg::test::fixed_iterations(pg::Algorithm::ladmm, N);
+        opt.lambda = 0.5;
+        opt.mu = 0.05;  // μ ≤ λ/‖∇‖² = 0.0625: fixed steps
+        const pg::Result last = solve_with_fusion(true, opt.algorithm, opt, b);
+        opt.max_iters = N - 1;
+        const pg::Result prev = solve_with_fusion(true, opt.algorithm, opt, b);
+        REQUIRE(last.duals.size() == 2);  // z, u
+        const pg::Image &u = last.duals[1], &u_prev = prev.duals[1];
+        double s = 0;
+        for (std::size_t i = 0; i < u.size(); ++i) s += std::pow(double(u.data()[i]) - u_prev.data()[i], 2);
+        REQUIRE(s > 0);
+        CHECK(std::abs(last.history.back().primal_residual - std::sqrt(s)) <= 1e-4 * std::sqrt(s));
+    }
+}
