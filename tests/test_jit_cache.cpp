@@ -7,6 +7,14 @@
 
 #include "test_support.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define PROXGEN_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PROXGEN_ADDRESS_SANITIZER 1
+#endif
+#endif
+
 namespace pg = proxgen;
 
 namespace {
@@ -64,6 +72,12 @@ TEST_CASE("repeated solves of changing structures keep the resident memory flat"
     const long after = resident_kib();
     INFO("resident memory " << before << " KiB before, " << after << " KiB after " << solves << " solves (disk cache "
                             << pg::jit_disk_cache() << ", sink " << sink << ")");
+#if PROXGEN_ADDRESS_SANITIZER
+    // AddressSanitizer keeps freed memory in quarantine (256 MB by default) to catch use after free,
+    // so resident memory grows under it by design; the main CI stage checks this bound unsanitized.
+    CHECK(after - before < 300 * 1024);
+#else
     CHECK(after - before < 16 * 1024);
+#endif
     pg::set_jit_cache_capacity(old);
 }

@@ -54,6 +54,8 @@ int bench(const BenchOptions& o) {
         const double gbs = bytes / (ms / 1e3) / 1e9;
         fmt::print("{:<8} {:>10.3f} {:>12.2f} {:>10.2f} {:>9.2f} {:>12.2f}\n", short_name(a), ms, bytes / 1e6, gbs,
                    gbs / triad, first);
+        if (ms <= 0)
+            fmt::print("{:<8} (the long run was not slower than the short one: timing noise; raise --long)\n", "");
         ++measured;
     }
     if (measured == 0) throw Stop(bad_input, "no algorithm can plan this problem");

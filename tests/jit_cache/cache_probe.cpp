@@ -1,4 +1,4 @@
-// A process that solves two small problems and prints what the JIT did:
+// A process that solves a small problem and prints what the JIT did:
 //     compiled=<kernels compiled> loaded=<kernels loaded from the disk cache> result=<hash of x>
 // to stdout, or to FILE with `cache_probe FILE`; `cache_probe --corrupt DIR` damages every kernel
 // in the cache directory DIR instead (half truncated, half with bytes overwritten).
@@ -43,7 +43,9 @@ int main(int argc, char** argv) {
         auto x = pg::variable(40, 28);
         auto prob = pg::sum_squares(x - b) + 0.1f * pg::group_norm1(pg::grad(x));
         std::uint64_t h = 1469598103934665603ull;
-        for (pg::Algorithm a : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm}) {
+        // one algorithm: the test compiles everything six times (first run, after corruption, four
+        // concurrent writers), and a second algorithm would only double that
+        for (pg::Algorithm a : {pg::Algorithm::pock_chambolle}) {
             pg::Options opt;
             opt.algorithm = a;
             opt.max_iters = 30;

@@ -13,10 +13,10 @@ ci_stage_timer() {
 # and the tests fast; -g1 gives file:line in reports at a fraction of full debug info's cost. The
 # library is a unity build as in tools/build.sh. CMAKE_CXX_COMPILER_LAUNCHER=ccache in the
 # environment is honoured (CMake reads it).
-#   sanitizer_configure <build dir> <-fsanitize=… flags>
+#   sanitizer_configure <build dir> <-fsanitize=… flags> [optimization, default -O1]
 sanitizer_configure() {
-  local dir=$1 flags=$2
-  local compile="-O1 -g1 -fno-omit-frame-pointer ${flags}"
+  local dir=$1 flags=$2 opt=${3:--O1}
+  local compile="${opt} -g1 -fno-omit-frame-pointer ${flags}"
   mkdir -p "$dir"
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Sanitize -DPROXGEN_UNITY_BUILD=ON \
     "-DCMAKE_C_FLAGS_SANITIZE=${compile}" "-DCMAKE_CXX_FLAGS_SANITIZE=${compile}" \
