@@ -18,31 +18,12 @@
 #include "baseline.hpp"
 #include "proxgen/google_benchmark.hpp"
 #include "proxgen/proxgen.hpp"
+#include "reference_problems.hpp"
 
 namespace pg = proxgen;
 namespace pb = proxgen::bench;
 
 namespace {
-
-pg::Image test_image(int N) {
-    pg::Image b(N, N);
-    for (int j = 0; j < N; ++j)
-        for (int i = 0; i < N; ++i) {
-            const float u = float(i) / float(N), v = float(j) / float(N);
-            b(i, j) = 0.5f + 0.3f * std::sin(9 * u) * std::cos(7 * v) + 0.05f * float((i * 7919 + j * 104729) % 17 - 8) / 8;
-        }
-    return b;
-}
-
-pg::Image gaussian_9x9() {
-    pg::Image k(9, 9);
-    float s = 0;
-    for (int q = 0; q < 9; ++q)
-        for (int p = 0; p < 9; ++p) s += k(p, q) = std::exp(-float((p - 4) * (p - 4) + (q - 4) * (q - 4)) / 8.0f);
-    for (int q = 0; q < 9; ++q)
-        for (int p = 0; p < 9; ++p) k(p, q) /= s;
-    return k;
-}
 
 /// The hand-written iteration as a run(n) the benchmark header can time. Kept alive by the
 /// registered benchmark (shared_ptr), compiled on first use.
@@ -66,10 +47,13 @@ std::function<void(int)> handwritten(pb::BaselineAlgorithm a, pg::Image b, pg::I
 
 void register_size(int N) {
     const std::string size = std::to_string(N);
-    const pg::Image b = test_image(N), k = gaussian_9x9();
+    // the project's reference problems: a smooth test image with noise, its 9x9 Gaussian blur
+    const pg::Image b = pg::reference::make_denoise(N).b;
+    const auto blurred = pg::reference::make_deconv(N);
+    const pg::Image& k = blurred.kernel;
     auto x = pg::variable(N, N);
     auto denoise = pg::sum_squares(x - b) + 0.1f * pg::group_norm1(pg::grad(x));
-    auto deconv = pg::sum_squares(pg::conv(k, x) - b) + 0.002f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x);
+    auto deconv = pg::sum_squares(pg::conv(k, x) - blurred.b) + 0.002f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x);
     pg::Options pc, ladmm;
     ladmm.algorithm = pg::Algorithm::ladmm;
     const double pc_bytes = pg::benchmark::iteration_bytes(denoise, pg::Algorithm::pock_chambolle);
@@ -84,7 +68,7 @@ void register_size(int N) {
     if (N <= 1024) {  // the deconvolution at 2048² takes minutes per repetition here
         pg::benchmark::register_solve("pc_deconv/" + size + "/proxgen", deconv, pc);
         pg::benchmark::register_iteration(
-            "pc_deconv/" + size + "/handwritten", handwritten(pb::BaselineAlgorithm::pock_chambolle, b, k),
+            "pc_deconv/" + size + "/handwritten", handwritten(pb::BaselineAlgorithm::pock_chambolle, blurred.b, k),
             pg::benchmark::iteration_bytes(deconv, pg::Algorithm::pock_chambolle));
     }
 }

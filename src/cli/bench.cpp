@@ -17,11 +17,7 @@ int bench(const BenchOptions& o) {
     if (o.short_iters < 0 || o.long_iters <= o.short_iters)
         throw Stop(bad_input, fmt::format("--short {} and --long {}: need 0 <= short < long", o.short_iters, o.long_iters));
     if (o.repeats < 1) throw Stop(bad_input, fmt::format("--repeats {}: need at least 1", o.repeats));
-    std::vector<Algorithm> algorithms;
-    if (o.algorithm == "all")
-        for (const auto& a : algorithm_names()) algorithms.push_back(parse_algorithm(a));
-    else
-        algorithms.push_back(parse_algorithm(o.algorithm));
+    const std::vector<Algorithm> algorithms = algorithms_named(o.algorithm);
     const rt::Problem problem = load_problem(o.problem, load_bindings(o.data));
     const double triad = benchmark::machine_bandwidth_gbs();
     fmt::print("problem: {}\nSTREAM triad: {:.1f} GB/s; ms/iter = (t({}) - t({})) / {}, least of {} runs\n",

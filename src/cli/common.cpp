@@ -61,4 +61,13 @@ std::string short_name(Algorithm a) { return a == Algorithm::pock_chambolle ? "p
 
 std::vector<std::string> algorithm_names() { return {"admm", "ladmm", "pc", "hqs"}; }
 
+std::vector<Algorithm> algorithms_named(const std::string& option) {
+    std::vector<Algorithm> algorithms;
+    if (option == "all")
+        for (const auto& a : algorithm_names()) algorithms.push_back(parse_algorithm(a));
+    else
+        algorithms.push_back(parse_algorithm(option));
+    return algorithms;
+}
+
 }  // namespace proxgen::cli

@@ -62,5 +62,7 @@ Algorithm parse_algorithm(const std::string& s);
 std::string short_name(Algorithm a);
 /// The names --algorithm accepts.
 std::vector<std::string> algorithm_names();
+/// The algorithms an --algorithm value names: one, or every one for "all".
+std::vector<Algorithm> algorithms_named(const std::string& option);
 
 }  // namespace proxgen::cli

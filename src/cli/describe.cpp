@@ -8,11 +8,7 @@
 namespace proxgen::cli {
 
 int describe(const DescribeOptions& o) {
-    std::vector<Algorithm> algorithms;
-    if (o.algorithm == "all")
-        for (const auto& a : algorithm_names()) algorithms.push_back(parse_algorithm(a));
-    else
-        algorithms.push_back(parse_algorithm(o.algorithm));
+    const std::vector<Algorithm> algorithms = algorithms_named(o.algorithm);
     const rt::Problem problem = load_problem(o.problem, load_bindings(o.data));
     fmt::print("problem: {}\n", problem.to_string());
     for (const auto& v : problem.variables()) fmt::print("variable {}: {}\n", v.name, shape_string(v.shape));
