@@ -6,14 +6,11 @@
 
 #include <benchmark/benchmark.h>
 
-#include <chrono>
-#include <memory>
+#include <functional>
 #include <string>
+#include <utility>
 
 #include "proxgen/benchmark.hpp"
-
-#include <chrono>
-#include <memory>
 
 namespace proxgen::benchmark {
 
