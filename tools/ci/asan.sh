@@ -37,14 +37,11 @@ done
 export ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$PWD/tools/ci/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-echo "asan+ubsan: building proxgen and ${first[*]} ${second[*]}"
-cmake --build "$dir" --target "${first[@]}" "${second[@]}" >"$dir/build.log" 2>&1 ||
-  { tail -n 100 "$dir/build.log"; exit 1; }
+build_tests "$dir" "${first[@]}" "${second[@]}"
 status=0
 fresh_kernel_cache "$dir"
 echo "asan+ubsan: ${first[*]} (a fresh kernel cache: every pipeline lowered here)"
-mapfile -t exes < <(executables_in "$dir" "${first[@]}")
-run_catch_executables "$dir/logs" "${exes[@]}" || status=1
+run_tests "$dir" "${first[@]}" || status=1
 if [[ ${#second[@]} -gt 0 ]]; then
   if [[ -n $main_stage_cache && -d $main_stage_cache ]]; then
     export PROXGEN_CACHE_DIR=$main_stage_cache
@@ -52,7 +49,6 @@ if [[ ${#second[@]} -gt 0 ]]; then
   else
     echo "asan+ubsan: ${second[*]} (no main-stage kernel cache: the fresh one)"
   fi
-  mapfile -t exes < <(executables_in "$dir" "${second[@]}")
-  run_catch_executables "$dir/logs" "${exes[@]}" || status=1
+  run_tests "$dir" "${second[@]}" || status=1
 fi
 exit $status

@@ -41,17 +41,30 @@ unit_test_targets() {
   ninja -C "$1" -t targets all | sed -n 's/^\(test_[A-Za-z0-9_]*\): .*/\1/p' | grep -v '^test_aot' | sort -u
 }
 
-# Builds the given test executables of a configured sanitizer build (and the library with them),
-# then runs each whole against a fresh kernel cache (run_catch_executables).
-#   build_and_run_tests <build dir> <target>...
-build_and_run_tests() {
+# Builds the given test executables of a configured sanitizer build (and the library with them).
+#   build_tests <build dir> <target>...
+build_tests() {
   local dir=$1; shift
   echo "${CI_STAGE_NAME}: building proxgen and $*"
   cmake --build "$dir" --target "$@" >"$dir/build.log" 2>&1 || { tail -n 100 "$dir/build.log"; return 1; }
-  fresh_kernel_cache "$dir"
+}
+
+# Runs built test executables whole (run_catch_executables), logs in <build dir>/logs.
+#   run_tests <build dir> <target>...
+run_tests() {
+  local dir=$1; shift
   local exes
   mapfile -t exes < <(executables_in "$dir" "$@")
   run_catch_executables "$dir/logs" "${exes[@]}"
+}
+
+# Builds the given test executables and runs each whole against a fresh kernel cache.
+#   build_and_run_tests <build dir> <target>...
+build_and_run_tests() {
+  local dir=$1; shift
+  build_tests "$dir" "$@" || return 1
+  fresh_kernel_cache "$dir"
+  run_tests "$dir" "$@"
 }
 
 # The paths of built executables, by target name, under a build directory.
