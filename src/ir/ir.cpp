@@ -9,19 +9,6 @@
 #include "proxgen/plan/facts.hpp"
 #include "proxgen/user_operator.hpp"
 
-namespace proxgen::plan {
-const char* name(XUpdate x) {
-    switch (x) {
-    case XUpdate::closed_form_prox: return "closed-form prox";
-    case XUpdate::elementwise: return "elementwise solve";
-    case XUpdate::fft: return "FFT solve";
-    case XUpdate::dct: return "DCT solve";
-    case XUpdate::cg: return "conjugate gradient";
-    }
-    return "?";
-}
-}  // namespace proxgen::plan
-
 namespace proxgen::ir {
 
 const char* name(Op op) {

@@ -9,16 +9,6 @@
 
 namespace proxgen {
 
-const char* name(Algorithm a) {
-    switch (a) {
-    case Algorithm::admm: return "admm";
-    case Algorithm::ladmm: return "ladmm";
-    case Algorithm::pock_chambolle: return "pock_chambolle";
-    case Algorithm::hqs: return "hqs";
-    }
-    return "?";
-}
-
 const char* name(Status s) {
     switch (s) {
     case Status::converged: return "converged";

@@ -1,7 +1,15 @@
 // The four algorithms and the x-update kinds. The plan depends on the algorithm: what the x-update
 // can absorb differs (a closed-form prox for Pock–Chambolle and linearized ADMM, a linear solve for
 // ADMM and HQS).
+//
+// Every name of an algorithm lives in `algorithm_table` below, and every front end (the command
+// line, Python, the benchmarks) reads and writes names through it, so they all accept the same ones.
 #pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
 
 namespace proxgen {
 
@@ -12,7 +20,38 @@ enum class Algorithm {
     hqs              ///< half-quadratic splitting with an increasing penalty ρ
 };
 
+/// The names of one algorithm. Every one of them is accepted wherever an algorithm is named.
+struct AlgorithmNames {
+    Algorithm algorithm;
+    /// What `describe`, error messages and `name(Algorithm)` print, and part of the JIT cache's
+    /// keys: the enumerator's own spelling ("pock_chambolle").
+    std::string_view name;
+    /// What the command line and Python print, ProxImaL's `solver=` name ("pc").
+    std::string_view short_name;
+    /// Further accepted spellings (ProxImaL's long names, "linearized_admm"); empty entries unused.
+    std::array<std::string_view, 2> aliases;
+};
+
+/// Every algorithm, in the order the front ends list them.
+inline constexpr std::array<AlgorithmNames, 4> algorithm_table{{
+    {Algorithm::admm, "admm", "admm", {}},
+    {Algorithm::ladmm, "ladmm", "ladmm", {"linearized_admm"}},
+    {Algorithm::pock_chambolle, "pock_chambolle", "pc", {}},
+    {Algorithm::hqs, "hqs", "hqs", {"half_quadratic_splitting"}},
+}};
+
+/// "admm", "ladmm", "pock_chambolle", "hqs".
 const char* name(Algorithm a);
+/// "admm", "ladmm", "pc", "hqs": the name the command line and Python print.
+const char* short_name(Algorithm a);
+/// The algorithm any of its names (name, short name or alias) names; nullopt for anything else.
+std::optional<Algorithm> parse_algorithm(std::string_view s);
+/// Every accepted name, each algorithm's short name first and its other names in parentheses:
+/// "'admm', 'ladmm' (linearized_admm), 'pc' (pock_chambolle), 'hqs' (half_quadratic_splitting)".
+std::string accepted_algorithm_names();
+/// parse_algorithm, or a proxgen::Error "unknown algorithm 'x': the algorithms are …" listing
+/// accepted_algorithm_names().
+Algorithm algorithm_named(std::string_view s);
 
 }  // namespace proxgen
 
