@@ -142,7 +142,7 @@ bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double
         for (std::size_t i = 0; i < x.size() && x_finite; ++i) x_finite = std::isfinite(x.data()[i]);
         fail("{}: diverged at iteration {}: {} produced non-finite values (primal residual {}, dual residual {}); "
              "reduce the step sizes or check the problem's scaling",
-             name(opt_.algorithm), it, x_finite ? other_step : "the x-update", r_pri, r_dual);
+             name(problem_.algorithm), it, x_finite ? other_step : "the x-update", r_pri, r_dual);
     }
     if (track_) h.objective = objective_ir(problem_, x);
     result_.history.push_back(h);
@@ -195,7 +195,7 @@ void Monitor::finish(int it, bool converged, bool stopped) {
     if (result_.status != Status::likely_infeasible)
         result_.status = converged ? Status::converged : stopped ? Status::stopped_by_callback : Status::max_iterations;
     result_.solve_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
-    result_.algorithm = opt_.algorithm;
+    result_.algorithm = problem_.algorithm;
     result_.signature = ir::signature(problem_);
     if (opt_.verbose) {
         fmt::print("{} after {} iterations, {:.3f} s ({:.3f} ms/iteration)\n", name(result_.status), it,
@@ -394,9 +394,10 @@ std::string x_update_description(const ir::Problem& p) {
 
 Result solve_ir(const ir::Problem& planned, const Options& opt, const Result* warm) {
     ir::validate(planned);
-    PROXGEN_INTERNAL_ASSERT(planned.algorithm == opt.algorithm);
     const ir::Problem p = with_norm_bounds(planned);
-    switch (opt.algorithm) {
+    // The plan was made for one algorithm (its Ω / Ψ split and x-update depend on it): that one
+    // runs. opt.algorithm is what a front end plans with, and is not read again here.
+    switch (p.algorithm) {
     case Algorithm::pock_chambolle: return pock_chambolle(p, opt, warm);
     case Algorithm::ladmm: return linearized_admm(p, opt, warm);
     case Algorithm::admm:

@@ -21,6 +21,9 @@ struct IterationInfo {
 };
 
 struct Options {
+    /// The algorithm pg::solve and rt::solve(problem, ...) plan the problem for. Once a problem is
+    /// planned the plan carries its algorithm, and that one runs: rt::solve(rt::Plan, ...) does not
+    /// read this field.
     Algorithm algorithm = Algorithm::pock_chambolle;
     int max_iters = 500;
     /// Stop when both residuals fall below √dim·eps_abs + eps_rel·scale. Both 0: run max_iters.

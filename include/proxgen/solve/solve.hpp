@@ -20,6 +20,7 @@
 namespace proxgen {
 
 namespace detail {
+/// Runs the planned problem with its own algorithm (p.algorithm; opt.algorithm is not read).
 Result solve_ir(const ir::Problem& p, const Options& opt, const Result* warm);
 double objective_ir(const ir::Problem& p, const Image& x);
 std::string describe_ir(const ir::Problem& p);
