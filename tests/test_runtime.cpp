@@ -6,6 +6,7 @@
 
 #include <thread>
 
+#include <proxgen/ir/ir.hpp>
 #include <proxgen/proxgen.hpp>
 
 #include "test_support.hpp"
@@ -71,6 +72,50 @@ TEST_CASE("results by variable name, problem introspection", "[runtime]") {
     CHECK_THROWS_WITH(r["y"], Contains("no variable named 'y'"));
     CHECK_THROWS_WITH(r[rt::grad(x)], Contains("not a variable"));
     CHECK_THROWS_WITH(prob.input("b"), Contains("no input named 'b'"));
+}
+
+TEST_CASE("a planned problem describes, solves and evaluates without planning again", "[runtime][plan]") {
+    const pg::Image b = random_image({16, 12}, 7, 0, 1);
+    const rt::Expr x = rt::variable("x", {16, 12});
+    const rt::Problem prob = rt::sum_squares(x - rt::input("b", b)) + 0.1 * rt::group_norm1(rt::grad(x)) + rt::nonneg(x);
+    for (pg::Algorithm a : {pg::Algorithm::admm, pg::Algorithm::pock_chambolle}) {
+        INFO(pg::name(a));
+        const std::size_t before = rt::detail::plans_made();
+        const rt::Plan plan = rt::plan(prob, a);
+        CHECK(rt::detail::plans_made() - before == 1);
+        CHECK(plan.algorithm() == a);
+
+        // The plan decides the algorithm: opt.algorithm names another one and is not read.
+        pg::Options opt = pg::test::fixed_iterations(a == pg::Algorithm::admm ? pg::Algorithm::ladmm : pg::Algorithm::admm, 6);
+        opt.check_every = 3;
+        opt.track_objective = true;
+        const std::size_t planned = rt::detail::plans_made();
+        const std::string text = rt::describe(plan);
+        const pg::Result r = rt::solve(plan, opt);
+        const pg::Result warm = rt::solve(plan, opt, r);
+        const double f = rt::objective(plan, r), fx = rt::objective(plan, r["x"]);
+        CHECK(rt::detail::plans_made() == planned);
+        CHECK(r.algorithm == a);
+        CHECK(r.iterations == 6);
+        CHECK(warm.iterations == 6);
+
+        // ... and everything equals the same calls on the problem, which plan each time.
+        pg::Options same = opt;
+        same.algorithm = a;
+        CHECK(text == rt::describe(prob, a));
+        const pg::Result expected = rt::solve(prob, same);
+        CHECK(rt::detail::plans_made() > planned);
+        CHECK(r.signature == expected.signature);
+        REQUIRE(r["x"].size() == expected["x"].size());
+        CHECK(std::equal(r["x"].data(), r["x"].data() + r["x"].size(), expected["x"].data()));
+        CHECK(f == fx);
+        CHECK(f == Approx(rt::objective(prob, expected)).epsilon(1e-12));
+
+        // an ir::Problem is still what code written before Plan existed receives
+        const pg::ir::Problem copy = rt::plan(prob, a);
+        CHECK(copy.algorithm == a);
+        CHECK(copy.psi.size() == plan.ir().psi.size());
+    }
 }
 
 TEST_CASE("run-time nodes give the typed front end's sentences", "[runtime][errors]") {

@@ -290,20 +290,58 @@ Problem weighted_poisson_norm(const Data& weight, const Expr& e, const Data& cou
 
 // ---- planning and solving (the typed API's describe / solve / objective) ------------------------
 
+/// A problem planned for one algorithm, as rt::plan returns it: what describe, solve and objective
+/// run without planning again. A front end that plans first (to report an unplannable problem as
+/// the user's error) hands the Plan on, and the problem is planned once. A Plan is a value sharing
+/// its immutable planned IR (copies are cheap); it keeps the data the problem held when it was
+/// planned: after Problem::set_input / set_parameter, plan again.
+class Plan {
+public:
+    /// The algorithm the problem was planned for: the one solve(plan, ...) runs.
+    Algorithm algorithm() const;
+    /// The planned IR (include proxgen/ir/ir.hpp to read it), e.g. for the ahead-of-time generator
+    /// (proxgen/aot/generator.hpp).
+    const ir::Problem& ir() const { return *ir_; }
+    /// A copy of the planned IR, for code that stores an ir::Problem (include proxgen/ir/ir.hpp).
+    operator ir::Problem() const;
+
+private:
+    friend Plan plan(const Problem& prob, Algorithm a);
+    explicit Plan(std::shared_ptr<const ir::Problem> planned) : ir_(std::move(planned)) {}
+    std::shared_ptr<const ir::Problem> ir_;
+};
+
+/// Plans the problem for algorithm a: the plan describe and solve run. Throws proxgen::Error when
+/// the problem cannot be planned (see docs/runtime.md).
+Plan plan(const Problem& prob, Algorithm a);
+
 /// The plan's text for algorithm a, exactly as pg::describe prints it for the same typed problem.
 std::string describe(const Problem& prob, Algorithm a = Algorithm::pock_chambolle);
-/// Solves the problem (opt.algorithm); results by variable name: res["x"] or res[x].
+std::string describe(const Plan& planned);
+/// Solves the problem (plans it for opt.algorithm); results by variable name: res["x"] or res[x].
 Result solve(const Problem& prob, const Options& opt = {});
 /// Warm start from an earlier result of this problem or of an edited copy (same structure and
 /// algorithm: continues from its x and dual state; otherwise from its x alone).
 Result solve(const Problem& prob, const Options& opt, const Result& warm);
+/// Solves a planned problem with the plan's algorithm (opt.algorithm is not read): the same result
+/// as solve(prob, opt) with opt.algorithm = planned.algorithm(), without planning again.
+Result solve(const Plan& planned, const Options& opt = {});
+Result solve(const Plan& planned, const Options& opt, const Result& warm);
 /// The objective at res (float64; indicators: 0 or +inf), as pg::objective.
 double objective(const Problem& prob, const Result& res);
 /// The objective at x, for a problem in one variable.
 double objective(const Problem& prob, const Image& x);
-/// The planned IR that describe and solve run (for front ends that hand it on, e.g. to the
-/// ahead-of-time generator, proxgen/aot/generator.hpp). Include proxgen/ir/ir.hpp to use it.
-ir::Problem plan(const Problem& prob, Algorithm a);
+/// The same on a planned problem, without planning again. The objective does not depend on the
+/// algorithm; its float64 sum may differ from objective(prob, ...) in the last bits where the plan
+/// merged terms differently (objective(prob, ...) plans for Pock–Chambolle).
+double objective(const Plan& planned, const Result& res);
+double objective(const Plan& planned, const Image& x);
+
+namespace detail {
+/// How many times this process has planned a run-time problem (rt::plan, and describe / solve /
+/// objective of a Problem, each of which plans): lets tests check that a front end plans once.
+std::size_t plans_made();
+}  // namespace detail
 
 // ---- by name: one catalogue for the text, JSON and Python front ends ----------------------------
 

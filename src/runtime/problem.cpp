@@ -1,6 +1,8 @@
 // Run-time problems (proxgen/runtime.hpp): penalties with the typed DSL's checks, the terms kept
 // as written, and describe / solve / objective through the one planner (plan::plan) and the
 // back end the typed API uses.
+#include <atomic>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -262,7 +264,12 @@ Problem operator*(const Scalar& s, const Problem& p) {
 
 // ---- planning and solving ---------------------------------------------------------------------
 
-ir::Problem plan(const Problem& prob, Algorithm a) {
+namespace {
+std::atomic<std::size_t> plan_counter{0};
+
+/// The run-time problem as the planner's Draft, planned for a.
+ir::Problem planned_ir(const Problem& prob, Algorithm a) {
+    ++plan_counter;
     const ProblemData& d = *prob.data();
     plan::Draft draft;
     for (const auto& v : d.names.variables) draft.variables.push_back({v.name, v.shape});
@@ -277,28 +284,43 @@ ir::Problem plan(const Problem& prob, Algorithm a) {
     return plan::plan(draft, a);
 }
 
-namespace {
-Result solve_with(const Problem& prob, const Options& opt, const Result* warm) {
-    const ir::Problem p = plan(prob, opt.algorithm);
+Result solve_planned(const ir::Problem& p, const Options& opt, const Result* warm) {
     Result r = ::proxgen::detail::solve_ir(p, opt, warm);
     r.named_values.emplace(p.variables.front().name, r.x);
     return r;
 }
-}  // namespace
 
-std::string describe(const Problem& prob, Algorithm a) { return ::proxgen::detail::describe_ir(plan(prob, a)); }
-Result solve(const Problem& prob, const Options& opt) { return solve_with(prob, opt, nullptr); }
-Result solve(const Problem& prob, const Options& opt, const Result& warm) { return solve_with(prob, opt, &warm); }
-
-double objective(const Problem& prob, const Image& x) {
-    return ::proxgen::detail::objective_ir(plan(prob, Algorithm::pock_chambolle), x);
-}
-
-double objective(const Problem& prob, const Result& res) {
-    const ir::Problem p = plan(prob, Algorithm::pock_chambolle);
+double objective_planned(const ir::Problem& p, const Result& res) {
     auto it = res.named_values.find(p.variables.front().name);
     return ::proxgen::detail::objective_ir(p, it != res.named_values.end() ? it->second : res.x);
 }
+}  // namespace
+
+std::size_t detail::plans_made() { return plan_counter.load(); }
+
+Algorithm Plan::algorithm() const { return ir_->algorithm; }
+Plan::operator ir::Problem() const { return *ir_; }
+
+Plan plan(const Problem& prob, Algorithm a) { return Plan(std::make_shared<const ir::Problem>(planned_ir(prob, a))); }
+
+std::string describe(const Problem& prob, Algorithm a) { return ::proxgen::detail::describe_ir(planned_ir(prob, a)); }
+std::string describe(const Plan& planned) { return ::proxgen::detail::describe_ir(planned.ir()); }
+
+Result solve(const Problem& prob, const Options& opt) { return solve_planned(planned_ir(prob, opt.algorithm), opt, nullptr); }
+Result solve(const Problem& prob, const Options& opt, const Result& warm) {
+    return solve_planned(planned_ir(prob, opt.algorithm), opt, &warm);
+}
+Result solve(const Plan& planned, const Options& opt) { return solve_planned(planned.ir(), opt, nullptr); }
+Result solve(const Plan& planned, const Options& opt, const Result& warm) { return solve_planned(planned.ir(), opt, &warm); }
+
+double objective(const Problem& prob, const Image& x) {
+    return ::proxgen::detail::objective_ir(planned_ir(prob, Algorithm::pock_chambolle), x);
+}
+double objective(const Problem& prob, const Result& res) {
+    return objective_planned(planned_ir(prob, Algorithm::pock_chambolle), res);
+}
+double objective(const Plan& planned, const Image& x) { return ::proxgen::detail::objective_ir(planned.ir(), x); }
+double objective(const Plan& planned, const Result& res) { return objective_planned(planned.ir(), res); }
 
 }  // namespace proxgen::rt
 
