@@ -3,6 +3,7 @@
 // (t(long) − t(short)) / (long − short), the bytes an iteration must move, GB/s and the fraction of
 // the memory bandwidth measured in the same process (proxgen/benchmark.hpp, docs/performance.md).
 #include <chrono>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -26,7 +27,7 @@ int bench(const BenchOptions& o) {
                "first solve s");
     int measured = 0;
     for (Algorithm a : algorithms) {
-        ir::Problem planned;
+        std::optional<rt::Plan> planned;
         try {
             planned = rt::plan(problem, a);
         } catch (const Error& e) {
@@ -34,19 +35,18 @@ int bench(const BenchOptions& o) {
             continue;
         }
         Options opt;
-        opt.algorithm = a;
         opt.eps_abs = opt.eps_rel = 0;
         opt.max_iters = 1;
         const auto t0 = std::chrono::steady_clock::now();
-        rt::solve(problem, opt);  // compiles or loads the kernels: not part of the iteration's time
+        rt::solve(*planned, opt);  // compiles or loads the kernels: not part of the iteration's time
         const double first = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const double ms = benchmark::ms_per_iteration(
             [&](int n) {
                 opt.max_iters = n;
-                rt::solve(problem, opt);
+                rt::solve(*planned, opt);
             },
             o.short_iters, o.long_iters, o.repeats);
-        const double bytes = benchmark::iteration_bytes(planned);
+        const double bytes = benchmark::iteration_bytes(planned->ir());
         const double gbs = bytes / (ms / 1e3) / 1e9;
         fmt::print("{:<8} {:>10.3f} {:>12.2f} {:>10.2f} {:>9.2f} {:>12.2f}\n", short_name(a), ms, bytes / 1e6, gbs,
                    gbs / triad, first);

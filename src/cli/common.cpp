@@ -49,24 +49,23 @@ rt::Problem load_problem(const std::string& path, const frontend::Bindings& b) {
     return p.problem;
 }
 
-Algorithm parse_algorithm(const std::string& s) {
-    if (s == "admm") return Algorithm::admm;
-    if (s == "ladmm") return Algorithm::ladmm;
-    if (s == "pc" || s == "pock_chambolle") return Algorithm::pock_chambolle;
-    if (s == "hqs") return Algorithm::hqs;
-    throw Stop(bad_input, fmt::format("--algorithm: expected admm, ladmm, pc or hqs, got '{}'", s));
+std::string algorithm_error(const std::string& s, bool all) {
+    if ((all && s == "all") || parse_algorithm(s)) return {};
+    return fmt::format("unknown algorithm '{}': the algorithms are {}{}", s, accepted_algorithm_names(),
+                       all ? ", or 'all' for each" : "");
 }
 
-std::string short_name(Algorithm a) { return a == Algorithm::pock_chambolle ? "pc" : name(a); }
-
-std::vector<std::string> algorithm_names() { return {"admm", "ladmm", "pc", "hqs"}; }
+Algorithm algorithm_option(const std::string& s) {
+    if (auto a = parse_algorithm(s)) return *a;
+    throw Stop(bad_input, "--algorithm: " + algorithm_error(s, false));
+}
 
 std::vector<Algorithm> algorithms_named(const std::string& option) {
     std::vector<Algorithm> algorithms;
     if (option == "all")
-        for (const auto& a : algorithm_names()) algorithms.push_back(parse_algorithm(a));
+        for (const AlgorithmNames& n : algorithm_table) algorithms.push_back(n.algorithm);
     else
-        algorithms.push_back(parse_algorithm(option));
+        algorithms.push_back(algorithm_option(option));
     return algorithms;
 }
 

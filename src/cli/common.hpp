@@ -56,12 +56,11 @@ frontend::Bindings load_bindings(const DataOptions& d);
 /// name would otherwise be silently ignored).
 rt::Problem load_problem(const std::string& path, const frontend::Bindings& b);
 
-/// "admm", "ladmm", "pc" (or "pock_chambolle"), "hqs".
-Algorithm parse_algorithm(const std::string& s);
-/// The short name the command line uses: "pc" for Pock–Chambolle.
-std::string short_name(Algorithm a);
-/// The names --algorithm accepts.
-std::vector<std::string> algorithm_names();
+/// "" when --algorithm accepts s (any name of proxgen's algorithm table, plan/algorithm.hpp, and
+/// "all" where the command runs every algorithm), else the sentence that lists what it accepts.
+std::string algorithm_error(const std::string& s, bool all);
+/// The algorithm an --algorithm value names; Stop(bad_input) with algorithm_error otherwise.
+Algorithm algorithm_option(const std::string& s);
 /// The algorithms an --algorithm value names: one, or every one for "all".
 std::vector<Algorithm> algorithms_named(const std::string& option);
 

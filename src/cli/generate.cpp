@@ -25,7 +25,7 @@ int run_generator(const ir::Problem& planned, std::vector<std::string> args) {
 }  // namespace
 
 int generate(const GenerateOptions& o) {
-    const Algorithm algorithm = parse_algorithm(o.algorithm);
+    const Algorithm algorithm = algorithm_option(o.algorithm);
     if (o.name.empty() || !(std::isalpha(static_cast<unsigned char>(o.name[0])) || o.name[0] == '_') ||
         o.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
         throw Stop(bad_input, fmt::format("--name '{}' must be a C identifier (it prefixes every symbol of the solver)", o.name));
@@ -33,7 +33,8 @@ int generate(const GenerateOptions& o) {
     if (o.iterations_per_call < 1 || o.iterations_per_call > 64)
         throw Stop(bad_input, fmt::format("--iterations-per-call must be in [1, 64], got {}", o.iterations_per_call));
     const rt::Problem problem = load_problem(o.problem, load_bindings(o.data));
-    const ir::Problem planned = stage(bad_input, [&] { return rt::plan(problem, algorithm); });
+    const rt::Plan plan = stage(bad_input, [&] { return rt::plan(problem, algorithm); });
+    const ir::Problem& planned = plan.ir();
     // the algorithms without an ahead-of-time loop yet, and plans with nothing to iterate, say so here
     stage(bad_input, [&] { return aot::halide_only(planned); });
 

@@ -25,9 +25,11 @@ void add_data(CLI::App* c, DataOptions& d) {
 }
 
 CLI::Option* add_algorithm(CLI::App* c, std::string& a, bool all) {
-    std::vector<std::string> names = algorithm_names();
-    if (all) names.push_back("all");
-    return c->add_option("-a,--algorithm", a, "the algorithm")->check(CLI::IsMember(names))->capture_default_str();
+    CLI::Validator known([all](const std::string& s) { return algorithm_error(s, all); }, "ALGORITHM", "algorithm");
+    return c->add_option("-a,--algorithm", a,
+                         fmt::format("the algorithm: {}{}", proxgen::accepted_algorithm_names(), all ? ", or 'all'" : ""))
+        ->check(known)
+        ->capture_default_str();
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// proxgen solve PROBLEM_FILE: load, plan (errors here are bad input), solve with progress on
+// proxgen solve PROBLEM_FILE: load, plan once (errors here are bad input), solve with progress on
 // stderr, write each variable, print a summary.
 #include <unistd.h>
 
@@ -60,29 +60,29 @@ std::map<std::string, std::string> output_files(const std::vector<std::string>& 
 }  // namespace
 
 int solve(const SolveOptions& o) {
-    const Algorithm algorithm = parse_algorithm(o.algorithm);
+    const Algorithm algorithm = algorithm_option(o.algorithm);
     if (o.iters < 1) throw Stop(bad_input, fmt::format("--iters must be >= 1, got {}", o.iters));
     if (!(o.eps >= 0)) throw Stop(bad_input, fmt::format("--eps must be >= 0, got {}", o.eps));
     if (o.check_every < 1) throw Stop(bad_input, fmt::format("--check-every must be >= 1, got {}", o.check_every));
     const rt::Problem problem = load_problem(o.problem, load_bindings(o.data));
     const auto outputs = output_files(o.outputs, problem.variables());
-    // A problem this algorithm cannot plan is the user's to change, like a syntax error.
-    stage(bad_input, [&] { return rt::plan(problem, algorithm); });
+    // A problem this algorithm cannot plan is the user's to change, like a syntax error. The plan
+    // made here is the one solved and evaluated: the problem is planned once.
+    const rt::Plan planned = stage(bad_input, [&] { return rt::plan(problem, algorithm); });
 
     Options opt;
-    opt.algorithm = algorithm;
     opt.max_iters = o.iters;
     opt.eps_abs = opt.eps_rel = o.eps;
     opt.check_every = o.check_every;
     opt.track_objective = !o.quiet && !o.no_objective;
     Progress progress(stderr, isatty(fileno(stderr)) != 0, o.iters, opt.track_objective);
     if (!o.quiet) opt.callback = [&](const IterationInfo& info) { return progress(info); };
-    const Result r = stage(failed, [&] { return rt::solve(problem, opt); });
+    const Result r = stage(failed, [&] { return rt::solve(planned, opt); });
     progress.finish();
 
     for (const auto& [name, file] : outputs) stage(failed, [&] { save_image(file, r[name]); });
     if (!o.quiet) {
-        const double f = stage(failed, [&] { return rt::objective(problem, r); });
+        const double f = stage(failed, [&] { return rt::objective(planned, r); });
         fmt::print(stderr, "{} {} after {} iterations (primal residual {:.3g}, dual {:.3g}); objective {:.8g}\n",
                    name(algorithm), o.eps > 0 ? (r.converged ? "converged" : "did NOT converge") : "ran", r.iterations,
                    r.primal_residual, r.dual_residual, f);

@@ -63,7 +63,10 @@ expect(1 "the problem has no parameter named mu \\(its parameters: lambda\\)" so
 expect(1 "--param lambda: expected a number, got 'big'" solve ${problem} ${data} --param lambda=big --out x.npy)
 expect(1 "--out y=y.npy: the problem has no variable 'y' \\(its variables: x\\)" solve ${problem} ${data} --out y=y.npy)
 expect(1 "--input expects NAME=VALUE, got 'kernel.npy'" solve ${problem} --input kernel.npy --out x.npy)
-expect(1 "algorithm: .*not in \\{admm,ladmm,pc,hqs\\}" solve ${problem} ${data} --algorithm fista --out x.npy)
+expect(1 "--algorithm: unknown algorithm 'fista': the algorithms are 'admm', 'ladmm' \\(linearized_admm\\), 'pc' \\(pock_chambolle\\), 'hqs' \\(half_quadratic_splitting\\)\n"
+       solve ${problem} ${data} --algorithm fista --out x.npy)
+expect(1 "--algorithm: unknown algorithm 'fista': .*'hqs' \\(half_quadratic_splitting\\), or 'all' for each"
+       describe ${problem} ${data} --algorithm fista)
 expect(1 "the folder 'no/such' does not exist" solve ${problem} ${data} --out x=no/such/x.png)
 expect(1 "deblur.txt:5:18: unknown names 'k' \\(5:18\\), 'x' \\(5:21\\), 'b' \\(5:26\\)" solve ${problem} --out x.npy)
 # a plan the algorithm cannot make is bad input too (ADMM needs an invertible x-update)
@@ -71,6 +74,10 @@ expect(1 "proxgen: error: admm: ADMM and HQS solve the x-update as a linear syst
        admm_singular.txt --algorithm admm --out x.npy)
 # describe: one algorithm, or all (an algorithm that cannot plan the problem says so)
 expect(0 "== pc ==.*ProxGen plan \\(pock_chambolle\\)" describe ${problem} ${data} --algorithm pc)
+# every name of an algorithm is accepted (ProxImaL's long names too); the short name is printed
+expect(0 "== ladmm ==.*ProxGen plan \\(ladmm\\)" describe ${problem} ${data} --algorithm linearized_admm)
+expect(0 "== hqs ==.*ProxGen plan \\(hqs\\)" describe ${problem} ${data} --algorithm half_quadratic_splitting)
+expect(0 "== pc ==.*ProxGen plan \\(pock_chambolle\\)" describe ${problem} ${data} --algorithm pock_chambolle)
 expect(0 "== admm ==\nnot plannable: .*== pc ==\nProxGen plan" describe admm_singular.txt)
 # generate: only Pock-Chambolle has an ahead-of-time loop so far
 expect(1 "only pock_chambolle has a generated loop so far, not admm" generate ${problem} ${data} --name d
