@@ -70,11 +70,11 @@ int main() {
             pb::TVProblem problem;
             problem.b = b.buffer();
             problem.alpha = alpha;
-            for (auto [alg, balg, tol, name] :
-                 {std::tuple{pg::Algorithm::pock_chambolle, pb::BaselineAlgorithm::pock_chambolle, 1e-4, "pc"},
-                  std::tuple{pg::Algorithm::ladmm, pb::BaselineAlgorithm::ladmm, 1e-4, "ladmm"},
-                  std::tuple{pg::Algorithm::admm, pb::BaselineAlgorithm::admm, 1e-4, "admm"},
-                  std::tuple{pg::Algorithm::hqs, pb::BaselineAlgorithm::hqs, 1e-4, "hqs"}}) {
+            for (auto [alg, balg, tol] :
+                 {std::tuple{pg::Algorithm::pock_chambolle, pb::BaselineAlgorithm::pock_chambolle, 1e-4},
+                  std::tuple{pg::Algorithm::ladmm, pb::BaselineAlgorithm::ladmm, 1e-4},
+                  std::tuple{pg::Algorithm::admm, pb::BaselineAlgorithm::admm, 1e-4},
+                  std::tuple{pg::Algorithm::hqs, pb::BaselineAlgorithm::hqs, 1e-4}}) {
                 pg::Options opt = base;
                 opt.algorithm = alg;
                 opt.tau = steps.tau, opt.sigma = steps.sigma, opt.lambda = steps.lambda, opt.mu = steps.mu;
@@ -82,7 +82,7 @@ int main() {
                 const pg::Result r = pg::solve(prob, opt);
                 auto bl = pb::make_baseline(balg, problem, steps);
                 bl->run(iters);
-                compare(r[x], *bl, tol, std::string(name) + "_denoise");
+                compare(r[x], *bl, tol, std::string(pg::short_name(alg)) + "_denoise");
             }
         }
         std::printf("deconvolution + nonneg %d x %d, 9 x 9 Gaussian, %d iterations\n", W, H, iters);
@@ -95,17 +95,17 @@ int main() {
             problem.alpha = alpha;
             pb::Steps st = steps;
             st.tau = 0.5f, st.sigma = 1.0f / (0.5f * 9.0f);  // tau sigma ||[grad; I]||^2 = 1
-            for (auto [alg, balg, tol, name] :
-                 {std::tuple{pg::Algorithm::pock_chambolle, pb::BaselineAlgorithm::pock_chambolle, 1e-4, "pc"},
-                  std::tuple{pg::Algorithm::admm, pb::BaselineAlgorithm::admm, 2e-3, "admm"},
-                  std::tuple{pg::Algorithm::hqs, pb::BaselineAlgorithm::hqs, 2e-3, "hqs"}}) {
+            for (auto [alg, balg, tol] :
+                 {std::tuple{pg::Algorithm::pock_chambolle, pb::BaselineAlgorithm::pock_chambolle, 1e-4},
+                  std::tuple{pg::Algorithm::admm, pb::BaselineAlgorithm::admm, 2e-3},
+                  std::tuple{pg::Algorithm::hqs, pb::BaselineAlgorithm::hqs, 2e-3}}) {
                 pg::Options opt = base;
                 opt.algorithm = alg;
                 opt.tau = st.tau, opt.sigma = st.sigma, opt.rho = st.rho;
                 const pg::Result r = pg::solve(prob, opt);
                 auto bl = pb::make_baseline(balg, problem, st);
                 bl->run(iters);
-                compare(r[x], *bl, tol, std::string(name) + "_deconv");
+                compare(r[x], *bl, tol, std::string(pg::short_name(alg)) + "_deconv");
             }
         }
     });

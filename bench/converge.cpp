@@ -1,6 +1,7 @@
 // Convergence trace of one canonical problem: objective every `every` iterations for each
 // algorithm, with the time per iteration. Used to tune defaults and to find the long-run optimum:
 //   proxgen_converge deconv 256 3000 [pc,ladmm,admm,hqs] [every]
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -23,12 +24,22 @@ int main(int argc, char** argv) {
     const pg::bench::Canonical c = kind == "denoise" ? pg::bench::Canonical::denoise
                                    : kind == "deconv" ? pg::bench::Canonical::deconv
                                                       : pg::bench::Canonical::poisson;
+    // any name of the algorithm table (pc, pock_chambolle, linearized_admm, ...); traces print short names
+    std::vector<pg::Algorithm> algorithms;
+    for (std::size_t at = 0; at <= algs.size();) {
+        const std::size_t comma = std::min(algs.find(',', at), algs.size());
+        try {
+            algorithms.push_back(pg::algorithm_named(algs.substr(at, comma - at)));
+        } catch (const pg::Error& e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            return 2;
+        }
+        at = comma + 1;
+    }
     pg::bench::with_problem(c, W, [&](const auto& prob, const auto& x, const pg::Image& start) {
         (void)x;
-        for (auto [tag, alg] : std::vector<std::pair<std::string, pg::Algorithm>>{
-                 {"pc", pg::Algorithm::pock_chambolle}, {"ladmm", pg::Algorithm::ladmm},
-                 {"admm", pg::Algorithm::admm}, {"hqs", pg::Algorithm::hqs}}) {
-            if (("," + algs + ",").find("," + tag + ",") == std::string::npos) continue;
+        for (pg::Algorithm alg : algorithms) {
+            const std::string tag = pg::short_name(alg);
             pg::Options opt;
             opt.algorithm = alg;
             opt.max_iters = iters;

@@ -13,8 +13,9 @@ __all__ = ["Problem", "Impl"]
 # always runs JIT-compiled Halide.
 Impl = {"numpy": 0, "halide": 1, "pycuda": 2}
 
-_SOLVERS = {"admm": "admm", "pc": "pc", "pock_chambolle": "pc", "ladmm": "ladmm", "linearized_admm": "ladmm",
-            "hqs": "hqs", "half_quadratic_splitting": "hqs"}
+# Every accepted solver name -> its short name (the key of _SOLVER_ONLY), from C++'s algorithm
+# table, which the command line and proxgen.rt read too: all accept the same names.
+_SOLVERS = {n: short for short, name, aliases in _core.algorithms() for n in [short, name] + list(aliases)}
 
 # Keyword arguments of each ProxImaL solver (algorithms/*.py) that ProxGen maps; those of another
 # solver are a TypeError, as in ProxImaL.
@@ -188,8 +189,7 @@ class Problem:
 
 def _solver_name(solver):
     if not isinstance(solver, str) or solver not in _SOLVERS:
-        raise Error("Unknown solver '{}': the solvers are 'admm', 'ladmm' (linearized_admm), 'pc' (pock_chambolle) "
-                    "and 'hqs' (half_quadratic_splitting)".format(solver))
+        raise Error("Unknown solver '{}': the solvers are {}".format(solver, _core.accepted_algorithm_names()))
     return _SOLVERS[solver]
 
 

@@ -18,24 +18,10 @@ namespace proxgen::python {
 
 namespace {
 
-/// Every name the solvers accept (ProxImaL's names included: pc, ladmm, hqs, ...).
+/// Every name of C++'s algorithm table (ProxImaL's names included: pc, linearized_admm, ...).
 Algorithm algorithm_of(const std::string& s) {
-    if (s == "admm") return Algorithm::admm;
-    if (s == "ladmm" || s == "linearized_admm") return Algorithm::ladmm;
-    if (s == "pc" || s == "pock_chambolle") return Algorithm::pock_chambolle;
-    if (s == "hqs" || s == "half_quadratic_splitting") return Algorithm::hqs;
-    fail("unknown solver '{}': the solvers are 'admm', 'ladmm' (linearized_admm), 'pc' (pock_chambolle) and 'hqs' "
-         "(half_quadratic_splitting)", s);
-}
-
-const char* short_name(Algorithm a) {
-    switch (a) {
-    case Algorithm::admm: return "admm";
-    case Algorithm::ladmm: return "ladmm";
-    case Algorithm::pock_chambolle: return "pc";
-    case Algorithm::hqs: return "hqs";
-    }
-    return "?";
+    if (auto a = parse_algorithm(s)) return *a;
+    fail("unknown solver '{}': the solvers are {}", s, accepted_algorithm_names());
 }
 
 struct PyResult {
@@ -205,6 +191,21 @@ void bind_solve(py::module_& m) {
                                name(r.result.status), r.result.iterations, r.result.solve_seconds);
         });
 
+    // The algorithm table, for python/proxgen/problem.py (ProxImaL's solver= names) and users.
+    m.def("algorithms", [] {
+        py::list out;
+        for (const AlgorithmNames& n : algorithm_table) {
+            py::list aliases;
+            for (std::string_view alias : n.aliases)
+                if (!alias.empty()) aliases.append(py::str(alias.data(), alias.size()));
+            out.append(py::make_tuple(py::str(n.short_name.data(), n.short_name.size()),
+                                      py::str(n.name.data(), n.name.size()), aliases));
+        }
+        return out;
+    }, "Every algorithm as (short name, name, [aliases]), in C++'s algorithm table: solve and describe accept "
+       "each of these names and print the short one.");
+    m.def("accepted_algorithm_names", [] { return accepted_algorithm_names(); },
+          "The accepted names as error messages list them.");
     m.def("solve", [](const PyProblem& p, const py::kwargs& kw) { return PyResult{solve_released(p, options_of(kw, p))}; },
           py::arg("problem"),
           "solve(problem, algorithm='pc', max_iters=500, eps_abs=1e-4, eps_rel=1e-4, verbose=False, callback=None, "

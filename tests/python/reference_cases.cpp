@@ -161,14 +161,6 @@ const std::map<std::string, Case>& cases() {
     return table;
 }
 
-pg::Algorithm algorithm_of(const std::string& s) {
-    if (s == "admm") return pg::Algorithm::admm;
-    if (s == "ladmm") return pg::Algorithm::ladmm;
-    if (s == "pc") return pg::Algorithm::pock_chambolle;
-    if (s == "hqs") return pg::Algorithm::hqs;
-    throw std::invalid_argument("unknown algorithm " + s);
-}
-
 /// An image as (flat values in Halide order, Halide sizes).
 std::pair<std::vector<float>, std::vector<int>> flat(const pg::Image& img) {
     return {std::vector<float>(img.data(), img.data() + img.size()), img.sizes()};
@@ -191,7 +183,7 @@ PYBIND11_MODULE(proxgen_reference, m) {
         return names;
     });
     m.def("describe", [](const std::string& name, const std::string& alg) {
-        return rt::describe(cases().at(name)(), algorithm_of(alg));
+        return rt::describe(cases().at(name)(), pg::algorithm_named(alg));
     });
     // (x, sizes, objective) after exactly `iters` iterations of `alg`
     m.def("solve", [](const std::string& name, const std::string& alg, int iters) {
@@ -199,7 +191,7 @@ PYBIND11_MODULE(proxgen_reference, m) {
         pg::Result r;
         {
             py::gil_scoped_release release;
-            r = rt::solve(p, pg::test::fixed_iterations(algorithm_of(alg), iters));
+            r = rt::solve(p, pg::test::fixed_iterations(pg::algorithm_named(alg), iters));
         }
         auto [values, sizes] = flat(r["x"]);
         return std::make_tuple(values, sizes, rt::objective(p, r));
@@ -229,7 +221,7 @@ PYBIND11_MODULE(proxgen_reference, m) {
         py::gil_scoped_release release;
         const pg::bench::Canonical c = canonical_of(kind);
         return pg::bench::with_problem(c, size, [&](const auto& prob, const auto&, const pg::Image& start) {
-            pg::Options opt = pg::test::fixed_iterations(algorithm_of(alg), iters);
+            pg::Options opt = pg::test::fixed_iterations(pg::algorithm_named(alg), iters);
             opt.x0 = start;
             const pg::Result r = pg::solve(prob, opt);
             return std::make_tuple(pg::objective(prob, r), pg::bench::objective_shift(c, start), r.iterations);

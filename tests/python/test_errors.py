@@ -58,6 +58,24 @@ def test_unknown_solver_names_the_solvers():
         rt.describe(rt.sum_squares(rt.variable("x", (H, W))), "fista")
 
 
+def test_every_front_end_accepts_every_algorithm_name():
+    # C++'s algorithm table: (short name, name, aliases); the command line takes the same names
+    table = pg._core.algorithms()
+    assert [row[0] for row in table] == ["admm", "ladmm", "pc", "hqs"]
+    b = np.linspace(0, 1, H * W, dtype=np.float32).reshape(H, W)
+    for short, name, aliases in table:
+        for spelling in [short, name] + list(aliases):
+            v = pg.Variable((H, W))
+            prob = pg.Problem([pg.sum_squares(v - b), pg.nonneg(v)])
+            prob.solve(solver=spelling, max_iters=2, eps_abs=0, eps_rel=0)
+            assert prob.result.algorithm == short, spelling
+            x = rt.variable("x", (H, W))
+            same = rt.sum_squares(x - b) + rt.nonneg(x)
+            assert rt.solve(same, algorithm=spelling, max_iters=2).algorithm == short
+            assert rt.describe(same, spelling) == rt.describe(same, short)
+    assert "linearized_admm" in pg._core.accepted_algorithm_names()
+
+
 def test_unsupported_keywords_are_named():
     v = pg.Variable((H, W))
     prob = pg.Problem(pg.sum_squares(v - 1.0))
