@@ -1,6 +1,6 @@
 // The project's hand-written baselines: the iterations an expert would write by hand in Halide
 // (and FFTW where a step needs a transform) for TV denoising and TV deconvolution, the yardstick
-// every ProxGen timing is compared with (issue 9).
+// every ProxGen timing is compared with (docs/performance.md).
 //
 // Problems (ProxImaL's conventions, as ProxGen's):
 //   denoise:  minimize_x  ||x - b||^2 + alpha * sum_p ||(grad x)_p||_2

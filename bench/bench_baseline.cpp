@@ -1,6 +1,6 @@
-// The hand-written baselines' speed (issue 9, item 1): for every baseline at 512², 1024² and
-// 2048², ms per iteration as (time of 220 iterations - time of 20) / 200 (so set-up cancels;
-// each the least disturbed of the benchmark's repetitions), the bytes an iteration must move
+// The hand-written baselines' own speed: for every baseline at 512², 1024² and 2048², ms per
+// iteration as (time of 220 iterations - time of 20) / 200 (so set-up cancels; each the least
+// disturbed of the benchmark's repetitions), the bytes an iteration must move
 // (Baseline::bytes_per_iteration), the GB/s that makes and its fraction of the machine's memory
 // bandwidth, measured first by a STREAM triad on 2 threads. Ends with the process's peak RSS.
 // Run: build/bench/proxgen_bench_baseline   (add --benchmark_filter=pc_ for a subset)

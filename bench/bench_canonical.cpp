@@ -1,5 +1,5 @@
-// The planner issue's table: for each canonical problem (tests/canonical_problems.hpp) at 512² and
-// 1024², every algorithm with its default steps:
+// Time to accuracy: for each canonical problem (tests/canonical_problems.hpp) at 512² and 1024²,
+// every algorithm with its default steps:
 //   ms_per_iter   time per iteration (a 100-iteration solve, JIT cached beforehand; includes the
 //                 per-solve set-up, e.g. FFT plans, amortized over the 100)
 //   iters_to_1e-4 iterations until the objective is within 1e-4 (relative) of the optimum

@@ -1,6 +1,6 @@
 // ms per iteration of the generated solver as a user gets it — pg::solve with default options
 // (residual checks every check_every, adaptive or accelerated steps, automatic iterations per
-// call) — against the hand-written Halide baseline of the same iteration, in one run (issue 9):
+// call) — against the hand-written Halide baseline of the same iteration, in one run:
 //   PC and L-ADMM TV denoising, PC TV deconvolution (+ nonneg), at 512², 1024², 2048²; ADMM and
 //   HQS denoising at the same sizes and their deconvolution at 512².
 // A time per iteration is (time of 220 iterations − time of 20) / 200, so compilation, set-up
@@ -11,8 +11,8 @@
 // Rows: `proxgen` (default options), `proxgen_n1` (Options::iterations_per_call = 1: one
 // iteration per kernel call), `baseline` (the hand-written fused iteration, one per call) and,
 // for denoising, `baseline_x4` (4 iterations per call). Counters: ms per iteration of each and
-// ratio = proxgen / baseline (issue 9's bound: ≤ 1.25), fused = proxgen / baseline at 2048²
-// where fusion is automatic (bound: ≤ 0.6).
+// ratio = proxgen / baseline (bound, docs/performance.md: ≤ 1.25), fused = proxgen / baseline
+// at 2048² where fusion is automatic (bound: ≤ 0.6).
 //
 // Run: build/bench/proxgen_bench --benchmark_filter=Iteration   (PROXGEN_BENCH_REPS=n, default 5)
 #include <benchmark/benchmark.h>
@@ -179,7 +179,7 @@ void sizes(benchmark::internal::Benchmark* b) { sizes_once(b->Arg(512)->Arg(1024
 BENCHMARK_CAPTURE(BM_Iteration, pc_denoise, Canonical::denoise, pg::Algorithm::pock_chambolle)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_Iteration, ladmm_denoise, Canonical::denoise, pg::Algorithm::ladmm)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_Iteration, pc_deconv, Canonical::deconv, pg::Algorithm::pock_chambolle)->Apply(sizes);
-// ADMM and HQS (issue 9's bound: 1.5x the hand-written iteration): denoising by the exact DCT
+// ADMM and HQS (bound: 1.5x the hand-written iteration): denoising by the exact DCT
 // x-update; deconvolution by preconditioned CG, whose inner iteration count depends on rho
 // (ProxGen adapts it, the baseline keeps rho = 1), so its ratio mixes speed and CG steps.
 BENCHMARK_CAPTURE(BM_Iteration, admm_denoise, Canonical::denoise, pg::Algorithm::admm)->Apply(sizes);

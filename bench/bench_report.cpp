@@ -1,8 +1,8 @@
-// The numbers of issue 9 that are not ratios against a baseline, in one run:
+// The speed and memory numbers of docs/performance.md that are not ratios against a baseline, in one run:
 //   compile   first-solve JIT time per algorithm on the canonical 512² deconvolution (an empty
 //             on-disk cache), then the time to load the same kernels from the disk cache
 //   deconv    ms per iteration of every algorithm on the 512² deconvolution ((t220 − t20) / 200,
-//             default options) against the issue's bounds (100× ProxImaL's NumPy backend)
+//             default options) against their bounds (100× ProxImaL's NumPy backend)
 //   memory    peak RSS of a 4096² Pock–Chambolle TV denoise against the bytes of its state
 // Run: build/bench/proxgen_bench_report [--skip-memory | --memory-only]
 #include <malloc.h>
@@ -27,7 +27,7 @@ namespace {
 constexpr pg::Algorithm kAlgorithms[] = {pg::Algorithm::admm, pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm,
                                          pg::Algorithm::hqs};
 
-/// The issue's per-iteration bounds on the 512² deconvolution (100× ProxImaL's NumPy backend).
+/// The per-iteration bounds on the 512² deconvolution (100× ProxImaL's NumPy backend).
 double bound_ms(pg::Algorithm a) {
     switch (a) {
     case pg::Algorithm::admm: return 5.5;

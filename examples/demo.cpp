@@ -25,7 +25,8 @@ double psnr(const pg::Image& a, const pg::Image& ref) {
     return 10 * std::log10(1.0 / (mse / double(a.size())));
 }
 
-/// Reproducible Gaussian noise (splitmix64 + Box–Muller, as ../shared/reference/gen_inputs.py).
+/// Reproducible Gaussian noise (splitmix64 + Box–Muller, as the generator of ProxImaL's reference
+/// data set, gen_inputs.py, draws it).
 double gauss(std::uint64_t seed, std::uint64_t p) {
     auto uniform = [seed](std::uint64_t n) {
         std::uint64_t z = seed + (n + 1) * 0x9E3779B97F4A7C15ull;

@@ -1,4 +1,5 @@
-// The three canonical problems of the planner issue, on the data of shared/reference/gen_inputs.py,
+// The three canonical problems ProxGen's planner and solvers are measured on, on the data of
+// ProxImaL's reference data set (its generator gen_inputs.py, ported in reference_problems.hpp),
 // shared by the time-to-accuracy benchmark and the convergence tests:
 //   denoise:  ‖x − b‖² + 0.1 ‖∇x‖₂,₁
 //   deconv:   ‖k ⊛ x − b‖² + 0.002 ‖∇x‖₂,₁ + ι₊(x)        (9×9 Gaussian, σ = 2)

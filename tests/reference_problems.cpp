@@ -1,4 +1,4 @@
-// A port of shared/reference/gen_inputs.py. Each expression keeps NumPy's evaluation order (left
+// A port of gen_inputs.py, the generator of ProxImaL's reference data set. Each expression keeps NumPy's evaluation order (left
 // to right, one rounding per operation). The float64 values agree with the script's to an ulp or
 // two where transcendental functions enter (NumPy's SIMD exp/log/sin/cos are not the C library's)
 // and to ~1e-15 after circ_conv, which sums directly where the script multiplies FFTs; the float32

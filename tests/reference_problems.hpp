@@ -1,9 +1,10 @@
-// The reference problems of shared/reference/gen_inputs.py, regenerated in C++ without Python.
+// The reference problems of ProxImaL's reference data set (its generator gen_inputs.py),
+// regenerated in C++ without Python.
 //
 // A port of the generator's documented algorithm: counter-based splitmix64 noise, the procedural
 // clean scene, the normalized Gaussian blur kernel and ProxImaL's circular-convolution convention.
 // All math is float64 with the script's operation order; only the results are rounded to float32.
-// make_denoise(512) reproduces shared/reference/clean_512.npy and denoise_b_512.npy bit for bit.
+// make_denoise(512) reproduces the data set's clean_512.npy and denoise_b_512.npy bit for bit.
 //
 // Array convention: the script's array[i, j] (i = axis 0 = row, j = axis 1 = column) is Field(i, j)
 // here and Image(x = j, y = i) once stored; the pixel index of the noise stream is p = i*W + j.

@@ -1,5 +1,5 @@
-// The planner issue's canonical problems on the data of shared/reference/gen_inputs.py (at 64²,
-// so CI stays fast): each algorithm, with its default steps, against the best objective a long
+// The canonical problems (canonical_problems.hpp) on the data of ProxImaL's reference data set
+// (at 64², so CI stays fast): each algorithm, with its default steps, against the best objective a long
 // ADMM run reaches, and so agree with each other. (TV denoising, the third canonical problem, is
 // tested against ProxImaL's reference in test_solve.cpp.)
 //

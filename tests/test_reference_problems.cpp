@@ -1,6 +1,7 @@
-// The C++ port of shared/reference/gen_inputs.py (reference_problems.hpp) regenerates the
-// reference problems: the denoising inputs bit for bit against SHA-256 checksums of the .npy files
-// the script wrote, the deblurring and Poisson inputs against checksums of the script's own output.
+// The C++ port of gen_inputs.py, the generator of ProxImaL's reference data set
+// (reference_problems.hpp), regenerates the reference problems: the denoising inputs bit for bit
+// against SHA-256 checksums of the .npy files the script wrote, the deblurring and Poisson inputs
+// against checksums of the script's own output.
 // Nothing here reads files: the repository stands alone.
 //
 // Where the expected numbers come from: gen_inputs.py run under NumPy 1.24.2 (Debian 12's
@@ -91,8 +92,8 @@ std::string sha256_of_float32_data(const pg::Image& a) {
     return sha256_hex(bytes);
 }
 
-// The arrays of the ProxImaL reference data set (shared/reference beside the repository, where the
-// tests used to read them), checksummed with the command above. For the record, the whole files'
+// The arrays of ProxImaL's reference data set (files the tests once read from outside the
+// repository), checksummed with the command above. For the record, the whole files'
 // `sha256sum`: clean_512.npy 31f86bd1b34d4abbfe82ac9332082eb7805933d24b99142dde9c02392e986c48,
 // denoise_b_512.npy 2b72d96c40af884713e997f4ad0922118c2fbd4b46cade6aae4d5ab54b431563.
 constexpr const char* clean_512_sha256 = "fda68255e92cca8fd106911f5fae3e17d0eb99af6bd44b35c9e869b70c7966bd";

@@ -16,7 +16,7 @@ namespace {
 
 // ProxImaL 0.2.0 (NumPy backend), Pock–Chambolle, 2000 iterations from x = 0 at its defaults, on
 // min ‖x − b‖² + 0.1 Σ‖(∇x)_p‖₂ with b = denoise_b_512: the objective of that iterate evaluated in
-// float64 independently of ProxImaL (shared/reference/README.md, "Objective values"). An upper
+// float64 independently of ProxImaL (the data set's README, "Objective values"). An upper
 // bound on the optimum (a well-tuned solver reaches 728.7925).
 constexpr double proximal_best = 728.85558;
 // That iterate as committed (tests/data/denoise_512_pc_2000_u16.npy: round(65535 x), read back as

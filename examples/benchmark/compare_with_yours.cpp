@@ -1,4 +1,4 @@
-// Your kernel beside ProxGen's, in one Google Benchmark binary (issue 9 item 8): proxgen/benchmark.hpp
+// Your kernel beside ProxGen's, in one Google Benchmark binary: proxgen/benchmark.hpp
 // registers pg::solve of a problem (as a user runs it: default options, residual checks, adaptive
 // steps) and, beside it, the project's hand-written fused Halide iteration of the same algorithm
 // (bench/baseline.hpp — put your own kernel there). Both report ms per iteration, the bytes an

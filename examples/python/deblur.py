@@ -23,8 +23,8 @@ from proxgen import *  # noqa: F401,F403  (the only line a ProxImaL script chang
 
 # ProxImaL's per-iteration times, ms (NumPy back end on a 2-core machine, 512 x 512): TV denoising,
 # the figures the project was given with its reference problem; TV deconvolution + nonneg, the
-# figures behind the speed issue's bounds (issue 9: "100x ProxImaL per iteration on the 512^2
-# deconvolution: ADMM <= 5.5 ms, PC <= 1.17, L-ADMM <= 1.37"), i.e. 550, 117 and 137 ms.
+# figures behind ProxGen's speed bounds (docs/performance.md: 100x ProxImaL per iteration on the
+# 512^2 deconvolution, ADMM <= 5.5 ms, PC <= 1.17, L-ADMM <= 1.37), i.e. 550, 117 and 137 ms.
 PROXIMAL_MS = {"denoise": {"admm": 334, "pc": 61, "ladmm": 81}, "deconv": {"admm": 550, "pc": 117, "ladmm": 137}}
 ALGORITHMS = ["admm", "pc", "ladmm"]
 NAMES = {"admm": "ADMM", "pc": "Pock-Chambolle", "ladmm": "linearized ADMM"}

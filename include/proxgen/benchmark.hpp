@@ -1,4 +1,4 @@
-// Benchmarking as a user feature (issue 9 item 8): time a problem's iteration as pg::solve runs it,
+// Benchmarking as a user feature: time a problem's iteration as pg::solve runs it,
 // beside a kernel of your own, in one Google Benchmark binary, with the counters that say how close
 // each is to the machine: ms per iteration, the bytes an iteration must move, GB/s, and the fraction
 // of the memory bandwidth measured in the same process.

@@ -1,4 +1,5 @@
-// The example of ../shared/API.md, verbatim in its body, on a small synthetic problem.
+// The public API contract's example program (the names every user program relies on), verbatim in
+// its body, on a small synthetic problem.
 #include <cmath>
 #include <cstdio>
 

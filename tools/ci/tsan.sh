@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI stage: ThreadSanitizer build of the library and the thread-safety stress test (test_threads:
-# many threads solving at once, issue 13), run whole. Any race report fails the stage.
+# many threads solving at once), run whole. Any race report fails the stage.
 # libHalide/LLVM and the kernels they compile are not instrumented: races inside them are invisible
 # (docs/reliability.md); tsan.supp lists what is silenced and why.
 #   tools/ci/tsan.sh [build dir]
