@@ -2,6 +2,7 @@
 // Status::likely_infeasible and a sentence; divergence is an error naming the step and iteration.
 #include <catch2/catch.hpp>
 
+#include "jit/kernel.hpp"
 #include "solve/engine.hpp"
 #include "test_support.hpp"
 
@@ -55,4 +56,27 @@ TEST_CASE("divergence names the algorithm, the iteration and the step", "[failur
                       Contains("pock_chambolle: diverged at iteration 30: the x-update produced non-finite"));
     CHECK_THROWS_WITH(mon.record(40, 1, 1, INFINITY, 1, finite, "the dual step"),
                       Contains("diverged at iteration 40: the dual step produced non-finite"));
+}
+
+TEST_CASE("running a kernel with an argument left unbound is an internal error naming it", "[failure][jit]") {
+    // A stand-in entry point: run() must refuse before calling it.
+    static bool called = false;
+    auto fn = [](const void**) -> int {
+        called = true;
+        return 0;
+    };
+    using K = pg::jit::Kernel;
+    using Arg = pg::jit::ArgInfo;
+    auto kernel = std::make_shared<const K>(
+        "step", +fn, std::vector<Arg>{{"x", Arg::Kind::buffer, false, 2}, {"out", Arg::Kind::buffer, true, 2}}, nullptr);
+    pg::Image out({4, 4});
+    pg::jit::Call call(kernel);
+    call.out(0, out);
+    CHECK_THROWS_AS(call.run(), std::logic_error);
+    CHECK_THROWS_WITH(call.run(), Contains("argument 'x' of kernel 'step' is not bound"));
+    CHECK_FALSE(called);
+    pg::Image x({4, 4});
+    call.in("x", x);
+    call.run();
+    CHECK(called);
 }

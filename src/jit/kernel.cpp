@@ -72,7 +72,7 @@ Call& Call::out(int i, Image& img) {
 void Call::run() {
     for (std::size_t i = 1; i < argv_.size(); ++i)
         if (!argv_[i])
-            detail::internal_error(fmt::format("argument '{}' of kernel '{}' is bound", kernel_->args()[i - 1].name,
+            detail::internal_error(fmt::format("argument '{}' of kernel '{}' is not bound", kernel_->args()[i - 1].name,
                                                kernel_->name())
                                        .c_str(),
                                    __FILE__, __LINE__);
