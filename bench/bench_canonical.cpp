@@ -1,4 +1,4 @@
-// Time to accuracy: for each canonical problem (tests/canonical_problems.hpp) at 512² and 1024²,
+// Time to accuracy: for each canonical problem (problems/canonical_problems.hpp) at 512² and 1024²,
 // every algorithm with its default steps:
 //   ms_per_iter   time per iteration (a 100-iteration solve, JIT cached beforehand; includes the
 //                 per-solve set-up, e.g. FFT plans, amortized over the 100)

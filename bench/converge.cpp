@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "canonical_problems.hpp"  // tests/, via proxgen_reference_problems
+#include "canonical_problems.hpp"  // problems/, via proxgen_reference_problems
 
 namespace pg = proxgen;
 
