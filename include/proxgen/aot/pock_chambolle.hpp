@@ -15,7 +15,7 @@
 
 #include <array>
 
-#include "proxgen/aot/runtime.hpp"
+#include "proxgen/aot/support.hpp"
 
 namespace proxgen::aot {
 

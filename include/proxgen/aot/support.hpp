@@ -1,5 +1,5 @@
-// Runtime support of generated solvers: status codes, options, state, and small helpers the
-// generated headers call. Needs only the Halide runtime headers (no Halide.h, no libHalide, no
+// Support code of generated (ahead-of-time) solvers: status codes, options, state, and small
+// helpers the generated headers call. Needs only the Halide runtime headers (no Halide.h, no libHalide, no
 // LLVM), so it compiles for every target the generator emits for.
 #pragma once
 
