@@ -25,9 +25,10 @@ void add_data(CLI::App* c, DataOptions& d) {
 }
 
 CLI::Option* add_algorithm(CLI::App* c, std::string& a, bool all) {
-    CLI::Validator known([all](const std::string& s) { return algorithm_error(s, all); }, "ALGORITHM", "algorithm");
+    CLI::Validator known([all](const std::string& s) { return algorithm_error(s, all); }, "", "algorithm");
     return c->add_option("-a,--algorithm", a,
                          fmt::format("the algorithm: {}{}", proxgen::accepted_algorithm_names(), all ? ", or 'all'" : ""))
+        ->type_name("ALGORITHM")
         ->check(known)
         ->capture_default_str();
 }
