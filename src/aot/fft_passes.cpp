@@ -75,43 +75,83 @@ Cx rotate(const Cx& a, double theta, const Expr& sign) {
     return {a.re * float(c) - a.im * ss, a.re * ss + a.im * float(c)};
 }
 
-/// The R-point DFT X_j = Σ_q a_q e^{sign·2πi·jq/R}: split in halves for even R (radix-2
-/// decimation in time), the symmetric pairs q, R−q for odd R (a real cosine and sine sum each).
-std::vector<Cx> small_dft(const std::vector<Cx>& a, const Expr& sign) {
-    const int R = int(a.size());
-    if (R == 1) return a;
-    const double tau = 2 * std::numbers::pi;
-    std::vector<Cx> X(R);
-    if (R % 2 == 0) {
-        std::vector<Cx> even, odd;
-        for (int q = 0; q < R; ++q) (q % 2 ? odd : even).push_back(a[q]);
-        const auto E = small_dft(even, sign), O = small_dft(odd, sign);
-        for (int j = 0; j < R / 2; ++j) {
-            const Cx t = rotate(O[j], tau * j / R, sign);
-            X[j] = E[j] + t;
-            X[j + R / 2] = E[j] - t;
+/// Values of a butterfly materialized as one Tuple Func (2 elements per complex value), read back
+/// as Cx. Halide does not share subexpressions between the elements of a Tuple, so the DFT is
+/// built in stages, each a Func of small expressions over the previous one (one expression tree
+/// per output would repeat the whole R-point sum R times: R² work and minutes of code generation).
+class Stages {
+public:
+    Stages(std::vector<Var> vars, std::string prefix) : vars_(std::move(vars)), prefix_(std::move(prefix)) {}
+    std::vector<Cx> operator()(const std::vector<Cx>& values) {
+        std::vector<Expr> parts;
+        for (const Cx& v : values) {
+            parts.push_back(v.re);
+            parts.push_back(v.im);
         }
-        return X;
+        Func f(prefix_ + std::to_string(funcs.size()));
+        f(vars_) = Tuple(parts);
+        funcs.push_back(f);
+        std::vector<Expr> at(vars_.begin(), vars_.end());
+        std::vector<Cx> out;
+        for (std::size_t i = 0; i < values.size(); ++i) out.push_back({f(at)[2 * i], f(at)[2 * i + 1]});
+        return out;
+    }
+    std::vector<Func> funcs;
+
+private:
+    std::vector<Var> vars_;
+    std::string prefix_;
+};
+
+/// The R-point DFT X_j = Σ_q a_q e^{sign·2πi·jq/R}, each level a stage. Powers of two: iterative
+/// radix-2 decimation in time (bit-reversed inputs, log2 R levels of butterflies). Odd R: the
+/// symmetric pairs q, R − q (sums and differences, then a real cosine and sine sum per pair of
+/// outputs j, R − j).
+std::vector<Cx> small_dft(std::vector<Cx> a, const Expr& sign, Stages& stage) {
+    const int R = int(a.size());
+    const double tau = 2 * std::numbers::pi;
+    if ((R & (R - 1)) == 0) {
+        int bits = 0;
+        while ((1 << bits) < R) ++bits;
+        std::vector<Cx> A(R);
+        for (int i = 0; i < R; ++i) {
+            int rev = 0;
+            for (int b = 0; b < bits; ++b) rev |= ((i >> b) & 1) << (bits - 1 - b);
+            A[rev] = a[i];
+        }
+        for (int h = 1; h < R; h *= 2) {
+            std::vector<Cx> B(R);
+            for (int block = 0; block < R; block += 2 * h)
+                for (int j = 0; j < h; ++j) {
+                    const Cx u = A[block + j], v = rotate(A[block + j + h], tau * j / (2 * h), sign);
+                    B[block + j] = u + v;
+                    B[block + j + h] = u - v;
+                }
+            A = stage(B);
+        }
+        return A;
     }
     const int h = (R - 1) / 2;
-    std::vector<Cx> sum(h + 1), diff(h + 1);
-    X[0] = a[0];
+    std::vector<Cx> pairs{a[0]};  // a_0, then sum_q, diff_q for q = 1..h
     for (int q = 1; q <= h; ++q) {
-        sum[q] = a[q] + a[R - q];
-        diff[q] = a[q] - a[R - q];
-        X[0] = X[0] + sum[q];
+        pairs.push_back(a[q] + a[R - q]);
+        pairs.push_back(a[q] - a[R - q]);
     }
+    pairs = stage(pairs);
+    std::vector<Cx> X(R);
+    X[0] = pairs[0];
+    for (int q = 1; q <= h; ++q) X[0] = X[0] + pairs[2 * q - 1];
     for (int j = 1; j <= h; ++j) {
-        Cx c = a[0], s{0.0f, 0.0f};
+        Cx c = pairs[0], s{0.0f, 0.0f};
         for (int q = 1; q <= h; ++q) {
             const float cs = float(std::cos(tau * j * q / R)), sn = float(std::sin(tau * j * q / R));
-            c = c + sum[q] * Expr(cs);
-            s = s + diff[q] * (sign * sn);
+            c = c + pairs[2 * q - 1] * Expr(cs);
+            s = s + pairs[2 * q] * (sign * sn);
         }
         X[j] = c + times_i(s);
         X[R - j] = c - times_i(s);
     }
-    return X;
+    return stage(X);
 }
 
 struct Schedule {
@@ -173,23 +213,17 @@ PassPipeline radix_pass(int R, const Schedule& s) {
     tw.dim(0).set_bounds(0, 2).set_stride(1);
     Param<float> sign("sign");
     Var c("c"), x("x"), k("k"), j("j"), b("b");
+    Stages stage({x, k, b}, "butterfly" + std::to_string(R) + "_");
     std::vector<Cx> a(R);
     for (int q = 0; q < R; ++q) {
         a[q] = load(in, {x, k, b, q});
         if (q > 0) a[q] = a[q] * Cx{tw(0, k, q), sign * tw(1, k, q)};
     }
-    const auto X = small_dft(a, sign);
-    std::vector<Expr> parts;
-    for (const Cx& v : X) {
-        parts.push_back(v.re);
-        parts.push_back(v.im);
-    }
-    Func butterfly("butterfly");  // the R outputs of one butterfly, computed once for all j
-    butterfly(x, k, b) = Tuple(parts);
+    const auto X = small_dft(stage(a), sign, stage);
     std::vector<Expr> re, im;
-    for (int q = 0; q < R; ++q) {
-        re.push_back(butterfly(x, k, b)[2 * q]);
-        im.push_back(butterfly(x, k, b)[2 * q + 1]);
+    for (const Cx& v : X) {
+        re.push_back(v.re);
+        im.push_back(v.im);
     }
     Func out("radix" + std::to_string(R));
     out(c, x, k, j, b) = select(c == 0, mux(j, re), mux(j, im));
@@ -201,10 +235,10 @@ PassPipeline radix_pass(int R, const Schedule& s) {
         Var bx("bx"), bkb("bkb"), tx("tx"), tkb("tkb");
         out.reorder(c, j, x, k, b).unroll(c).unroll(j).fuse(k, b, kb);
         out.gpu_tile(x, kb, bx, bkb, tx, tkb, 32, 4, TailStrategy::GuardWithIf);
-        butterfly.compute_at(out, tx);
+        for (Func f : stage.funcs) f.compute_at(out, tx);
     } else {
-        // per butterfly group (k, b) and vector of columns: the R twiddled loads, one DFT, R dense
-        // stores; groups in parallel
+        // per butterfly group (k, b) and vector of columns: the R twiddled loads, the DFT's
+        // levels in registers, R dense stores; groups in parallel
         out.split(x, xo, xi, s.vec, TailStrategy::GuardWithIf)
             .reorder(c, xi, j, xo, k, b)
             .unroll(c)
@@ -212,7 +246,7 @@ PassPipeline radix_pass(int R, const Schedule& s) {
             .unroll(j)
             .fuse(k, b, kb)
             .parallel(kb);
-        butterfly.compute_at(out, xo).vectorize(x, s.vec, TailStrategy::GuardWithIf);
+        for (Func f : stage.funcs) f.compute_at(out, xo).vectorize(x, s.vec, TailStrategy::GuardWithIf);
     }
     return {"radix" + std::to_string(R), Pipeline(out), {in, tw, sign}};
 }
