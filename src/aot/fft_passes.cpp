@@ -40,6 +40,7 @@
 #include "fft_passes.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <numbers>
 
@@ -469,21 +470,11 @@ std::vector<PassPipeline> pass_pipelines() {
     return p;
 }
 
-Halide::Module pass_module(const std::string& prefix, const Halide::Target& target) {
-    std::optional<Halide::Module> m;
-    for (auto& pass : pass_pipelines()) {
-        Halide::Module more = pass.pipeline.compile_to_module(pass.arguments, prefix + "_" + pass.name, target);
-        if (!m) {
-            m = std::move(more);
-            continue;
-        }
-        // merged function by function (Module::append(Module) would nest it as a submodule)
-        for (const auto& f : more.functions()) m->append(f);
-        for (const auto& b : more.buffers()) m->append(b);
-        for (const auto& e : more.external_code()) m->append(e);
-        for (const auto& sub : more.submodules()) m->append(sub);
-    }
-    return *m;
+std::vector<Halide::Module> pass_modules(const std::string& prefix, const Halide::Target& target) {
+    std::vector<Halide::Module> modules;
+    for (auto& pass : pass_pipelines())
+        modules.push_back(pass.pipeline.compile_to_module(pass.arguments, prefix + "_" + pass.name, target));
+    return modules;
 }
 
 std::string kernels_header(const std::string& prefix, const std::string& pipelines_header,
@@ -519,9 +510,21 @@ inline proxgen::aot::fft::Kernels {prefix}_kernels() {{
 void emit_library(const std::string& dir, const std::string& prefix, const Halide::Target& target) {
     lower::ScheduleScope scope(target, false);
     const std::string stem = dir + "/" + prefix;
-    pass_module(prefix, target)
-        .compile({{Halide::OutputFileType::static_library, stem + ".a"},
-                  {Halide::OutputFileType::c_header, stem + "_pipelines.h"}});
+    const auto modules = pass_modules(prefix, target);
+    // One object per pass: a GPU module keeps its kernels in a buffer named after the GPU API
+    // alone ("cuda_gpu_source_kernels"), so modules merged into one would share the first one's.
+    std::vector<std::string> objects;
+    for (const auto& m : modules) {
+        objects.push_back(stem + "_" + m.name() + (target.os == Halide::Target::Windows ? ".obj" : ".o"));
+        m.compile({{Halide::OutputFileType::object, objects.back()}});
+    }
+    Halide::create_static_library(objects, target, stem + ".a");
+    for (const auto& o : objects) std::remove(o.c_str());
+    // the declarations of every entry point, from a module holding them all (no code generated)
+    Halide::Module all = modules.front();
+    for (std::size_t i = 1; i < modules.size(); ++i)
+        for (const auto& f : modules[i].functions()) all.append(f);
+    all.compile({{Halide::OutputFileType::c_header, stem + "_pipelines.h"}});
     std::ofstream h(stem + ".h");
     h << kernels_header(prefix, prefix + "_pipelines.h", target);
     if (!h) fail("fft: cannot write {}.h", stem);

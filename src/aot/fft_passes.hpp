@@ -25,9 +25,11 @@ struct PassPipeline {
 /// autoscheduler could estimate).
 std::vector<PassPipeline> pass_pipelines();
 
-/// The passes compiled for `target` and merged into one module whose functions are named
-/// <prefix>_<pass name> (`target` should carry NoRuntime when several libraries share one runtime).
-Halide::Module pass_module(const std::string& prefix, const Halide::Target& target);
+/// The passes compiled for `target`, one module each, whose functions are named
+/// <prefix>_<pass name> (`target` should carry NoRuntime when several libraries share one
+/// runtime). Keep them in separate objects: GPU modules name their kernel buffers after the API
+/// alone, so merged modules would share one pass's kernels.
+std::vector<Halide::Module> pass_modules(const std::string& prefix, const Halide::Target& target);
 
 /// The C++ header that hands those entry points to the driver: includes `pipelines_header`
 /// (Halide's declarations of the module) and proxgen/aot/fft.hpp, and defines
@@ -35,7 +37,7 @@ Halide::Module pass_module(const std::string& prefix, const Halide::Target& targ
 std::string kernels_header(const std::string& prefix, const std::string& pipelines_header,
                            const Halide::Target& target);
 
-/// Writes <dir>/<prefix>.a (the module, static library), <dir>/<prefix>_pipelines.h and
+/// Writes <dir>/<prefix>.a (one object per pass), <dir>/<prefix>_pipelines.h and
 /// <dir>/<prefix>.h (kernels_header) for `target`, under a ScheduleScope for it.
 void emit_library(const std::string& dir, const std::string& prefix, const Halide::Target& target);
 

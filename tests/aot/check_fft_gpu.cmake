@@ -1,0 +1,27 @@
+# cmake -DGENERATOR=<proxgen_fft_generator> -DWORK_DIR=<dir> -DPASSES=<count> -P check_fft_gpu.cmake
+# The FFT passes generate for a CUDA and an OpenCL target (no GPU needed to generate): one device
+# kernel per pass in the library (so no pass lost its kernels), and a header that tells the
+# driver to transpose float pairs.
+foreach(target host-cuda-cuda_capability_61 host-opencl)
+  set(dir ${WORK_DIR}/${target})
+  file(REMOVE_RECURSE ${dir})
+  file(MAKE_DIRECTORY ${dir})
+  execute_process(COMMAND ${GENERATOR} -o ${dir} -n pgfft -t ${target} RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${target}: the FFT generator failed: ${err}")
+  endif()
+  if(target MATCHES "cuda")
+    file(STRINGS ${dir}/pgfft.a kernels REGEX "\\.visible \\.entry")
+  else()
+    file(STRINGS ${dir}/pgfft.a kernels REGEX "__kernel void _kernel")
+  endif()
+  list(LENGTH kernels n)
+  if(n LESS PASSES)
+    message(FATAL_ERROR "${target}: pgfft.a holds ${n} device kernels for ${PASSES} passes")
+  endif()
+  file(READ ${dir}/pgfft.h header)
+  if(NOT header MATCHES "transpose_as_pairs = false")
+    message(FATAL_ERROR "${target}: pgfft.h does not select the float transposes of GPU targets")
+  endif()
+  message(STATUS "${target}: ${n} device kernels")
+endforeach()
