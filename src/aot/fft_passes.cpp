@@ -18,7 +18,8 @@
 // Argument orders (the driver's contract; "(2, a, b)" is an interleaved complex a × b array):
 //   radix<R>        in (c, x, k, b, q), tw (2, p, R) = e^{+2πi·qk/(pR)}, sign (float ±1) → out (c, x, k, j, b)
 //   transpose       in → out with its two spatial axes swapped: (x, y) → (y, x) as 64-bit units
-//                   (a complex value) on CPU targets, (2, x, y) → (2, y, x) floats on GPU targets
+//                   (a complex value) on CPU targets (dense loads, 8 x 8 tiles), (2, x, y) →
+//                   (2, y, x) floats on GPU targets (some GPU APIs lack 64-bit types)
 //   copy            in (2, a, b) → out (2, a', b'), a' ≤ a, b' ≤ b (a crop)
 //   r2c_post        z (2, H, M), tw (2, M+1) = e^{−2πik/W} → out (2, H, M+1)      [W = 2M]
 //   c2r_pre         f (2, H, M+1), tw (2, M) = e^{+2πik/W}, scale → out (2, H, M)
@@ -498,12 +499,12 @@ std::string kernels_header(const std::string& prefix, const std::string& pipelin
 inline proxgen::aot::fft::Kernels {prefix}_kernels() {{
     proxgen::aot::fft::Kernels k;
     k.version = proxgen::aot::fft::kKernelsVersion;
-    k.transpose_as_pairs = {pairs};
+    k.gpu = {gpu};
 {radix}{entries}    return k;
 }}
 )",
                        fmt::arg("target", target.to_string()), fmt::arg("prefix", prefix),
-                       fmt::arg("pipelines", pipelines_header), fmt::arg("pairs", gpu ? "false" : "true"),
+                       fmt::arg("pipelines", pipelines_header), fmt::arg("gpu", gpu ? "true" : "false"),
                        fmt::arg("radix", radix), fmt::arg("entries", entries));
 }
 
@@ -515,7 +516,7 @@ void emit_library(const std::string& dir, const std::string& prefix, const Halid
     // alone ("cuda_gpu_source_kernels"), so modules merged into one would share the first one's.
     std::vector<std::string> objects;
     for (const auto& m : modules) {
-        objects.push_back(stem + "_" + m.name() + (target.os == Halide::Target::Windows ? ".obj" : ".o"));
+        objects.push_back(dir + "/" + m.name() + (target.os == Halide::Target::Windows ? ".obj" : ".o"));
         m.compile({{Halide::OutputFileType::object, objects.back()}});
     }
     Halide::create_static_library(objects, target, stem + ".a");

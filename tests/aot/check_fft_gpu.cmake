@@ -1,7 +1,7 @@
 # cmake -DGENERATOR=<proxgen_fft_generator> -DWORK_DIR=<dir> -DPASSES=<count> -P check_fft_gpu.cmake
 # The FFT passes generate for a CUDA and an OpenCL target (no GPU needed to generate): one device
-# kernel per pass in the library (so no pass lost its kernels), and a header that tells the
-# driver to transpose float pairs.
+# kernel per pass in the library (so no pass lost its kernels), and a header that marks the
+# library as a GPU one.
 foreach(target host-cuda-cuda_capability_61 host-opencl)
   set(dir ${WORK_DIR}/${target})
   file(REMOVE_RECURSE ${dir})
@@ -20,8 +20,8 @@ foreach(target host-cuda-cuda_capability_61 host-opencl)
     message(FATAL_ERROR "${target}: pgfft.a holds ${n} device kernels for ${PASSES} passes")
   endif()
   file(READ ${dir}/pgfft.h header)
-  if(NOT header MATCHES "transpose_as_pairs = false")
-    message(FATAL_ERROR "${target}: pgfft.h does not select the float transposes of GPU targets")
+  if(NOT header MATCHES "k.gpu = true;")
+    message(FATAL_ERROR "${target}: pgfft.h does not mark the library as a GPU one")
   endif()
   message(STATUS "${target}: ${n} device kernels")
 endforeach()

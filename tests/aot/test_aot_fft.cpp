@@ -198,6 +198,10 @@ TEST_CASE("fft: bad input returns a status and a sentence", "[fft]") {
     fft::Kernels old = pgfft_kernels();
     old.version = 0;
     CHECK(plan.init(old, 8, 8) == Status::bad_library);
+    fft::Kernels gpu = pgfft_kernels();
+    gpu.gpu = true;
+    CHECK(plan.init(gpu, 8, 8) == Status::bad_library);
+    CHECK(std::string(plan.last_error()).find("GPU") != std::string::npos);
     fft::Kernels missing = pgfft_kernels();
     missing.r2c_post = nullptr;
     CHECK(plan.init(missing, 8, 8) == Status::bad_library);

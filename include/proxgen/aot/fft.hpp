@@ -43,6 +43,11 @@ public:
             return fail(Status::bad_library, "the FFT pass library was generated for another ProxGen version (kernels "
                                              "version " + std::to_string(kernels.version) + ", this driver needs " +
                                                  std::to_string(kKernelsVersion) + "); regenerate it");
+        // GPU passes would need device-resident scratch arrays and views that alias them; this
+        // driver binds host memory only
+        if (kernels.gpu)
+            return fail(Status::bad_library, "the FFT pass library was generated for a GPU target, and this driver runs "
+                                             "CPU libraries only");
         if (width < 1 || height < 1)
             return fail(Status::invalid_argument,
                         "the image must be at least 1x1, got " + std::to_string(width) + "x" + std::to_string(height));
@@ -89,7 +94,7 @@ public:
         for (const auto& p : programs_)
             for (const auto& s : p)
                 if (s.fn == nullptr)
-                    return fail(Status::bad_library, std::string("the FFT pass library lacks the '") + s.name + "' pass");
+                    return fail(Status::bad_library, "the FFT pass library lacks the '" + s.name + "' pass");
         ready_ = true;
         return Status::ok;
     }
@@ -151,7 +156,7 @@ private:
     };
     struct Step {
         Entry fn = nullptr;
-        const char* name = "";
+        std::string name;
         std::vector<View> views;
         std::vector<Arg> args;
         Step& buf(View v) {
@@ -247,10 +252,10 @@ private:
     static View real(Mem m, int cols, int rows) { return view(m, {{cols, 1}, {rows, cols}}); }
     static Mem other(Mem m) { return m == Mem::a ? Mem::b : Mem::a; }
 
-    Step step(Entry fn, const char* name) {
+    Step step(Entry fn, std::string name) {
         Step s;
         s.fn = fn;
-        s.name = name;
+        s.name = std::move(name);
         return s;
     }
 
@@ -264,7 +269,7 @@ private:
             const std::int64_t groups = len / (span * r);
             const Mem out = i + 1 == a.radices.size() && dst != Mem::any ? dst : other(src);
             const int ri = detail::radix_index(r);
-            Step s = step(ri >= 0 ? k_.radix[ri] : nullptr, "radix");
+            Step s = step(ri >= 0 ? k_.radix[ri] : nullptr, "radix" + std::to_string(r));
             s.buf(view(src, {{2, 1}, {cols, 2}, {int(span), rs}, {int(groups), rs * span}, {r, rs * (len / r)}}));
             s.table(*a.twiddles[i]).f32(sign);
             s.buf(view(out, {{2, 1}, {cols, 2}, {int(span), rs}, {r, rs * span}, {int(groups), rs * span * r}}));
@@ -298,7 +303,7 @@ private:
     /// Swaps the two spatial axes of the complex array (cols, rows) at src into dst.
     void transpose(Program& p, Mem src, int cols, int rows, Mem dst) {
         Step s = step(k_.transpose, "transpose");
-        if (k_.transpose_as_pairs) {
+        if (!k_.gpu) {
             const halide_type_t pair{halide_type_uint, 64, 1};
             s.buf(view(src, {{cols, 1}, {rows, cols}}, pair)).buf(view(dst, {{rows, 1}, {cols, rows}}, pair));
         } else {

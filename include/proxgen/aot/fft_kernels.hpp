@@ -21,9 +21,9 @@ inline constexpr int kKernelsVersion = 1;
 
 struct Kernels {
     int version = 0;
-    /// true for CPU libraries: `transpose` moves complex values as 64-bit units (x, y) → (y, x);
-    /// false for GPU ones: it takes (2, x, y) → (2, y, x) floats.
-    bool transpose_as_pairs = true;
+    /// Generated for a GPU target. Its `transpose` takes (2, x, y) → (2, y, x) floats; a CPU
+    /// library's moves complex values as 64-bit units, (x, y) → (y, x).
+    bool gpu = false;
     Entry radix[kRadixCount] = {};
     Entry transpose = nullptr, copy = nullptr;
     Entry r2c_post = nullptr, c2r_pre = nullptr, c2r_pre_gain = nullptr;
