@@ -1,9 +1,11 @@
 // The ahead-of-time FFT (generated Halide passes + proxgen/aot/fft.hpp) against FFTW at 512² and
-// 1024²: a forward + inverse real 2-D transform per iteration, and the spectral x-update's shape
-// (forward, multiply by a real gain, inverse: our gain is fused into the inverse's first pass,
-// FFTW's is a loop of its own as in src/solve/spectral.cpp). FFTW: single precision,
-// FFTW_MEASURE plans, 2 threads from 128² on (as the solvers' baselines). Halide: the library
-// generated for the host (tests/aot), its thread pool (one thread per core).
+// 1024²: a forward + inverse real 2-D transform per iteration (fft_pair), and the spectral
+// x-update's shape (gram_solve: forward, multiply by a real gain, inverse; our gain is fused into
+// the inverse's first pass, FFTW's is a loop of its own). FFTW: single precision, FFTW_MEASURE
+// plans, 2 threads from 128² on (as the solvers' baselines). gram_solve/jit is the JIT's own
+// x-update, spectral::GramSolver::solve for (KᵀK + ρI) x = rhs with a 9x9 kernel (FFTW_ESTIMATE
+// plans, src/solve/spectral.cpp). Halide: the library generated for the host (tests/aot), its
+// thread pool (one thread per core).
 //
 // The runs are interleaved (random interleaving of repetitions, on by default here) because the
 // machine is shared: each pair of medians saw the same load. At the end a table prints both
@@ -17,7 +19,11 @@
 #include <string>
 #include <vector>
 
+#include <proxgen/lower/to_ir.hpp>
+#include <proxgen/proxgen.hpp>
+
 #include "pgfft.h"
+#include "solve/spectral.hpp"
 
 namespace {
 
@@ -91,6 +97,23 @@ struct Fftw2D {
     }
 };
 
+struct Jit2D {
+    proxgen::spectral::GramSolver solver;
+    proxgen::Image rhs, x;
+    explicit Jit2D(int n) : solver(proxgen::spectral::Basis::fft, {n, n}), rhs(n, n), x(n, n) {
+        proxgen::Image k(9, 9);
+        for (std::size_t i = 0; i < k.size(); ++i) k.data()[i] = 1.0f / 81;
+        auto v = proxgen::variable(n, n);
+        solver.add_term(proxgen::lower::to_ir(proxgen::conv(k, v)), 1.0);
+        solver.add_identity(0.05);
+        solver.finalize();
+        const Buffer r = random_image(n, n);
+        std::copy(r.data(), r.data() + std::size_t(n) * n, rhs.data());
+    }
+    void solve() { solver.solve(rhs, x); }
+    void pair() { solve(); }
+};
+
 // One instance per size and library, built before timing (FFTW_MEASURE plans take seconds).
 template <class T>
 T& instance(int n) {
@@ -115,6 +138,7 @@ BENCHMARK(BM_transform<Halide2D, false>)->Name("fft_pair/halide")->Arg(512)->Arg
 BENCHMARK(BM_transform<Fftw2D, false>)->Name("fft_pair/fftw")->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_transform<Halide2D, true>)->Name("gram_solve/halide")->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_transform<Fftw2D, true>)->Name("gram_solve/fftw")->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_transform<Jit2D, true>)->Name("gram_solve/jit")->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 /// Keeps the median real time of every benchmark for the ratio table.
 class Collect : public benchmark::ConsoleReporter {
@@ -142,14 +166,18 @@ int main(int argc, char** argv) {
     benchmark::Initialize(&n, args.data());
     Collect reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter);
-    std::printf("\nmedians (ms) and ratio Halide / FFTW:\n");
+    std::printf("\nmedians (ms) and ratios Halide / other:\n");
+    auto median = [&](const std::string& what, const char* who, int size) {
+        const auto m = reporter.median_ms.find(what + "/" + who + "/" + std::to_string(size) + "/real_time");
+        return m == reporter.median_ms.end() ? -1.0 : m->second;
+    };
     for (const char* what : {"fft_pair", "gram_solve"})
         for (int size : {512, 1024}) {
-            const auto h = reporter.median_ms.find(std::string(what) + "/halide/" + std::to_string(size) + "/real_time");
-            const auto f = reporter.median_ms.find(std::string(what) + "/fftw/" + std::to_string(size) + "/real_time");
-            if (h == reporter.median_ms.end() || f == reporter.median_ms.end()) continue;
-            std::printf("  %-10s %4d²: Halide %.3f  FFTW %.3f  ratio %.2f\n", what, size, h->second, f->second,
-                        h->second / f->second);
+            const double h = median(what, "halide", size), f = median(what, "fftw", size), j = median(what, "jit", size);
+            if (h < 0 || f < 0) continue;
+            std::printf("  %-10s %4d²: Halide %.3f  FFTW_MEASURE %.3f (ratio %.2f)", what, size, h, f, h / f);
+            if (j > 0) std::printf("  JIT x-update %.3f (ratio %.2f)", j, h / j);
+            std::printf("\n");
         }
     benchmark::Shutdown();
     return 0;
