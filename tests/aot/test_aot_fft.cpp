@@ -215,5 +215,9 @@ TEST_CASE("fft: bad input returns a status and a sentence", "[fft]") {
     Buffer empty;
     CHECK(plan.inverse(empty, img) == Status::invalid_argument);
     CHECK(plan.inverse(spec, img, NAN) == Status::non_finite_input);
+    Buffer both(2 * 8 * 5);  // an image and a spectrum sharing memory
+    Buffer image_part(both.data(), 8, 8), spectrum_part(both.data() + 16, 2, 8, 5);
+    CHECK(plan.forward(image_part, spectrum_part) == Status::invalid_argument);
+    CHECK(std::string(plan.last_error()).find("overlap") != std::string::npos);
     CHECK(plan.forward(img, spec) == Status::ok);
 }

@@ -51,10 +51,6 @@ public:
         if (width < 1 || height < 1)
             return fail(Status::invalid_argument,
                         "the image must be at least 1x1, got " + std::to_string(width) + "x" + std::to_string(height));
-        // every array must stay below 2^31 bytes (Halide's 32-bit addressing)
-        if (4.0 * 2 * 4 * (double(width) + 2) * (double(height) + 2) >= 2147483647.0)
-            return fail(Status::invalid_argument, "the image " + std::to_string(width) + "x" + std::to_string(height) +
-                                                      " is too large for 32-bit addressing of the FFT's scratch arrays");
         k_ = kernels;
         W_ = width;
         H_ = height;
@@ -63,8 +59,8 @@ public:
         try {
             tables_.clear();
             const int along_x = even_ ? W_ / 2 : W_;
-            if (Status s = plan_axis(y_, H_); s != Status::ok) return s;
-            if (Status s = plan_axis(x_, along_x); s != Status::ok) return s;
+            plan_axis(y_, H_);
+            plan_axis(x_, along_x);
             const double tau = 2 * std::numbers::pi;
             if (even_) {
                 tw_r2c_ = &table(W_ / 2 + 1, [&](int k) { return detail::unit(-k, W_); });
@@ -78,6 +74,11 @@ public:
             n = std::max(n, 2 * std::int64_t(H_) * rows(x_));
             n = std::max(n, 2 * std::int64_t(H_) * half_);
             n = std::max(n, std::int64_t(W_) * H_);
+            // Halide addresses a buffer with 32-bit offsets (without the large_buffers feature)
+            if (n * std::int64_t(sizeof(float)) >= (std::int64_t(1) << 31))
+                return fail(Status::invalid_argument, "the image " + std::to_string(W_) + "x" + std::to_string(H_) +
+                                                          " needs FFT scratch arrays of " + std::to_string(n * 4) +
+                                                          " bytes, beyond the 2^31 bytes of 32-bit addressing");
             scratch_a_ = state_buffer({int(n)});
             scratch_b_ = state_buffer({int(n)});
         } catch (const std::bad_alloc&) {
@@ -101,7 +102,7 @@ public:
 
     /// FFTW's 2-D r2c: image (W, H) → spectrum (2, H, W/2+1).
     Status forward(const Buffer& image, Buffer& spectrum) {
-        return run(r2c_, "forward", {{&image, "image", {W_, H_}}, {&spectrum, "spectrum", {2, H_, half_}}}, 1.0f);
+        return run(r2c_, "forward", {{&image, "image", {W_, H_}}, {&spectrum, "spectrum", {2, H_, half_}}}, spectrum, 1.0f);
     }
     /// FFTW's 2-D c2r times scale (1/(W·H) inverts forward): spectrum (2, H, W/2+1) → image (W, H);
     /// with a gain table (H, W/2+1), of the spectrum multiplied by it, in the same pass.
@@ -109,12 +110,13 @@ public:
         if (gain)
             return run(c2r_gain_, "inverse",
                        {{&spectrum, "spectrum", {2, H_, half_}}, {&image, "image", {W_, H_}}, {gain, "gain", {H_, half_}}},
-                       scale);
-        return run(c2r_, "inverse", {{&spectrum, "spectrum", {2, H_, half_}}, {&image, "image", {W_, H_}}}, scale);
+                       image, scale);
+        return run(c2r_, "inverse", {{&spectrum, "spectrum", {2, H_, half_}}, {&image, "image", {W_, H_}}}, image, scale);
     }
     /// FFTW's 2-D REDFT10 (DCT-II): image (W, H) → coefficients (H, W), transposed.
     Status dct(const Buffer& image, Buffer& coefficients) {
-        return run(dct_, "dct", {{&image, "image", {W_, H_}}, {&coefficients, "coefficients", {H_, W_}}}, 1.0f);
+        return run(dct_, "dct", {{&image, "image", {W_, H_}}, {&coefficients, "coefficients", {H_, W_}}}, coefficients,
+                   1.0f);
     }
     /// FFTW's 2-D REDFT01 (DCT-III) times scale (1/(4·W·H) inverts dct); with a gain table
     /// (H, W), of the coefficients multiplied by it.
@@ -122,8 +124,8 @@ public:
         if (gain)
             return run(idct_gain_, "idct",
                        {{&coefficients, "coefficients", {H_, W_}}, {&image, "image", {W_, H_}}, {gain, "gain", {H_, W_}}},
-                       scale);
-        return run(idct_, "idct", {{&coefficients, "coefficients", {H_, W_}}, {&image, "image", {W_, H_}}}, scale);
+                       image, scale);
+        return run(idct_, "idct", {{&coefficients, "coefficients", {H_, W_}}, {&image, "image", {W_, H_}}}, image, scale);
     }
 
     int width() const { return W_; }
@@ -132,6 +134,7 @@ public:
     std::vector<int> spectrum_extents() const { return {2, H_, half_}; }
     /// Pipeline calls per transform (forward, inverse, dct, idct), e.g. to compare plans.
     std::vector<int> pass_counts() const {
+        if (!ready_) return {};
         return {int(programs_[r2c_].size()), int(programs_[c2r_].size()), int(programs_[dct_].size()),
                 int(programs_[idct_].size())};
     }
@@ -209,7 +212,7 @@ private:
         return t;
     }
 
-    Status plan_axis(Axis& a, int n) {
+    void plan_axis(Axis& a, int n) {
         a = Axis{};
         a.n = n;
         int len = n;
@@ -236,7 +239,6 @@ private:
             a.twiddles.push_back(&t);
             p *= r;
         }
-        return Status::ok;
     }
 
     static View view(Mem m, std::initializer_list<std::pair<int, std::int64_t>> dims,
@@ -380,7 +382,7 @@ private:
 
     // ---- running ----
     struct UserBuffer {
-        const Buffer* buffer;
+        const Buffer* buffer;  // the second one is the output
         const char* name;
         std::vector<int> extents;
     };
@@ -390,10 +392,11 @@ private:
         return s;
     }
 
-    Status run(int program, const char* what, std::initializer_list<UserBuffer> buffers, float scale) {
+    Status run(int program, const char* what, std::initializer_list<UserBuffer> buffers, Buffer& output, float scale) {
         if (!ready_) return fail(Status::not_initialized, std::string(what) + " before a successful init");
         if (!std::isfinite(scale)) return fail(Status::non_finite_input, std::string(what) + ": the scale is not finite");
         float* base[5] = {};
+        std::size_t size[5] = {};
         int slot = 0;
         for (const UserBuffer& u : buffers) {
             const halide_buffer_t* b = u.buffer ? u.buffer->raw_buffer() : nullptr;
@@ -403,13 +406,22 @@ private:
                 return fail(Status::shape_mismatch, std::string(what) + ": the " + u.name + " must be a dense float32 " +
                                                         shape_text(u.extents) + " buffer with mins 0, got " +
                                                         shape_text(extents(b)));
-            if (b->device_dirty()) const_cast<Buffer*>(u.buffer)->copy_to_host();
-            base[slot++] = reinterpret_cast<float*>(b->host);
+            if (b->device_dirty())
+                return fail(Status::invalid_argument, std::string(what) + ": the " + u.name +
+                                                          " holds newer data on a device; copy it to the host first");
+            base[slot] = reinterpret_cast<float*>(b->host);
+            size[slot++] = element_count(b);
         }
+        // the passes read their inputs after writing parts of the output
+        for (int i = 0; i < slot; ++i)
+            for (int j = i + 1; j < slot; ++j)
+                if (base[i] < base[j] + size[j] && base[j] < base[i] + size[i])
+                    return fail(Status::invalid_argument, std::string(what) + ": the " + std::data(buffers)[i].name +
+                                                              " and the " + std::data(buffers)[j].name + " overlap");
         base[int(Mem::a)] = scratch_a_.data();
         base[int(Mem::b)] = scratch_b_.data();
         for (Step& s : programs_[program]) {
-            halide_buffer_t bufs[4];
+            halide_buffer_t bufs[4];  // the most any pass takes: 3 buffers, 6 arguments
             void* argv[8];
             std::size_t nb = 0, na = 0;
             for (Arg& a : s.args) {
@@ -439,8 +451,7 @@ private:
                 return fail(status_of_pipeline_error(rc), std::string(what) + ": the " + s.name + " pass failed (Halide error " +
                                                               std::to_string(rc) + "): " + last_error_message());
         }
-        // the output (the second buffer) now lives on the host
-        const_cast<Buffer*>(std::data(buffers)[1].buffer)->set_host_dirty();
+        output.set_host_dirty();  // for pipelines that run on a device next
         return Status::ok;
     }
 
