@@ -28,7 +28,7 @@
 //   narrow          in (2, W, H) → out (W, H)                                       [real part]
 //   hermitian       f (2, H, W/2+1), scale → out (2, H, W)                          [odd W]
 //   hermitian_gain  f, gain (H, W/2+1), scale → out (2, H, W)
-//   chirp           in (2, a, ≥min(n, n_in) rows), t (2, n), n_in (int) → out (2, a, n):
+//   chirp           in (2, a, ≥ min(n, n_in) rows), t (2, ≥ min(n, n_in)), n_in (int) → out (2, a, n):
 //                   out(x, r) = in(x, r)·t(r) for r < n_in, else 0
 //   dct_reorder     in (W, H) → out (W, H)                     [Makhoul's order on both axes]
 //   dct_restore     in (W, H) → out (W, H)                     [its inverse]
