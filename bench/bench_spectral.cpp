@@ -9,27 +9,20 @@
 #include <random>
 
 #include "../src/solve/spectral.hpp"
+#include "proxgen/catalogue/all.hpp"
 
 namespace {
 
 namespace sp = proxgen::spectral;
 using proxgen::Image;
 using proxgen::ir::Node;
-using proxgen::ir::Op;
+namespace ops = proxgen::catalogue::ops;
 
 constexpr int kWarmup = 3;
 
 /// grad(x) on an n × n variable, built directly as IR (no DSL needed).
 Node grad_of_variable(int n, bool periodic) {
-    Node x;
-    x.op = Op::variable;
-    x.shape = {n, n};
-    Node g;
-    g.op = Op::grad;
-    g.shape = {n, n, 2};
-    g.periodic = periodic;
-    g.args.push_back(std::move(x));
-    return g;
+    return ops::grad::make(ops::variable::make(0, "x", {n, n}), {0, 1}, periodic);
 }
 
 sp::GramSolver make_solver(sp::Basis basis, int n) {

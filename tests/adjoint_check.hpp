@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include <proxgen/lower/evaluate.hpp>
-#include <proxgen/lower/to_ir.hpp>
+#include <proxgen/typed/to_ir.hpp>
 
 #include "test_support.hpp"
 
@@ -21,7 +21,7 @@ struct AdjointChecks {
 
 template <class Expr>
 void check_adjoint(const Expr& e, const std::vector<int>& var_shape, unsigned seed, AdjointChecks also = {}) {
-    const ir::Node n = lower::to_ir(e);
+    const ir::Node n = typed::to_ir(e);
     const Image x = random_image(var_shape, seed);
     const Image y = random_image(n.shape, seed + 1);
     const Image kx = lower::apply_linear(n, x);

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <proxgen/lower/evaluate.hpp>
-#include <proxgen/lower/to_ir.hpp>
+#include <proxgen/typed/to_ir.hpp>
 
 #include "adjoint_check.hpp"
 
@@ -74,7 +74,7 @@ TEST_CASE("grad matches ProxImaL's convention", "[adjoint]") {
     pg::Image v({3, 2});
     for (int j = 0; j < 2; ++j)
         for (int i = 0; i < 3; ++i) v(i, j) = float(i * i + 10 * j);
-    pg::Image g = pg::lower::apply_linear(pg::lower::to_ir(pg::grad(x)), v);
+    pg::Image g = pg::lower::apply_linear(pg::typed::to_ir(pg::grad(x)), v);
     REQUIRE(g.sizes() == std::vector<int>{3, 2, 2});
     CHECK(g.buffer()(0, 0, 0) == 1.0f);   // x(1) − x(0)
     CHECK(g.buffer()(1, 0, 0) == 3.0f);   // x(2) − x(1)
@@ -91,7 +91,7 @@ TEST_CASE("conv centres the kernel at floor(size/2) and wraps around", "[adjoint
     for (int j = 0; j < 3; ++j)
         for (int i = 0; i < 3; ++i) k(i, j) = float(1 + i + 3 * j);
     // conv(k, δ₀)(p) = k(p + centre), wrapping: the kernel appears centred on pixel (0,0).
-    pg::Image out = pg::lower::apply_linear(pg::lower::to_ir(pg::conv(k, x)), delta);
+    pg::Image out = pg::lower::apply_linear(pg::typed::to_ir(pg::conv(k, x)), delta);
     CHECK(out(0, 0) == k(1, 1));
     CHECK(out(1, 0) == k(2, 1));
     CHECK(out(4, 0) == k(0, 1));  // wrapped from x = −1

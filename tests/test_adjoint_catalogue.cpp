@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <proxgen/lower/evaluate.hpp>
-#include <proxgen/lower/to_ir.hpp>
+#include <proxgen/typed/to_ir.hpp>
 
 #include "adjoint_check.hpp"
 
@@ -57,9 +57,9 @@ TEST_CASE("replicate and zero boundaries read the edge pixel and zero", "[adjoin
         for (int i = 0; i < 4; ++i) img(i, j) = float(1 + i + 10 * j);
     pg::Image k({3, 1});
     k(0, 0) = 1.0f;  // conv: out(p) = in(p + 1) for this kernel (centre 1)
-    auto rep = pg::lower::apply_linear(pg::lower::to_ir(pg::conv(k, x, pg::replicate)), img);
-    auto zer = pg::lower::apply_linear(pg::lower::to_ir(pg::conv(k, x, pg::zero_boundary)), img);
-    auto cir = pg::lower::apply_linear(pg::lower::to_ir(pg::conv(k, x)), img);
+    auto rep = pg::lower::apply_linear(pg::typed::to_ir(pg::conv(k, x, pg::replicate)), img);
+    auto zer = pg::lower::apply_linear(pg::typed::to_ir(pg::conv(k, x, pg::zero_boundary)), img);
+    auto cir = pg::lower::apply_linear(pg::typed::to_ir(pg::conv(k, x)), img);
     CHECK(rep(0, 1) == img(1, 1));
     CHECK(rep(3, 1) == img(3, 1));  // beyond the edge: the edge pixel
     CHECK(zer(3, 1) == 0.0f);
@@ -88,19 +88,19 @@ TEST_CASE("layout operators move the right pixels", "[adjoint]") {
     pg::Image v({3, 2});
     for (int j = 0; j < 2; ++j)
         for (int i = 0; i < 3; ++i) v(i, j) = float(i + 10 * j);
-    auto t = pg::lower::apply_linear(pg::lower::to_ir(pg::transpose(x, {1, 0})), v);
+    auto t = pg::lower::apply_linear(pg::typed::to_ir(pg::transpose(x, {1, 0})), v);
     REQUIRE(t.sizes() == std::vector<int>{2, 3});
     CHECK(t(1, 2) == v(2, 1));
-    auto c = pg::lower::apply_linear(pg::lower::to_ir(pg::crop(x, 1, 1, 2, 1)), v);
+    auto c = pg::lower::apply_linear(pg::typed::to_ir(pg::crop(x, 1, 1, 2, 1)), v);
     CHECK(c(0, 0) == v(1, 1));
-    auto p = pg::lower::apply_linear(pg::lower::to_ir(pg::pad(x, 1, 0, 0, 1)), v);
+    auto p = pg::lower::apply_linear(pg::typed::to_ir(pg::pad(x, 1, 0, 0, 1)), v);
     REQUIRE(p.sizes() == std::vector<int>{4, 3});
     CHECK(p(0, 0) == 0.0f);
     CHECK(p(1, 0) == v(0, 0));
     CHECK(p(3, 2) == 0.0f);
-    auto r = pg::lower::apply_linear(pg::lower::to_ir(pg::reshape<2>(x, {2, 3})), v);
+    auto r = pg::lower::apply_linear(pg::typed::to_ir(pg::reshape<2>(x, {2, 3})), v);
     CHECK(r(0, 2) == v(1, 1));  // flat index 4 in x-fastest order
-    auto s = pg::lower::apply_linear(pg::lower::to_ir(pg::vstack(x, 2.0f * x)), v);
+    auto s = pg::lower::apply_linear(pg::typed::to_ir(pg::vstack(x, 2.0f * x)), v);
     REQUIRE(s.sizes() == std::vector<int>{3, 4});
     CHECK(s(2, 1) == v(2, 1));
     CHECK(s(2, 3) == 2 * v(2, 1));
@@ -166,7 +166,7 @@ TEST_CASE("warp samples bilinearly at H·p and is 0 outside", "[adjoint]") {
     pg::Image v({4, 3});
     for (int j = 0; j < 3; ++j)
         for (int i = 0; i < 4; ++i) v(i, j) = float(i + 10 * j);
-    auto out = pg::lower::apply_linear(pg::lower::to_ir(pg::warp(x, homography(1, 0, 0.5, 0, 1, 1))), v);
+    auto out = pg::lower::apply_linear(pg::typed::to_ir(pg::warp(x, homography(1, 0, 0.5, 0, 1, 1))), v);
     CHECK(out(0, 0) == Approx(0.5f + 10.0f));  // between (0,1) and (1,1)
     CHECK(out(3, 0) == Approx(0.5f * v(3, 1)));  // half of it falls outside
     CHECK(out(0, 2) == 0.0f);                    // row 3 does not exist
@@ -186,7 +186,7 @@ TEST_CASE("mul_color and pxwise_matmul", "[adjoint]") {
     }
     auto xc = pg::variable(2, 2, 3);
     pg::Image v = random_image({2, 2, 3}, 46);
-    auto y = pg::lower::apply_linear(pg::lower::to_ir(pg::mul_color(xc, pg::color::yuv())), v);
+    auto y = pg::lower::apply_linear(pg::typed::to_ir(pg::mul_color(xc, pg::color::yuv())), v);
     CHECK(y(1, 0, 0) == Approx(0.299f * v(1, 0, 0) + 0.587f * v(1, 0, 1) + 0.114f * v(1, 0, 2)));
     CHECK_THROWS_WITH(pg::pxwise_matmul(random_image({2, 2, 2, 2}, 1), xc), Catch::Contains("W x H x M x N"));
 }
@@ -204,7 +204,7 @@ TEST_CASE("grad on volumes and on chosen axes", "[adjoint]") {
     }
     auto v = pg::variable(3, 2, 2);
     pg::Image img = random_image({3, 2, 2}, 55);
-    auto g = pg::lower::apply_linear(pg::lower::to_ir(pg::grad(v, pg::on_axes<0, 1, 2>)), img);
+    auto g = pg::lower::apply_linear(pg::typed::to_ir(pg::grad(v, pg::on_axes<0, 1, 2>)), img);
     REQUIRE(g.sizes() == std::vector<int>{3, 2, 2, 3});
     CHECK(g.buffer()(1, 0, 0, 2) == img(1, 0, 1) - img(1, 0, 0));
     CHECK(g.buffer()(1, 0, 1, 2) == 0.0f);  // last slice along the third axis

@@ -27,10 +27,10 @@ TEST_CASE("diff_fn prox: ρ(v − z) = α a f'(a z + c) after its gradient steps
         INFO("alpha " << cs.alpha << " rho " << cs.rho);
         const pg::Image v = random_image({12, 9}, 1, -3.0f, 3.0f);
         pg::lower::ProxData d;
-        d.smooth = term.arg.fn;
+        d.code = term.arg.fn;
         if (cs.offset) d.c = random_image({12, 9}, 2);
         if (cs.scaled) d.a = random_image({12, 9}, 3, 0.5f, 1.5f);
-        const pg::Image z = pg::lower::apply_prox(pg::ir::Penalty::diff_fn, cs.alpha, cs.rho, v, d);
+        const pg::Image z = pg::lower::apply_prox(pg::catalogue::card<pg::catalogue::penalties::diff_fn>(), cs.alpha, cs.rho, v, d);
         for (std::size_t i = 0; i < z.size(); ++i) {
             const double a = d.a.empty() ? 1.0 : d.a.data()[i];
             const double t = a * z.data()[i] + (d.c.empty() ? 0.0 : d.c.data()[i]);
@@ -39,9 +39,9 @@ TEST_CASE("diff_fn prox: ρ(v − z) = α a f'(a z + c) after its gradient steps
         }
     }
     pg::lower::ProxData d;
-    d.smooth = term.arg.fn;
+    d.code = term.arg.fn;
     const pg::Image v = random_image({12, 9}, 4);
-    const pg::Image same = pg::lower::apply_prox(pg::ir::Penalty::diff_fn, 0.0f, 1.0f, v, d);
+    const pg::Image same = pg::lower::apply_prox(pg::catalogue::card<pg::catalogue::penalties::diff_fn>(), 0.0f, 1.0f, v, d);
     for (std::size_t i = 0; i < v.size(); ++i) CHECK(same.data()[i] == v.data()[i]);
     CHECK_THROWS_WITH(pg::diff_fn(x, pseudo_huber, 0.0), Catch::Contains("Lipschitz"));
 }

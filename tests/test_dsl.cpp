@@ -109,8 +109,8 @@ TEST_CASE("rewrite rules absorb offsets, scales and weights into the prox parame
     STATIC_REQUIRE(std::is_same_v<T::argument_type, decltype(x)>);
     STATIC_REQUIRE(T::weighted);
     // ... and the data (the run-time rules on the IR term)
-    const pg::ir::Term t = pg::plan::normalize_term(pg::lower::to_draft(pg::dsl::as_problem(raw)).terms[0]);
-    CHECK(t.expr.op == pg::ir::Op::variable);
+    const pg::ir::Term t = pg::plan::normalize_term(pg::typed::to_draft(pg::dsl::as_problem(raw)).terms[0]);
+    CHECK(t.expr.is_variable());
     CHECK(t.weight == 3.0f);
     CHECK(t.beta == 2.0f);
     for (std::size_t i = 0; i < b.size(); ++i) {
@@ -121,8 +121,8 @@ TEST_CASE("rewrite rules absorb offsets, scales and weights into the prox parame
     auto graw = pg::group_norm1(pg::grad(x) - pg::Image({4, 3, 2}));
     using G = pg::plan::normalized_term_t<decltype(graw)>;
     STATIC_REQUIRE(std::is_same_v<G::argument_type, decltype(pg::grad(x))>);
-    const pg::ir::Term g = pg::plan::normalize_term(pg::lower::to_draft(pg::dsl::as_problem(graw)).terms[0]);
-    CHECK(g.expr.op == pg::ir::Op::grad);
+    const pg::ir::Term g = pg::plan::normalize_term(pg::typed::to_draft(pg::dsl::as_problem(graw)).terms[0]);
+    CHECK(pg::catalogue::is<pg::catalogue::ops::grad>(g.expr));
     CHECK(!g.offset.empty());
 }
 
@@ -136,7 +136,7 @@ TEST_CASE("quadratics on the same data-free operator merge into one term, object
                 pg::sum_squares(pg::conv(k, x)) + pg::sum_squares(pg::conv(k, x) - b1);
     using N = pg::plan::normalized_t<decltype(prob)>;
     STATIC_REQUIRE(decltype(boost::hana::size(std::declval<N>().terms))::value == 5);
-    const auto n = pg::plan::normalize(pg::lower::to_draft(prob).terms);
+    const auto n = pg::plan::normalize(pg::typed::to_draft(prob).terms);
     REQUIRE(n.size() == 5);
     // α = 1 + 0.5·9, β = 1, c = (b1·(−1) + 0.5·3·b2)/α ... and the objective is the same everywhere
     CHECK(n[0].weight == Approx(5.5f));
@@ -177,7 +177,7 @@ TEST_CASE("a typed problem in two variables is written as IR with both (plan_t s
     const pg::Image b({6, 5});
     auto prob = pg::sum_squares(x - y) + pg::norm1(pg::grad(y)) + pg::sum_squares(x - b);
     STATIC_REQUIRE(std::is_same_v<pg::traits::linear_traits<decltype(x - y)>::variable, pg::traits::several_variables>);
-    const pg::plan::Draft d = pg::lower::to_draft(prob);
+    const pg::plan::Draft d = pg::typed::to_draft(prob);
     REQUIRE(d.variables.size() == 2);
     CHECK(d.variables[0].name == "x");
     CHECK(d.variables[1].name == "y");

@@ -3,13 +3,27 @@
 // including exact zeros and tiny values (no NaN from 0/0), a = 0 (then z = v) and negative a.
 #include <catch2/catch.hpp>
 
+#include <proxgen/catalogue/all.hpp>
 #include <proxgen/lower/evaluate.hpp>
 
 #include "reference_problems.hpp"
 #include "test_support.hpp"
 
 namespace pg = proxgen;
-using pg::ir::Penalty;
+/// The penalty cards under test, by name.
+namespace Penalty {
+namespace cards = pg::catalogue::penalties;
+const pg::ir::PenaltyKind* const sum_squares = &pg::catalogue::card<cards::sum_squares>();
+const pg::ir::PenaltyKind* const norm1 = &pg::catalogue::card<cards::norm1>();
+const pg::ir::PenaltyKind* const group_norm1 = &pg::catalogue::card<cards::group_norm1>();
+const pg::ir::PenaltyKind* const nonneg = &pg::catalogue::card<cards::nonneg>();
+const pg::ir::PenaltyKind* const sum_entries = &pg::catalogue::card<cards::sum_entries>();
+const pg::ir::PenaltyKind* const poisson = &pg::catalogue::card<cards::poisson_norm>();
+const pg::ir::PenaltyKind* const masked_nonneg = &pg::catalogue::card<cards::masked_nonneg>();
+const pg::ir::PenaltyKind* const box = &pg::catalogue::card<cards::box>();
+const pg::ir::PenaltyKind* const huber = &pg::catalogue::card<cards::huber>();
+const pg::ir::PenaltyKind* const patch_nlm = &pg::catalogue::card<cards::patch_nlm>();
+}  // namespace Penalty
 using pg::test::random_image;
 
 namespace {
@@ -45,7 +59,7 @@ bool all_finite(const pg::Image& a) {
 /// Runs the prox of f for every case and calls check(g, a, t, i) per element, where
 /// g = ρ(v − z)/α is the (scaled) subgradient the prox produced and t = a z + c.
 template <class Check>
-void for_each_case(Penalty f, const std::vector<int>& shape, Check check, const pg::Image& counts = pg::Image()) {
+void for_each_case(const pg::ir::PenaltyKind* f, const std::vector<int>& shape, Check check, const pg::Image& counts = pg::Image()) {
     unsigned seed = 1;
     for (const auto& cs : cases) {
         INFO("alpha " << cs.alpha << " rho " << cs.rho << " offset " << cs.offset << " scaled " << cs.scaled);
@@ -54,7 +68,7 @@ void for_each_case(Penalty f, const std::vector<int>& shape, Check check, const 
         if (cs.offset) d.c = random_image(shape, seed++);
         if (cs.scaled) d.a = scales(shape, seed++);
         d.counts = counts;
-        const pg::Image z = pg::lower::apply_prox(f, cs.alpha, cs.rho, v, d);
+        const pg::Image z = pg::lower::apply_prox(*f, cs.alpha, cs.rho, v, d);
         REQUIRE(all_finite(z));
         for (std::size_t i = 0; i < z.size(); ++i) {
             const double a = d.a.empty() ? 1.0 : d.a.data()[i];
@@ -130,7 +144,7 @@ TEST_CASE("group_norm1 prox: block soft threshold with group weights and a scala
                 for (std::size_t i = 0; i < d.a.size(); ++i) d.a.data()[i] = beta;
                 if (weighted) d.group_weight = random_image({8, 5}, 7, 0.0f, 2.0f);
                 const float alpha = 0.3f, rho = 2.0f;
-                const pg::Image z = pg::lower::apply_prox(Penalty::group_norm1, alpha, rho, v, d);
+                const pg::Image z = pg::lower::apply_prox(*Penalty::group_norm1, alpha, rho, v, d);
                 REQUIRE(all_finite(z));
                 const std::size_t stride = 8 * 5;
                 for (std::size_t p = 0; p < stride; ++p) {
@@ -159,7 +173,7 @@ TEST_CASE("prox at zero threshold is the identity and stays finite at v = 0", "[
     const pg::Image zero({6, 4, 2});
     for (auto f : {Penalty::sum_squares, Penalty::norm1, Penalty::group_norm1, Penalty::nonneg, Penalty::sum_entries,
                    Penalty::box, Penalty::huber}) {
-        const pg::Image z = pg::lower::apply_prox(f, 0.0f, 1.0f, zero);
+        const pg::Image z = pg::lower::apply_prox(*f, 0.0f, 1.0f, zero);
         REQUIRE(all_finite(z));
         for (std::size_t i = 0; i < z.size(); ++i) CHECK(z.data()[i] == 0.0f);
     }
@@ -235,11 +249,11 @@ TEST_CASE("patch_nlm: a denoiser that reduces noise on a real image and is the i
             return std::sqrt(s / double(a.size()));
         };
         const float rho = 1.0f, alpha = 0.01f;  // σ = √(α/ρ) = 0.1, the true noise level
-        const pg::Image den = pg::lower::apply_prox(Penalty::patch_nlm, alpha, rho, noisy);
+        const pg::Image den = pg::lower::apply_prox(*Penalty::patch_nlm, alpha, rho, noisy);
         REQUIRE(all_finite(den));
         INFO("noisy RMSE " << rmse(noisy) << ", denoised " << rmse(den));
         CHECK(rmse(den) < 0.6 * rmse(noisy));
-        const pg::Image same = pg::lower::apply_prox(Penalty::patch_nlm, 0.0f, rho, noisy);
+        const pg::Image same = pg::lower::apply_prox(*Penalty::patch_nlm, 0.0f, rho, noisy);
         for (std::size_t i = 0; i < same.size(); ++i) REQUIRE(same.data()[i] == noisy.data()[i]);
     }
 }

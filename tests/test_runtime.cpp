@@ -216,8 +216,9 @@ TEST_CASE("several variables: built and carried by the IR, not solved yet", "[ru
     // the IR of the normalized terms keeps each node's variable
     pg::plan::Draft d{{{"x", {8, 6}}, {"y", {8, 6}}}, {}};
     pg::ir::Term t;
-    t.expr = pg::ir::make::sum(pg::ir::make::variable(0, "x", {8, 6}),
-                               pg::ir::make::scale(pg::ir::make::variable(1, "y", {8, 6}), -1, {8, 6}), {8, 6});
+    namespace ops = pg::catalogue::ops;
+    t = pg::catalogue::term<pg::catalogue::penalties::sum_squares>(
+        ops::sum::make(ops::variable::make(0, "x", {8, 6}), ops::scale::make(ops::variable::make(1, "y", {8, 6}), -1)));
     d.terms.push_back(t);
     const auto n = pg::plan::normalize(d.terms);
     CHECK(n[0].expr.args[0].variable == 0);

@@ -40,10 +40,6 @@ void require_same_node(const pg::ir::Node& a, const pg::ir::Node& b) {
     CHECK(a.shape == b.shape);
     CHECK(same_bits(a.image, b.image));
     CHECK(same_bits(double(a.scalar), double(b.scalar)));
-    CHECK(a.step_x == b.step_x);
-    CHECK(a.step_y == b.step_y);
-    CHECK(a.periodic == b.periodic);
-    CHECK(a.boundary == b.boundary);
     CHECK(a.ints == b.ints);
     CHECK(a.image_slot == b.image_slot);
     CHECK(a.scalar_slot == b.scalar_slot);

@@ -133,7 +133,7 @@ TEST_CASE("both algorithms agree on a deconvolution with nonneg", "[solve]") {
     auto x = pg::variable(w, h);
     pg::Image noise = pg::test::random_image({w, h}, 5, -0.02f, 0.02f);
     // b = k ⊛ clean + noise, through the same operator the solver uses
-    pg::Image b = pg::lower::apply_linear(pg::lower::to_ir(pg::conv(k, x)), clean);
+    pg::Image b = pg::lower::apply_linear(pg::typed::to_ir(pg::conv(k, x)), clean);
     for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] += noise.data()[i];
     auto prob = pg::sum_squares(pg::conv(k, x) - b) + 0.005f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x);
     const double f_pc = pg::objective(prob, pg::solve(prob, fixed_iterations(pg::Algorithm::pock_chambolle, 3000)));
@@ -155,7 +155,7 @@ TEST_CASE("Poisson deblurring: PC and ADMM agree, the estimate stays in the doma
     for (int j = 0; j < h; ++j)
         for (int i = 0; i < w; ++i) clean(i, j) = (i > 10 && i < 28 && j > 6) ? 300.0f : 60.0f;
     auto x = pg::variable(w, h);
-    pg::Image counts = pg::lower::apply_linear(pg::lower::to_ir(pg::conv(k, x)), clean);
+    pg::Image counts = pg::lower::apply_linear(pg::typed::to_ir(pg::conv(k, x)), clean);
     const pg::Image noise = pg::test::random_image({w, h}, 8, -1, 1);
     for (std::size_t i = 0; i < counts.size(); ++i)
         counts.data()[i] = std::round(std::max(0.0f, counts.data()[i] + 3 * std::sqrt(counts.data()[i]) * noise.data()[i]));

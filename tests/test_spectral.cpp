@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <proxgen/lower/evaluate.hpp>
-#include <proxgen/lower/to_ir.hpp>
+#include <proxgen/typed/to_ir.hpp>
 
 #include "../src/solve/spectral.hpp"
 #include "test_support.hpp"
@@ -25,7 +25,7 @@ struct Weighted {
 
 template <class E>
 Weighted term(const E& e, double w) {
-    return {pg::lower::to_ir(e), w};
+    return {pg::typed::to_ir(e), w};
 }
 
 
@@ -133,7 +133,7 @@ TEST_CASE("spectral solve: strided images, in place, repeated solves", "[spectra
     for (Basis basis : {Basis::fft, Basis::dct}) {
         auto x = pg::variable(32, 24);
         sp::GramSolver s(basis, {32, 24});
-        const auto g = basis == Basis::fft ? pg::lower::to_ir(pg::grad(x, pg::periodic)) : pg::lower::to_ir(pg::grad(x));
+        const auto g = basis == Basis::fft ? pg::typed::to_ir(pg::grad(x, pg::periodic)) : pg::typed::to_ir(pg::grad(x));
         s.add_term(g, 1.0);
         s.add_identity(0.5);
         const pg::Image rhs = random_image({32, 24}, 7);
@@ -169,7 +169,7 @@ TEST_CASE("spectral solve: strided images, in place, repeated solves", "[spectra
 TEST_CASE("basis_of and common_basis", "[spectral]") {
     auto x = pg::variable(16, 12);
     const pg::Image k = random_image({3, 3}, 1), w = random_image({16, 12}, 2), b = random_image({16, 12}, 3);
-    using pg::lower::to_ir;
+    using pg::typed::to_ir;
     const auto id = to_ir(2.0f * x - b), cv = to_ir(pg::conv(k, x)), gp = to_ir(pg::grad(x, pg::periodic)),
                gn = to_ir(pg::grad(x)), mul = to_ir(pg::mul_elemwise(w, x));
     CHECK(sp::basis_of(id) == Basis::fft);  // diagonal in both; basis_of prefers fft
@@ -204,10 +204,10 @@ TEST_CASE("basis_of and common_basis", "[spectral]") {
 TEST_CASE("GramSolver rejects wrong bases and shapes", "[spectral]") {
     auto x = pg::variable(16, 12);
     sp::GramSolver f(Basis::fft, {16, 12}), d(Basis::dct, {16, 12});
-    CHECK_THROWS_AS(f.add_term(pg::lower::to_ir(pg::grad(x)), 1.0), pg::Error);
-    CHECK_THROWS_AS(d.add_term(pg::lower::to_ir(pg::grad(x, pg::periodic)), 1.0), pg::Error);
-    CHECK_THROWS_AS(d.add_term(pg::lower::to_ir(pg::conv(random_image({3, 3}, 1), x)), 1.0), pg::Error);
-    CHECK_THROWS_AS(f.add_term(pg::lower::to_ir(pg::variable(12, 16)), 1.0), pg::Error);
+    CHECK_THROWS_AS(f.add_term(pg::typed::to_ir(pg::grad(x)), 1.0), pg::Error);
+    CHECK_THROWS_AS(d.add_term(pg::typed::to_ir(pg::grad(x, pg::periodic)), 1.0), pg::Error);
+    CHECK_THROWS_AS(d.add_term(pg::typed::to_ir(pg::conv(random_image({3, 3}, 1), x)), 1.0), pg::Error);
+    CHECK_THROWS_AS(f.add_term(pg::typed::to_ir(pg::variable(12, 16)), 1.0), pg::Error);
     CHECK_THROWS_AS(sp::GramSolver(Basis::none, {16, 12}), pg::Error);
     f.add_identity(1.0);
     pg::Image out;
@@ -218,8 +218,8 @@ TEST_CASE("a singular Gram is an error, not a division by zero", "[spectral]") {
     auto x = pg::variable(16, 12);
     const pg::Image rhs = random_image({16, 12}, 4);
     pg::Image out;
-    for (auto [basis, g] : {std::pair{Basis::dct, pg::lower::to_ir(pg::grad(x))},
-                            std::pair{Basis::fft, pg::lower::to_ir(pg::grad(x, pg::periodic))}}) {
+    for (auto [basis, g] : {std::pair{Basis::dct, pg::typed::to_ir(pg::grad(x))},
+                            std::pair{Basis::fft, pg::typed::to_ir(pg::grad(x, pg::periodic))}}) {
         sp::GramSolver s(basis, {16, 12});
         s.add_term(g, 1.0);
         CHECK(s.min_eigenvalue() == Approx(0.0).margin(1e-12));
@@ -232,7 +232,7 @@ TEST_CASE("a singular Gram is an error, not a division by zero", "[spectral]") {
     pg::Image box({2, 1});
     box(0, 0) = box(1, 0) = 0.5f;
     sp::GramSolver s(Basis::fft, {16, 12});
-    s.add_term(pg::lower::to_ir(pg::conv(box, x)), 1.0);
+    s.add_term(pg::typed::to_ir(pg::conv(box, x)), 1.0);
     CHECK_THROWS_WITH(s.solve(rhs, out), Catch::Contains("singular"));
     sp::GramSolver empty(Basis::dct, {16, 12});
     CHECK_THROWS_AS(empty.solve(rhs, out), pg::Error);

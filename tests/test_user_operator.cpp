@@ -17,7 +17,7 @@ namespace {
 
 template <class Expr>
 void check_adjoint(const Expr& e, const std::vector<int>& shape, unsigned seed) {
-    const pg::ir::Node n = pg::lower::to_ir(e);
+    const pg::ir::Node n = pg::typed::to_ir(e);
     const pg::Image x = random_image(shape, seed), y = random_image(n.shape, seed + 1);
     const pg::Image kx = pg::lower::apply_linear(n, x), kty = pg::lower::apply_adjoint(n, y);
     INFO(pg::ir::to_string(n) << " on " << pg::shape_string(shape));
@@ -76,7 +76,7 @@ TEST_CASE("user operator: a given adjoint is used", "[user]") {
         3.0);
     auto x = pg::variable(8, 8);
     check_adjoint(op(x), {8, 8}, 4);
-    const auto y = pg::lower::apply_adjoint(pg::lower::to_ir(op(x)), random_image({8, 8}, 5));
+    const auto y = pg::lower::apply_adjoint(pg::typed::to_ir(op(x)), random_image({8, 8}, 5));
     CHECK(y(2, 3) == Approx(3.0f * random_image({8, 8}, 5)(2, 3)));
     CHECK_THROWS_WITH(pg::user_operator("bad", {}), Catch::Contains("forward function is empty"));
 }

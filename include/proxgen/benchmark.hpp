@@ -19,7 +19,7 @@
 #include <functional>
 #include <string>
 
-#include "proxgen/solve/solve.hpp"
+#include "proxgen/typed/solve.hpp"
 
 namespace proxgen::benchmark {
 

@@ -21,20 +21,23 @@
 
 #include <Halide.h>
 
-#include "proxgen/dsl/penalty.hpp"
+#include "proxgen/catalogue/penalties/diff_fn.hpp"
 #include "proxgen/ir/ir.hpp"
-#include "proxgen/lower/to_ir.hpp"
-#include "proxgen/traits/linear_traits.hpp"
+#include "proxgen/typed/penalty.hpp"
+#include "proxgen/typed/to_ir.hpp"
+#include "proxgen/typed/traits.hpp"
 
 namespace proxgen::ir {
 
-struct SmoothFunction {
-    std::string name;
-    std::size_t id = 0;  // unique per definition: compiled pipelines are cached by it
+/// A diff_fn's smooth function (the term's code).
+struct SmoothFunction : Opaque {
     std::function<Halide::Expr(Halide::Expr)> f;
     double lipschitz = 1;  // of f'
     int steps = 10;
 };
+
+/// The smooth function of a diff_fn term.
+inline const SmoothFunction& smooth_function(const Term& t) { return static_cast<const SmoothFunction&>(*t.code); }
 
 }  // namespace proxgen::ir
 
@@ -59,12 +62,12 @@ template <class E>
 struct linear_traits<dsl::smooth_arg_t<E>> : linear_traits<E> {};
 }  // namespace proxgen::traits
 
-namespace proxgen::lower {
+namespace proxgen::typed {
 template <class E>
 ir::Node to_ir(const dsl::smooth_arg_t<E>& e, TypedVariables& vars) {
     return to_ir(e.arg, vars);  // the function travels on the ir::Term
 }
-}  // namespace proxgen::lower
+}  // namespace proxgen::typed
 
 namespace proxgen {
 
@@ -79,7 +82,12 @@ auto diff_fn(E e, std::function<Halide::Expr(Halide::Expr)> f, double lipschitz,
         fail("diff_fn '{}': the Lipschitz constant of f' must be finite and > 0, got {}", name, lipschitz);
     if (steps < 1 || steps > 1000) fail("diff_fn '{}': steps must be between 1 and 1000, got {}", name, steps);
     static std::atomic<std::size_t> next{1};
-    auto fn = std::make_shared<ir::SmoothFunction>(ir::SmoothFunction{std::move(name), next++, std::move(f), lipschitz, steps});
+    auto fn = std::make_shared<ir::SmoothFunction>();
+    fn->name = std::move(name);
+    fn->id = next++;
+    fn->f = std::move(f);
+    fn->lipschitz = lipschitz;
+    fn->steps = steps;
     std::vector<int> shape = dsl::shape_of(e);
     using A = dsl::smooth_arg_t<E>;
     return dsl::make_penalty<dsl::penalty_kind::diff_fn>(A{std::move(fn), std::move(e), std::move(shape)});

@@ -2,18 +2,20 @@
 // One header, one namespace:  #include <proxgen/proxgen.hpp>  namespace pg = proxgen;
 #pragma once
 
-#include "proxgen/dsl/color.hpp"
-#include "proxgen/dsl/layout.hpp"
-#include "proxgen/dsl/linear.hpp"
-#include "proxgen/dsl/penalty.hpp"
-#include "proxgen/dsl/sampling.hpp"
-#include "proxgen/dsl/variable.hpp"
+#include "proxgen/catalogue/all.hpp"  // every card: the typed spellings of cards without a node type
 #include "proxgen/error.hpp"
 #include "proxgen/image.hpp"
 #include "proxgen/io/image_io.hpp"
 #include "proxgen/io/plot.hpp"
-#include "proxgen/plan/plan.hpp"
 #include "proxgen/runtime.hpp"
 #include "proxgen/solve/options.hpp"
 #include "proxgen/solve/result.hpp"
-#include "proxgen/solve/solve.hpp"
+#include "proxgen/typed/card_node.hpp"
+#include "proxgen/typed/color.hpp"
+#include "proxgen/typed/layout.hpp"
+#include "proxgen/typed/linear.hpp"
+#include "proxgen/typed/penalty.hpp"
+#include "proxgen/typed/plan.hpp"
+#include "proxgen/typed/sampling.hpp"
+#include "proxgen/typed/solve.hpp"
+#include "proxgen/typed/variable.hpp"

@@ -38,12 +38,13 @@
 #include <variant>
 #include <vector>
 
-#include "proxgen/dsl/linear.hpp"  // the boundary tags pg::circular, pg::zero_boundary, pg::periodic, ...
+#include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/image.hpp"
 #include "proxgen/plan/algorithm.hpp"
 #include "proxgen/solve/options.hpp"
 #include "proxgen/solve/result.hpp"
+#include "proxgen/tags.hpp"
 
 namespace proxgen::ir {
 struct Problem;
@@ -352,22 +353,10 @@ using Argument = std::variant<Expr, Data, double, std::vector<int>, std::string>
 /// What a call builds: an expression (operators) or a one-term problem (penalties).
 using Value = std::variant<Expr, Problem>;
 
-/// A parameter of a catalogue entry, for front ends that bind by name (JSON fields) and for help.
-struct Parameter {
-    enum class Kind { expression, image, number, integer, integers, word, operand /* expression or image */ };
-    std::string name;
-    Kind kind;
-    bool optional = false;  ///< may be left out (then the next argument binds to the next parameter)
-    bool repeated = false;  ///< the last parameter: any number more of its kind (vstack(a, b, c, ...))
-};
-/// One operator or penalty the catalogue knows.
-struct Signature {
-    std::string name;                // "conv"
-    std::vector<Parameter> params;   // kernel: image, e: expression, boundary: word (optional)
-    bool penalty = false;            // builds a Problem
-    std::string text() const;        // "conv(kernel, e[, boundary])"
-};
-
+/// A parameter of a catalogue entry, for front ends that bind by name (JSON fields) and for help;
+/// one operator or penalty the catalogue knows (each card's entries, proxgen/catalogue/card.hpp).
+using Parameter = catalogue::Parameter;
+using Signature = catalogue::Signature;
 /// Every operator and penalty of the DSL, by name (user_operator and diff_fn are listed: calling
 /// them is an Error that says they need Halide code).
 const std::vector<Signature>& catalogue();

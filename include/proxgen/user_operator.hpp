@@ -24,21 +24,19 @@
 
 #include <Halide.h>
 
-#include "proxgen/dsl/linear.hpp"
-#include "proxgen/ir/build.hpp"
+#include "proxgen/catalogue/ops/user_operator.hpp"
 #include "proxgen/ir/ir.hpp"
-#include "proxgen/lower/to_ir.hpp"
-#include "proxgen/traits/linear_traits.hpp"
+#include "proxgen/typed/linear.hpp"
+#include "proxgen/typed/to_ir.hpp"
+#include "proxgen/typed/traits.hpp"
 
 namespace proxgen::ir {
 
-struct UserOperator {
+/// A user operator's definition: its card's data and the Halide functions.
+struct UserOperator : catalogue::ops::UserOperatorData {
     using Map = std::function<Halide::Func(const Halide::Func&)>;
-    std::string name;
-    std::size_t id = 0;  // unique per definition: compiled pipelines are cached by it
     Map forward;
     Map adjoint;         // empty: derived by autodiff
-    double norm_bound = 0;
 };
 
 }  // namespace proxgen::ir
@@ -52,6 +50,7 @@ namespace proxgen::dsl {
 
 template <class E>
 struct user_t {
+    using card = catalogue::ops::user_operator;
     static constexpr int rank = E::rank;
     std::shared_ptr<const ir::UserOperator> op;
     E arg;
@@ -65,16 +64,16 @@ namespace proxgen::traits {
 // Nothing is known about a user's operator: the conservative facts (CG x-update for ADMM / HQS).
 template <class E>
 struct linear_traits<dsl::user_t<E>> : unary_traits<E> {
-    static constexpr plan::LinearFacts facts = plan::user_facts(facts_of<E>);
+    static constexpr LinearFacts facts = catalogue::ops::user_operator::combine(facts_of<E>);
 };
 }  // namespace proxgen::traits
 
-namespace proxgen::lower {
+namespace proxgen::typed {
 template <class E>
 ir::Node to_ir(const dsl::user_t<E>& e, TypedVariables& vars) {
-    return ir::make::user(to_ir(e.arg, vars), e.op, e.shape);
+    return catalogue::ops::user_operator::make(to_ir(e.arg, vars), e.op);
 }
-}  // namespace proxgen::lower
+}  // namespace proxgen::typed
 
 namespace proxgen {
 
@@ -105,7 +104,9 @@ public:
             std::vector<int> small = shape;
             small[0] = std::min(small[0], 64);
             small[1] = std::min(small[1], 64);
-            op_->norm_bound = 1.5 * lower::estimate_norm(ir::make::user(ir::make::variable(0, "x", small), op_, small));
+            ir::Node x = catalogue::node<catalogue::ops::variable>(small);
+            x.variable = 0;
+            op_->norm_bound = 1.5 * lower::estimate_norm(catalogue::ops::user_operator::make(std::move(x), op_));
         }
         return dsl::user_t<E>{op_, std::move(arg), std::move(shape)};
     }

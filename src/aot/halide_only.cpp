@@ -2,27 +2,19 @@
 // `closed_form` (a diagonal operator under a quadratic or a constraint) replayed on the IR, used
 // when the compile-time plan chose a spectral x-update.
 #include "proxgen/aot/generator.hpp"
+#include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
-#include "slot_formulas.hpp"
+#include "proxgen/plan/planner.hpp"
 
 namespace proxgen::aot {
 
 namespace {
 
-bool diagonal(const ir::Node& n) {
-    switch (n.op) {
-    case ir::Op::variable:
-    case ir::Op::constant: return true;
-    case ir::Op::scale:
-    case ir::Op::mul_elemwise: return diagonal(n.args[0]);
-    case ir::Op::sum: return diagonal(n.args[0]) && diagonal(n.args[1]);
-    default: return false;
-    }
-}
-
+/// The closed-form rule of the planner (plan/decide.hpp, TermRule::closed_form) on the IR: a
+/// diagonal operator under a quadratic or an interval constraint.
 bool closed_form(const ir::Term& t) {
-    const bool quadratic = t.penalty == ir::Penalty::sum_squares;
-    return diagonal(t.expr) && (quadratic || t.penalty == ir::Penalty::nonneg);
+    const catalogue::PenaltyFacts f = catalogue::card_of(t).facts();
+    return plan::linear_facts(t.expr).diagonal && (f.quadratic || f.interval);
 }
 
 }  // namespace
@@ -38,7 +30,7 @@ ir::Problem halide_only(ir::Problem p) {
     for (auto& t : all) (closed_form(t) ? p.omega : p.psi).push_back(std::move(t));
     p.x_update = plan::XUpdate::closed_form_prox;
     ir::assign_slots(p);
-    p.omega_strong_convexity = strong_convexity(p);
+    p.omega_strong_convexity = plan::strong_convexity(p);
     return p;
 }
 

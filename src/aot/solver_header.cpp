@@ -14,16 +14,6 @@ namespace proxgen::aot {
 
 namespace {
 
-const char* node_role(ir::Op op) {
-    switch (op) {
-    case ir::Op::conv: return "kernel";
-    case ir::Op::mul_elemwise: return "mul_weight";
-    case ir::Op::constant: return "constant";
-    case ir::Op::scale: return "scale";
-    default: return "";
-    }
-}
-
 /// A C++ float literal that reads back as exactly v.
 std::string float_literal(float v) {
     std::string s = fmt::format("{:.9g}", v);
@@ -42,12 +32,14 @@ struct Namer {
 void add_node_slots(const ir::Node& n, const std::string& term, const std::string& term_text, Namer& namer,
                     SlotTable& s) {
     if (n.image_slot >= 0) {
+        // the image's role as the card names it, a weight told from the term's own weight
+        const std::string role = n.op->image_role() == std::string("weight") ? "mul_weight" : n.op->image_role();
         auto& slot = s.images[n.image_slot];
-        slot.name = namer(term + "_" + node_role(n.op));
+        slot.name = namer(term + "_" + role);
         slot.rank = n.image.dimensions();
-        slot.doc = fmt::format("{} of {} in {}", node_role(n.op), ir::to_string(n), term_text);
-        // a kernel may have any size; weights and constants must match the node they feed
-        if (n.op == ir::Op::mul_elemwise) slot.shape_code = shape_code(n);
+        slot.doc = fmt::format("{} of {} in {}", role, ir::to_string(n), term_text);
+        // what its card requires: a kernel may have any size, a weight must match the node it feeds
+        slot.shape_code = image_shape_code(n);
     }
     if (n.scalar_slot >= 0) {
         auto& slot = s.scalars[n.scalar_slot];
@@ -67,7 +59,7 @@ SlotTable slot_table(const ir::Problem& p) {
     Namer term_namer, slot_namer;
     for (const auto* terms : {&p.omega, &p.psi})
         for (const auto& t : *terms) {
-            const std::string term = term_namer(ir::name(t.penalty));
+            const std::string term = term_namer(std::string(ir::name(t)));
             auto scalar = [&](int slot, const char* what, float value, const std::string& doc) {
                 auto& e = s.scalars[slot];
                 e.name = slot_namer(term + "_" + what);
@@ -86,11 +78,12 @@ SlotTable slot_table(const ir::Problem& p) {
             scalar(t.weight_slot, "weight", t.weight, fmt::format("alpha of {}", t.text));
             scalar(t.beta_slot, "beta", t.beta, fmt::format("beta (scale of the argument) of {}", t.text));
             image(t.arg_weight_slot, "arg_weight", t.arg_weight,
-                  t.penalty == ir::Penalty::group_norm1 ? "proxgen::aot::without_last_axis(" + out + ")" : out,
+                  t.penalty->weights_groups() ? shape_without_last_axis_code(t.expr) : out,
                   fmt::format("w (elementwise weight of the argument) of {}", t.text));
             image(t.offset_slot, "offset", t.offset, out,
                   fmt::format("c (constant added to the argument, after the rewrite rules) of {}", t.text));
-            image(t.data_slot, "counts", t.data, out, fmt::format("observed counts of {}", t.text));
+            if (t.data_slot >= 0)
+                image(t.data_slot, t.penalty->data_role(), t.data, out, fmt::format("{} of {}", t.penalty->data_role(), t.text));
             add_node_slots(t.expr, term, t.text, slot_namer, s);
         }
     return s;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "../runtime/nodes.hpp"
+#include "proxgen/catalogue/ops/constant.hpp"
 #include "proxgen/frontend/problem_file.hpp"
 #include "proxgen/lower/evaluate.hpp"
 
@@ -12,7 +13,7 @@ namespace proxgen::frontend {
 
 namespace {
 bool has_constant(const ir::Node& n) {
-    if (n.op == ir::Op::constant) return true;
+    if (catalogue::is<catalogue::ops::constant>(n)) return true;
     for (const auto& a : n.args)
         if (has_constant(a)) return true;
     return false;

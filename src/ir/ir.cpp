@@ -3,90 +3,31 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "proxgen/error.hpp"
-#include "proxgen/diff_fn.hpp"
-#include "proxgen/plan/facts.hpp"
-#include "proxgen/user_operator.hpp"
 
 namespace proxgen::ir {
 
-const char* name(Op op) {
-    switch (op) {
-    case Op::variable: return "variable";
-    case Op::constant: return "constant";
-    case Op::conv: return "conv";
-    case Op::grad: return "grad";
-    case Op::mul_elemwise: return "mul_elemwise";
-    case Op::scale: return "scale";
-    case Op::sum: return "sum";
-    case Op::subsample: return "subsample";
-    case Op::crop: return "crop";
-    case Op::pad: return "pad";
-    case Op::transpose: return "transpose";
-    case Op::reshape: return "reshape";
-    case Op::concat: return "concat";
-    case Op::uneven_subsample: return "uneven_subsample";
-    case Op::mul_color: return "mul_color";
-    case Op::pxwise_matmul: return "pxwise_matmul";
-    case Op::warp: return "warp";
-    case Op::user: return "user_operator";
-    }
-    return "?";
-}
-
-const char* name(Penalty p) { return plan::penalty_facts(p).name; }
+std::string_view name(const Node& n) { return n.op ? n.op->name() : std::string_view("?"); }
+std::string_view name(const Term& t) { return t.penalty ? t.penalty->name() : std::string_view("?"); }
 
 namespace {
 
-bool has_image(Op op) {
-    switch (op) {
-    case Op::conv:
-    case Op::mul_elemwise:
-    case Op::constant:
-    case Op::uneven_subsample:
-    case Op::mul_color:
-    case Op::pxwise_matmul:
-    case Op::warp: return true;
-    default: return false;
-    }
-}
-
-/// What a node's image is, for error messages.
-const char* image_role(Op op) {
-    switch (op) {
-    case Op::conv: return "kernel";
-    case Op::mul_elemwise: return "weight";
-    case Op::uneven_subsample: return "index";
-    case Op::mul_color:
-    case Op::pxwise_matmul: return "matrix";
-    case Op::warp: return "homography";
-    default: return "constant";
-    }
-}
-
 void number(Node& n, int& images, int& scalars) {
-    if (has_image(n.op)) n.image_slot = images++;
-    if (n.op == Op::scale) n.scalar_slot = scalars++;
+    if (n.op->image_role()) n.image_slot = images++;
+    if (n.op->holds_scalar()) n.scalar_slot = scalars++;
     for (auto& a : n.args) number(a, images, scalars);
 }
 
-void visit(const Node& n, const std::function<void(const Node&)>& f) {
-    f(n);
-    for (const auto& a : n.args) visit(a, f);
-}
-
 void sign(const Node& n, std::string& out) {
-    out += name(n.op);
+    out += name(n);
     out += fmt::format("/{}", n.shape.size());
-    if (n.op == Op::variable && n.variable != 0) out += fmt::format("#v{}", n.variable);
-    if (n.op == Op::subsample) out += fmt::format(":{}:{}", n.step_x, n.step_y);
-    if (n.op == Op::grad && n.periodic) out += ":periodic";
-    if (n.op == Op::conv && n.boundary != ConvBoundary::circular) out += fmt::format(":b{}", int(n.boundary));
+    if (n.is_variable() && n.variable != 0) out += fmt::format("#v{}", n.variable);
     if (!n.ints.empty()) out += fmt::format("<{}>", fmt::join(n.ints, ","));
-    // a user operator's Funcs are part of the structure: one compiled pipeline per definition
-    if (n.op == Op::user) out += fmt::format("#{}", n.user->id);
-    if (has_image(n.op)) out += fmt::format("[{}]", n.image.dimensions());
+    // code a program defines is part of the structure: one compiled pipeline per definition
+    if (n.code) out += fmt::format("#{}", n.code->id);
+    if (n.op->image_role()) out += fmt::format("[{}]", n.image.dimensions());
     if (!n.args.empty()) {
         out += "(";
         for (const auto& a : n.args) {
@@ -114,9 +55,14 @@ void assign_slots(Problem& p) {
     p.scalar_slots = scalars;
 }
 
+void for_each_node(const Node& n, const std::function<void(const Node&)>& f) {
+    f(n);
+    for (const auto& a : n.args) for_each_node(a, f);
+}
+
 void for_each_node(const Problem& p, const std::function<void(const Node&)>& f) {
     for (const auto* terms : {&p.omega, &p.psi})
-        for (const auto& t : *terms) visit(t.expr, f);
+        for (const auto& t : *terms) for_each_node(t.expr, f);
 }
 
 std::string signature(const Problem& p) {
@@ -124,9 +70,10 @@ std::string signature(const Problem& p) {
     for (const auto* terms : {&p.omega, &p.psi}) {
         s += terms == &p.omega ? "omega:" : "psi:";
         for (const auto& t : *terms) {
-            s += name(t.penalty);
+            s += name(t);
             s += fmt::format("[{}{}{}]", t.arg_weight.dimensions(), t.offset.empty() ? "" : "c", t.data.empty() ? "" : "d");
-            if (t.smooth) s += fmt::format("#{}:{}", t.smooth->id, t.smooth->steps);  // its Halide Expr is structure
+            if (!t.ints.empty()) s += fmt::format("<{}>", fmt::join(t.ints, ","));
+            if (t.code) s += fmt::format("#{}", t.code->id);
             s += "(";
             sign(t.expr, s);
             s += ");";
@@ -153,7 +100,7 @@ void validate(const Problem& p) {
             if (!std::isfinite(t.beta)) fail("{}: the scale factor is not finite", t.text);
         }
     for_each_node(p, [&](const Node& n) {
-        if (n.op != Op::variable) return;
+        if (!n.is_variable()) return;
         const std::vector<int>& shape = std::size_t(n.variable) < p.variables.size() ? p.variables[n.variable].shape
                                                                                     : p.variable_shape;
         if (n.shape != shape)
@@ -161,12 +108,12 @@ void validate(const Problem& p) {
                  proxgen::shape_string(n.shape), proxgen::shape_string(shape));
     });
     for_each_node(p, [](const Node& n) {
-        if (!has_image(n.op)) return;
+        if (!n.op->image_role()) return;
         const float* d = n.image.data();
         for (std::size_t i = 0; i < n.image.size(); ++i)
             if (!std::isfinite(d[i]))
-                fail("{}: its {} image ({}) contains a non-finite value ({}) at element {}", name(n.op),
-                     image_role(n.op), n.image.shape_string(), d[i], i);
+                fail("{}: its {} image ({}) contains a non-finite value ({}) at element {}", name(n),
+                     n.op->image_role(), n.image.shape_string(), d[i], i);
     });
     for (const auto* terms : {&p.omega, &p.psi})
         for (const auto& t : *terms)
@@ -177,45 +124,18 @@ void validate(const Problem& p) {
 std::string to_string(const Term& t) {
     std::string arg = to_string(t.expr);
     if (t.beta != 1.0f) arg = fmt::format("{:g}*{}", t.beta, arg);
-    if (!t.arg_weight.empty() && t.penalty != Penalty::group_norm1) arg = fmt::format("w[{}]*{}", t.arg_weight.shape_string(), arg);
+    if (!t.arg_weight.empty() && !t.penalty->weights_groups()) arg = fmt::format("w[{}]*{}", t.arg_weight.shape_string(), arg);
     if (!t.offset.empty()) arg += fmt::format(" + c[{}]", t.offset.shape_string());
-    if (!t.data.empty()) arg += fmt::format(", counts[{}]", t.data.shape_string());
+    if (!t.data.empty()) arg += fmt::format(", {}[{}]", t.penalty->data_role(), t.data.shape_string());
+    if (const std::string params = t.penalty->parameters_text(t); !params.empty()) arg += ", " + params;
     const char* weighted = !t.arg_weight.empty() ? "weighted_" : "";
-    return fmt::format("{:g} * {}{}({})", t.weight, weighted, name(t.penalty), arg);
+    return fmt::format("{:g} * {}{}({})", t.weight, weighted, name(t), arg);
 }
 
 std::string to_string(const Node& n) {
-    switch (n.op) {
-    case Op::variable: return n.name.empty() ? "x" : n.name;
-    case Op::constant: return fmt::format("b[{}]", n.image.shape_string());
-    case Op::conv:
-        return fmt::format("conv(k[{}], {}{})", n.image.shape_string(), to_string(n.args[0]),
-                           n.boundary == ConvBoundary::zero ? ", zero" : n.boundary == ConvBoundary::replicate ? ", replicate" : "");
-    case Op::grad:
-        return fmt::format("grad({}{}{})", to_string(n.args[0]),
-                           n.ints.empty() ? std::string() : fmt::format(", axes {{{}}}", fmt::join(n.ints, ",")),
-                           n.periodic ? ", periodic" : "");
-    case Op::mul_elemwise: return fmt::format("mul_elemwise(w, {})", to_string(n.args[0]));
-    case Op::scale: return fmt::format("{:g}*{}", n.scalar, to_string(n.args[0]));
-    case Op::sum: return fmt::format("({} + {})", to_string(n.args[0]), to_string(n.args[1]));
-    case Op::subsample:
-        return fmt::format("subsample({}, {}, {})", to_string(n.args[0]), n.step_x, n.step_y);
-    case Op::crop:
-        return fmt::format("crop({}, {}, {}, {})", to_string(n.args[0]), n.ints[0], n.ints[1], shape_string(n.shape));
-    case Op::pad:
-        return fmt::format("pad({}, {}, {}, {})", to_string(n.args[0]), n.ints[0], n.ints[1], shape_string(n.shape));
-    case Op::transpose: return fmt::format("transpose({}, {{{}}})", to_string(n.args[0]), fmt::join(n.ints, ","));
-    case Op::reshape: return fmt::format("reshape({}, {})", to_string(n.args[0]), shape_string(n.shape));
-    case Op::concat:
-        return fmt::format("{}({}, {})", n.ints[0] == 0 ? "hstack" : n.ints[0] == 1 ? "vstack" : "concat",
-                           to_string(n.args[0]), to_string(n.args[1]));
-    case Op::uneven_subsample: return fmt::format("uneven_subsample({})", to_string(n.args[0]));
-    case Op::mul_color: return fmt::format("mul_color(M, {})", to_string(n.args[0]));
-    case Op::pxwise_matmul: return fmt::format("pxwise_matmul(A[{}], {})", n.image.shape_string(), to_string(n.args[0]));
-    case Op::warp: return fmt::format("warp({}, H)", to_string(n.args[0]));
-    case Op::user: return fmt::format("{}({})", n.user->name, to_string(n.args[0]));
-    }
-    return "?";
+    std::vector<std::string> operands;
+    for (const auto& a : n.args) operands.push_back(to_string(a));
+    return n.op->text(n, operands);
 }
 
 }  // namespace proxgen::ir

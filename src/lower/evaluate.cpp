@@ -2,6 +2,8 @@
 
 #include "../jit/compile.hpp"
 #include "lowering.hpp"
+#include "proxgen/catalogue/penalties/diff_fn.hpp"
+#include "proxgen/catalogue/penalties/sum_squares.hpp"
 #include "proxgen/error.hpp"
 
 namespace proxgen::lower {
@@ -13,11 +15,10 @@ namespace {
 /// A one-term problem around expr, so that slots are numbered the way solvers number them.
 ir::Problem single_term(const ir::Node& expr) {
     ir::Problem p;
-    ir::Term t;
-    t.expr = expr;
+    ir::Term t = catalogue::term<catalogue::penalties::sum_squares>(expr);
     p.psi.push_back(t);
     ir::for_each_node(p, [&](const ir::Node& n) {
-        if (n.op == ir::Op::variable) p.variable_shape = n.shape;
+        if (n.is_variable()) p.variable_shape = n.shape;
     });
     ir::assign_slots(p);
     ir::validate(p);
@@ -83,7 +84,7 @@ Image apply_adjoint(const ir::Node& expr, const Image& y) {
     return realize_one(out, rv, st, p.variable_shape);
 }
 
-Image apply_prox(ir::Penalty f, float alpha, float rho, const Image& v, const ProxData& data) {
+Image apply_prox(const ir::PenaltyKind& f, float alpha, float rho, const Image& v, const ProxData& data) {
     const int r = v.dimensions();
     std::vector<int> group_shape = v.sizes();
     group_shape.pop_back();
@@ -106,15 +107,19 @@ Image apply_prox(ir::Penalty f, float alpha, float rho, const Image& v, const Pr
     ImageParam vp(Float(32), r, "v");
     set(vp, v);
     Param<float> a("alpha", alpha), rp("rho", rho);
+    ir::Term term;  // what the prox reads of a term: its penalty, structural parameters and code
+    term.penalty = &f;
+    term.ints = data.ints;
+    term.code = data.code;
+    if (&f == &catalogue::card<catalogue::penalties::diff_fn>() && !term.code) fail("apply_prox: diff_fn needs its smooth function");
     ProxSpec spec;
-    spec.penalty = f;
+    spec.term = &term;
+    spec.rank = r;
     spec.alpha = a;
     spec.a = func_of(data.a, "a");
     spec.c = func_of(data.c, "c");
     spec.data = func_of(data.counts, "counts");
     spec.group_weight = func_of(data.group_weight, "group_weight");
-    spec.smooth = data.smooth;
-    if (f == ir::Penalty::diff_fn && !spec.smooth) fail("apply_prox: diff_fn needs its smooth function");
     Stages st;
     Lowered vin = input(vp);
     Func z = prox(spec, vin, rp, st);

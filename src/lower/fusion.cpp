@@ -8,6 +8,7 @@
 // the whole image first, which a fused kernel could only do by storing it (the separate steps do
 // exactly that, at no extra cost).
 #include "lowering.hpp"
+#include "proxgen/catalogue/card.hpp"
 
 namespace proxgen::lower {
 
@@ -15,37 +16,16 @@ using namespace Halide;
 
 namespace {
 
-/// Operators that keep the variable's spatial axes and read only near each pixel.
+/// Operators that keep the variable's spatial axes and read only near each pixel (their cards say).
 bool local_operator(const ir::Node& n, bool blocking) {
-    switch (n.op) {
-    case ir::Op::variable:
-    case ir::Op::constant:
-    case ir::Op::scale:
-    case ir::Op::mul_elemwise:
-    case ir::Op::sum: break;
-    case ir::Op::grad:
-        if (n.periodic) return false;
-        break;
-    case ir::Op::conv:
-        // taps are an update definition: fine per strip, not inside a sliding window
-        if (blocking || n.boundary != ir::ConvBoundary::zero) return false;
-        break;
-    default: return false;
-    }
+    if (!catalogue::card_of(n).local(n, blocking)) return false;
     for (const auto& a : n.args)
         if (!local_operator(a, blocking)) return false;
     return true;
 }
 
 bool local_penalty(const ir::Term& t, bool blocking) {
-    switch (t.penalty) {
-    case ir::Penalty::patch_nlm:  // a large search window per pixel, staged
-    case ir::Penalty::diff_fn: return false;
-    case ir::Penalty::group_norm1:
-        // an unknown group extent sums the group in a staged reduction
-        return !blocking || static_last_extent(t.expr) > 0;
-    default: return true;
-    }
+    return catalogue::card_of(t).local(t, blocking, static_last_extent(t.expr));
 }
 
 }  // namespace

@@ -83,22 +83,18 @@ struct Stages {
 enum class Part { linear, offset };
 
 /// A term's penalty in the generalised prox form α f(a ⊙ z + c), z = K x the split variable:
-/// a = β·w (nullopt: 1), c the total constant (nullopt: 0), per-group weights for group_norm1,
-/// counts for poisson_norm.
+/// a = β·w (nullopt: 1), c the total constant (nullopt: 0), per-group weights for penalties that
+/// weigh groups, the penalty's data (counts, a mask).
 struct ProxSpec {
-    ir::Penalty penalty = ir::Penalty::sum_squares;
+    const ir::Term* term = nullptr;  // the penalty, its structural parameters and code
     Halide::Expr alpha;
     std::optional<Halide::Func> a, c, group_weight, data;
+    int rank = 0;        // of the argument
     int group_size = 0;  // > 0: the group axis has this extent for sure (grad's 2): unrolled inline
-    std::shared_ptr<const ir::SmoothFunction> smooth;  // diff_fn: the user's f
 };
-
-/// grad's axes (x and y unless the node lists others).
-std::vector<int> grad_axes(const ir::Node& n);
 
 /// The extent of a node's last axis when the structure fixes it (grad stacks 2 components), else 0.
 int static_last_extent(const ir::Node& n);
-
 
 /// Lowering of one problem's expressions against its parameters.
 class Lowerer {
@@ -110,6 +106,8 @@ public:
     Lowered forward(const ir::Node& n, const Lowered& x, Part part, Stages& st);
     /// Kᵀ y in the variable's space; nullopt when the expression has no linear part.
     std::optional<Halide::Func> adjoint(const ir::Node& n, const Lowered& y, Stages& st);
+    /// The parameters of the problem's data slots.
+    const Params& params() const { return params_; }
     /// Extents of a node's output (from the variable's extents).
     std::vector<Halide::Expr> extents(const ir::Node& n);
     const std::vector<Halide::Expr>& variable_extents() const { return var_extents_; }
@@ -139,15 +137,6 @@ Lowered constant_like(float value, const std::vector<Halide::Expr>& extents);
 
 /// argmin_z α f(a ⊙ z + c) + ρ/2 ‖z − v‖², elementwise where a = 0 (then z = v).
 Halide::Func prox(const ProxSpec& f, const Lowered& v, Halide::Expr rho, Stages& st);
-
-/// Non-local means of t (rank 2 or 3) at noise level sigma, at the pure axes (src/lower/prox_nlm.cpp).
-Halide::Expr nlm_denoise(const Halide::Func& t, const std::vector<Halide::Expr>& extents, Halide::Expr sigma,
-                         Stages& st);
-
-/// diff_fn's prox on t = a v + c with threshold tau: gradient steps with f' from Halide's autodiff
-/// (src/lower/prox_smooth.cpp).
-Halide::Expr smooth_prox(const ir::SmoothFunction& f, const Halide::Func& t, const std::vector<Halide::Expr>& extents,
-                         Halide::Expr tau, Stages& st);
 
 /// Closed-form x-update of the Ω terms: argmin_x Ω(x) + 1/(2τ) ‖x − v‖². Identity when Ω is empty.
 Halide::Func omega_prox(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);
@@ -180,25 +169,10 @@ void schedule_stages(Halide::Func out, const Halide::Var& strip, const Stages& s
 /// rows kept per Func (a power of two ≥ the rows its consumers read around the current one).
 void schedule_blocked(Halide::Func out, int rank, const Stages& st, int rows, int fold);
 
-// ---- per-family forward / adjoint lowering (src/lower/linear_*.cpp) ---------------------------
-// `in` is the operand (forward) or the operator's output-space argument (adjoint); `to` the
-// extents of the result; `image` the node's data (kernel, matrix, index images, homography).
-
 /// The operand of a wrap-around read: a computed operand is computed whole first (see Stages).
 Halide::Func wrapped_operand(const Lowered& in, Stages& st);
 /// A Func of rank r with new values for the first two axes.
 Halide::Expr at(const Halide::Func& f, int rank, Halide::Expr x, Halide::Expr y);
-Halide::Func conv_forward(const ir::Node& n, const Lowered& in, const Halide::ImageParam& kernel, Stages& st);
-Halide::Func conv_adjoint(const ir::Node& n, const Lowered& y, const Halide::ImageParam& kernel, Stages& st);
-Halide::Func layout_forward(const ir::Node& n, const Lowered& in, const std::vector<Halide::Expr>& to);
-Halide::Func layout_adjoint(const ir::Node& n, const Lowered& y, const std::vector<Halide::Expr>& to);
-Halide::Func sampling_forward(const ir::Node& n, const Lowered& in, const Halide::ImageParam& image);
-Halide::Func sampling_adjoint(const ir::Node& n, const Lowered& y, const Halide::ImageParam& image,
-                              const std::vector<Halide::Expr>& to, Stages& st);
-Halide::Func color_forward(const ir::Node& n, const Lowered& in, const Halide::ImageParam& image);
-Halide::Func color_adjoint(const ir::Node& n, const Lowered& y, const Halide::ImageParam& image);
-Halide::Func user_forward(const ir::Node& n, const Lowered& in);
-Halide::Func user_adjoint(const ir::Node& n, const Lowered& y, const std::vector<Halide::Expr>& to, Stages& st);
 
 // ---- fusion (src/lower/fusion.cpp) ------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 // 2005) whose noise level is σ = √(α/ρ), the standard deviation a Gaussian prior's prox would
 // assume. Search window 7 × 7, patches 3 × 3, distances averaged over channels; weights
 // exp(−max(d² − 2σ², 0)/h²) with h = σ (the 2σ² discounts the noise every patch distance has).
-#include "lowering.hpp"
+#include "card_lowering.hpp"
 
 namespace proxgen::lower {
 
@@ -13,7 +13,7 @@ constexpr int search = 3;  // window radius
 constexpr int patch = 1;   // patch radius
 }  // namespace
 
-Expr nlm_denoise(const Func& t, const std::vector<Expr>& extents, Expr sigma, Stages& st) {
+Expr Back::nlm_denoise(const Func& t, const std::vector<Expr>& extents, Expr sigma) const {
     const auto& ax = axes();
     const int r = int(extents.size());
     const Var x = ax[0], y = ax[1], o = ax[3];  // o: the offset within the search window

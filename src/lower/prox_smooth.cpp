@@ -5,13 +5,14 @@
 // t is its own Func, computed per strip, so the expression does not grow with the steps).
 #include "proxgen/diff_fn.hpp"
 
-#include "lowering.hpp"
+#include "card_lowering.hpp"
 
 namespace proxgen::lower {
 
 using namespace Halide;
 
-Expr smooth_prox(const ir::SmoothFunction& f, const Func& t0, const std::vector<Expr>& extents, Expr tau, Stages& st) {
+Expr Back::smooth_prox(const ProxSpec& spec, const Func& t0, const std::vector<Expr>& extents, Expr tau) const {
+    const ir::SmoothFunction& f = ir::smooth_function(*spec.term);
     const int r = int(extents.size());
     const auto at = args(r);
     Region bounds;
@@ -41,5 +42,7 @@ Expr smooth_prox(const ir::SmoothFunction& f, const Func& t0, const std::vector<
     }
     return t(at);
 }
+
+Expr Back::smooth_value(const ir::Term& t, Expr v) const { return ir::smooth_function(t).f(std::move(v)); }
 
 }  // namespace proxgen::lower

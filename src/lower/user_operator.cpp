@@ -6,7 +6,7 @@
 #include <random>
 #include <set>
 
-#include "lowering.hpp"
+#include "card_lowering.hpp"
 #include "proxgen/lower/evaluate.hpp"
 
 namespace proxgen::lower {
@@ -21,10 +21,12 @@ Func zero_outside(const Func& f, const std::vector<Expr>& extents) {
     return BoundaryConditions::constant_exterior(f, 0.0f, bounds);
 }
 
+const ir::UserOperator& user_of(const ir::Node& n) { return static_cast<const ir::UserOperator&>(*n.code); }
+
 Func checked(const Func& f, const ir::Node& n, int rank, const char* what) {
-    if (!f.defined()) fail("user_operator '{}': its {} function returned an undefined Func", n.user->name, what);
+    if (!f.defined()) fail("user_operator '{}': its {} function returned an undefined Func", n.code->name, what);
     if (f.dimensions() != rank)
-        fail("user_operator '{}': its {} function returned a Func of rank {} for an operand of rank {}", n.user->name,
+        fail("user_operator '{}': its {} function returned a Func of rank {} for an operand of rank {}", n.code->name,
              what, f.dimensions(), rank);
     return f;
 }
@@ -54,18 +56,20 @@ void schedule_derivative(const Func& g, const Func& seed) {
 
 }  // namespace
 
-Func user_forward(const ir::Node& n, const Lowered& in) {
-    Func f = checked(n.user->forward(zero_outside(in.f, in.extents)), n, in.rank(), "forward");
-    Func out("user_" + n.user->name);
+Func Back::user_forward(const ir::Node& n, const Lowered& in) const {
+    Func f = checked(user_of(n).forward(zero_outside(in.f, in.extents)), n, in.rank(), "forward");
+    Func out("user_" + n.code->name);
     out(args(in.rank())) = f(args(in.rank()));
     return out;
 }
 
-Func user_adjoint(const ir::Node& n, const Lowered& y, const std::vector<Expr>& to, Stages& st) {
+Func Back::user_adjoint(const ir::Node& n, const Lowered& y) const {
     const int r = y.rank();
-    Func back("user_" + n.user->name + "_adjoint");
-    if (n.user->adjoint) {
-        Func f = checked(n.user->adjoint(zero_outside(y.f, y.extents)), n, r, "adjoint");
+    const std::vector<Expr> to = extents(n.args[0]);
+    const ir::UserOperator& op = user_of(n);
+    Func back("user_" + n.code->name + "_adjoint");
+    if (op.adjoint) {
+        Func f = checked(op.adjoint(zero_outside(y.f, y.extents)), n, r, "adjoint");
         back(args(r)) = f(args(r));
         return back;
     }
@@ -73,7 +77,7 @@ Func user_adjoint(const ir::Node& n, const Lowered& y, const std::vector<Expr>& 
     Func operand("user_operand");
     operand(args(r)) = 0.0f;
     Func kx("user_forward_of_operand");
-    kx(args(r)) = checked(n.user->forward(zero_outside(operand, to)), n, r, "forward")(args(r));
+    kx(args(r)) = checked(op.forward(zero_outside(operand, to)), n, r, "forward")(args(r));
     Func seed("user_adjoint_seed");
     seed(args(r)) = zero_outside(y.f, y.extents)(args(r));
     Region bounds;
@@ -81,7 +85,7 @@ Func user_adjoint(const ir::Node& n, const Lowered& y, const std::vector<Expr>& 
     Derivative d = propagate_adjoints(kx, seed, bounds);
     Func g = d(operand);
     if (!g.defined())
-        fail("user_operator '{}': Halide's autodiff found no derivative; give the adjoint explicitly", n.user->name);
+        fail("user_operator '{}': Halide's autodiff found no derivative; give the adjoint explicitly", n.code->name);
     schedule_derivative(g, seed);
     back(args(r)) = g(args(r));
     st.add_root(seed);  // y's stages go to root with it (the derivative reads seed from root Funcs)

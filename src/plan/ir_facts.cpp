@@ -1,117 +1,82 @@
-// Facts and numbers of IR expressions for the run-time planner: the facts through plan/facts.hpp's
-// combinators (the ones linear_traits uses at compile time), the norm bounds and min |d| from the
-// nodes' data.
+// Facts and numbers of IR expressions for the run-time planner, each node's from its card: the
+// facts through the cards' combinators (the ones the typed front end evaluates at compile time),
+// the norm bounds and min |d| from the nodes' data — as numbers for the JIT and as code for
+// generated solvers, from the same formulas.
 #include <cmath>
 
-#include "proxgen/error.hpp"
+#include "proxgen/catalogue/card.hpp"
+#include "proxgen/catalogue/ops/mul_elemwise.hpp"
+#include "proxgen/catalogue/ops/scale.hpp"
+#include "proxgen/catalogue/ops/sum.hpp"
 #include "proxgen/plan/planner.hpp"
-#include "proxgen/traits/linear_traits.hpp"
-#include "proxgen/user_operator.hpp"
 
 namespace proxgen::plan {
 
-bool is_offset(const ir::Node& n) {
-    return n.op == ir::Op::sum && n.args.size() == 2 && n.args[1].op == ir::Op::scale && !n.args[1].args.empty() &&
-           n.args[1].args[0].op == ir::Op::constant;
-}
+using catalogue::card_of;
+using catalogue::Code;
 
 Root root_of(const ir::Node& n) {
-    if (is_offset(n)) return Root::offset;
-    if (n.op == ir::Op::scale) return Root::scale;
-    if (n.op == ir::Op::mul_elemwise) return Root::mul_elemwise;
+    if (catalogue::ops::sum::is_offset(n)) return Root::offset;
+    if (catalogue::is<catalogue::ops::scale>(n)) return Root::scale;
+    if (catalogue::is<catalogue::ops::mul_elemwise>(n)) return Root::mul_elemwise;
     return Root::other;
 }
 
+namespace {
+/// f(n, the operands' values) over the expression, bottom up.
+template <class V, class F>
+V fold(const ir::Node& n, F f) {
+    std::vector<V> operands;
+    for (const auto& a : n.args) operands.push_back(fold<V>(a, f));
+    return f(n, std::span<const V>(operands));
+}
+}  // namespace
+
 LinearFacts linear_facts(const ir::Node& n) {
-    using ir::Op;
-    auto arg = [&](std::size_t i) { return linear_facts(n.args[i]); };
-    switch (n.op) {
-    case Op::variable: return variable_facts();
-    case Op::constant: break;  // only inside an offset, which reads its other operand
-    case Op::conv: return conv_facts(arg(0), n.boundary);
-    case Op::grad: return grad_facts(arg(0), n.periodic, n.ints.empty());
-    case Op::mul_elemwise: return mul_elemwise_facts(arg(0));
-    case Op::scale: return scale_facts(arg(0));
-    case Op::sum: return is_offset(n) ? offset_facts(arg(0)) : sum_facts(arg(0), arg(1));
-    case Op::subsample: return subsample_facts(arg(0));
-    case Op::crop: return crop_facts(arg(0));
-    case Op::pad: return pad_facts(arg(0));
-    case Op::transpose: return transpose_facts(arg(0));
-    case Op::reshape: return reshape_facts(arg(0));
-    case Op::concat: return concat_facts(arg(0), arg(1));
-    case Op::uneven_subsample: return uneven_subsample_facts(arg(0));
-    case Op::mul_color: return mul_color_facts(arg(0));
-    case Op::pxwise_matmul: return pxwise_matmul_facts(arg(0));
-    case Op::warp: return warp_facts(arg(0));
-    case Op::user: return user_facts(arg(0));
-    }
-    PROXGEN_INTERNAL_ASSERT(false && "linear_facts of a constant");
-    return {};
+    return fold<LinearFacts>(n, [](const ir::Node& m, std::span<const LinearFacts> a) { return card_of(m).facts(m, a); });
 }
 
-TermFacts term_facts(const ir::Term& t) { return {penalty_facts(t.penalty), linear_facts(t.expr), !t.arg_weight.empty()}; }
+TermFacts term_facts(const ir::Term& t) { return {card_of(t).facts(), linear_facts(t.expr), !t.arg_weight.empty()}; }
 
 double norm_bound(const ir::Node& n) {
-    using ir::Op;
-    auto arg = [&](std::size_t i) { return norm_bound(n.args[i]); };
-    switch (n.op) {
-    case Op::variable: return 1.0;
-    case Op::constant: break;
-    case Op::conv: {
-        // ‖k ⊛ x‖ ≤ ‖k‖₁ ‖x‖ (Young's inequality; also max |OTF| ≤ ‖k‖₁); zero padding only drops
-        // terms. Replicate reads an edge pixel up to (⌊kw/2⌋+1)(⌊kh/2⌋+1) times for one shift.
-        double l1 = 0;
-        const float* k = n.image.data();
-        for (std::size_t i = 0; i < n.image.size(); ++i) l1 += std::abs(k[i]);
-        if (n.boundary == ir::ConvBoundary::replicate)
-            l1 *= std::sqrt(double(n.image.width() / 2 + 1) * double(n.image.height() / 2 + 1));
-        return l1 * arg(0);
-    }
-    // each difference operator has norm ≤ 2: ‖∇‖ ≤ √(4 · number of axes)
-    case Op::grad: return std::sqrt(4.0 * double(n.ints.empty() ? 2 : n.ints.size())) * arg(0);
-    case Op::mul_elemwise: return traits::abs_range(n.image).second * arg(0);
-    case Op::scale: return std::abs(n.scalar) * arg(0);
-    case Op::sum: return is_offset(n) ? arg(0) : arg(0) + arg(1);
-    case Op::subsample:
-    case Op::crop:
-    case Op::pad:
-    case Op::transpose:
-    case Op::reshape: return arg(0);
-    case Op::concat: return std::hypot(arg(0), arg(1));
-    case Op::uneven_subsample:  // √(most reads of one pixel), set when built
-    case Op::warp: return n.norm_factor * arg(0);  // √(largest column sum), set when built
-    // ‖M‖₂ ≤ ‖M‖_F
-    case Op::mul_color: {
-        double f = 0;
-        for (std::size_t i = 0; i < n.image.size(); ++i) f += double(n.image.data()[i]) * n.image.data()[i];
-        return std::sqrt(f) * arg(0);
-    }
-    case Op::pxwise_matmul: {  // the largest per-pixel ‖A(p)‖_F
-        const Image& A = n.image;
-        const std::size_t pixels = std::size_t(A.extent(0)) * A.extent(1), entries = std::size_t(A.extent(2)) * A.extent(3);
-        double most = 0;
-        for (std::size_t p = 0; p < pixels; ++p) {
-            double f = 0;
-            for (std::size_t k = 0; k < entries; ++k) f += double(A.data()[p + k * pixels]) * A.data()[p + k * pixels];
-            most = std::max(most, f);
-        }
-        return std::sqrt(most) * arg(0);
-    }
-    case Op::user: return n.user->norm_bound * arg(0);
-    }
-    PROXGEN_INTERNAL_ASSERT(false && "norm_bound of a constant");
-    return 0;
+    return fold<double>(n, [](const ir::Node& m, std::span<const double> a) { return card_of(m).norm_bound(m, a); });
+}
+
+Code norm_bound_code(const ir::Node& n) {
+    return fold<Code>(n, [](const ir::Node& m, std::span<const Code> a) { return card_of(m).norm_bound_code(m, a); });
 }
 
 double diagonal_min_abs(const ir::Node& n) {
-    switch (n.op) {
-    case ir::Op::variable: return 1.0;
-    case ir::Op::mul_elemwise: return traits::abs_range(n.image).first * diagonal_min_abs(n.args[0]);
-    case ir::Op::scale: return std::abs(n.scalar) * diagonal_min_abs(n.args[0]);
-    // e ± b has e's diagonal; d₁ + d₂ may cancel anywhere: no useful bound without every pixel
-    case ir::Op::sum: return is_offset(n) ? diagonal_min_abs(n.args[0]) : 0.0;
-    default: return 0.0;
+    return fold<double>(n, [](const ir::Node& m, std::span<const double> a) { return card_of(m).diagonal_min_abs(m, a); });
+}
+
+Code diagonal_min_abs_code(const ir::Node& n) {
+    return fold<Code>(n, [](const ir::Node& m, std::span<const Code> a) { return card_of(m).diagonal_min_abs_code(m, a); });
+}
+
+namespace {
+/// The curvature of α‖β w ⊙ d ⊙ x + c‖² is 2α β² w² d²; terms add up. Only quadratics of diagonal
+/// operators count (others have no per-pixel bound).
+template <class D>
+auto omega_strong_convexity(const ir::Problem& p, const D& d, auto dmin_of) {
+    using V = typename D::value;
+    using std::abs;
+    V mu(0.0);
+    for (const auto& t : p.omega) {
+        if (!card_of(t).facts().quadratic || !linear_facts(t.expr).diagonal) continue;
+        V dmin = dmin_of(t.expr) * abs(d.beta(t)) * d.arg_weight_abs_min(t);
+        mu = mu + V(2.0) * d.weight(t) * dmin * dmin;
     }
+    return mu;
+}
+}  // namespace
+
+double strong_convexity(const ir::Problem& p) {
+    return omega_strong_convexity(p, catalogue::Numbers{}, [](const ir::Node& n) { return diagonal_min_abs(n); });
+}
+
+Code strong_convexity_code(const ir::Problem& p) {
+    return omega_strong_convexity(p, catalogue::Emitter{}, [](const ir::Node& n) { return diagonal_min_abs_code(n); });
 }
 
 }  // namespace proxgen::plan

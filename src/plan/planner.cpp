@@ -6,17 +6,17 @@
 
 #include <fmt/format.h>
 
+#include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/messages.hpp"
 #include "proxgen/plan/decide.hpp"
-#include "proxgen/plan/normalize.hpp"
-#include "proxgen/traits/linear_traits.hpp"
+#include "proxgen/plan/rewrite.hpp"
 
 namespace proxgen::plan {
 
 ir::Term normalize_term(ir::Term t) {
     for (;;) {
-        switch (next_rewrite(root_of(t.expr), penalty_facts(t.penalty))) {
+        switch (next_rewrite(root_of(t.expr), catalogue::card_of(t).facts())) {
         case Rewrite::none: return t;
         case Rewrite::absorb_offset: rules::absorb_offset::apply(t); break;
         case Rewrite::absorb_scale: rules::absorb_scale::apply(t); break;
@@ -47,17 +47,12 @@ std::vector<ir::Term> normalize(std::vector<ir::Term> terms) {
 
 namespace {
 
-void visit(const ir::Node& n, const std::function<void(const ir::Node&)>& f) {
-    f(n);
-    for (const auto& a : n.args) visit(a, f);
-}
-
 /// Every draft variable must be used by a term; today the back end solves one.
 void check_variables(const Draft& d) {
     std::vector<bool> used(d.variables.size(), false);
     for (const auto& t : d.terms)
-        visit(t.expr, [&](const ir::Node& n) {
-            if (n.op != ir::Op::variable) return;
+        ir::for_each_node(t.expr, [&](const ir::Node& n) {
+            if (!n.is_variable()) return;
             PROXGEN_INTERNAL_ASSERT(n.variable >= 0 && std::size_t(n.variable) < d.variables.size());
             used[n.variable] = true;
         });
@@ -93,18 +88,10 @@ ir::Problem plan(const Draft& draft, Algorithm a) {
         ir::Term& t = terms[i];
         t.norm_bound = norm_bound(t.expr);
         t.text = ir::to_string(t);
-        if (absorbed(facts[i], a, decision)) {
-            if (t.penalty == ir::Penalty::sum_squares && facts[i].op.diagonal) {
-                // curvature of α‖β w ⊙ d ⊙ x + c‖² is 2α β² w² d²; terms add up.
-                double dmin = diagonal_min_abs(t.expr) * std::abs(t.beta);
-                if (!t.arg_weight.empty()) dmin *= traits::abs_range(t.arg_weight).first;
-                p.omega_strong_convexity += 2.0 * t.weight * dmin * dmin;
-            }
-            p.omega.push_back(std::move(t));
-        } else {
-            p.psi.push_back(std::move(t));
-        }
+        if (absorbed(facts[i], a, decision)) p.omega.push_back(std::move(t));
+        else p.psi.push_back(std::move(t));
     }
+    p.omega_strong_convexity = strong_convexity(p);
     ir::assign_slots(p);
     return p;
 }

@@ -2,6 +2,7 @@
 // the run-time planner for typed and run-time problems alike. The decisions (when a rule applies)
 // are the constexpr functions in the rules' headers.
 #include "proxgen/ir/ir.hpp"
+#include "proxgen/plan/planner.hpp"
 #include "proxgen/plan/rules/absorb_offset.hpp"
 #include "proxgen/plan/rules/absorb_scale.hpp"
 #include "proxgen/plan/rules/absorb_weights.hpp"
@@ -42,11 +43,11 @@ void drop_root(ir::Node& n) {
 }  // namespace
 
 void absorb_offset::apply(ir::Term& t) {
-    // e ± b is sum(e, scale(±1, constant b)) (lower/to_ir.hpp, ir::offset)
+    // e ± b is sum(e, scale(±1, constant b)) (the sum card's offset)
     const ir::Node& signed_b = t.expr.args[1];
     const float sign = signed_b.scalar;
     const Image& b = signed_b.args[0].image;
-    const bool grouped = t.penalty == ir::Penalty::group_norm1;
+    const bool grouped = t.penalty->weights_groups();
     t.offset = axpy(t.offset, t.beta * sign, grouped ? Image() : t.arg_weight, b);
     drop_root(t.expr);
 }
@@ -87,12 +88,10 @@ void merge_quadratics::merge(ir::Term& into, const ir::Term& t) {
 }
 
 bool merge_quadratics::same_operator(const ir::Node& a, const ir::Node& b) {
-    // data-free operators are made of the variable and grad only
-    const bool known = (a.op == ir::Op::variable || a.op == ir::Op::grad);
-    if (!known || a.op != b.op || a.shape != b.shape || a.periodic != b.periodic || a.ints != b.ints ||
-        a.args.size() != b.args.size())
+    // data-free operators (the variable and grad) are equal when their structure is
+    if (!linear_facts(a).data_free || a.op != b.op || a.shape != b.shape || a.ints != b.ints ||
+        a.variable != b.variable || a.args.size() != b.args.size())
         return false;
-    if (a.op == ir::Op::variable) return a.variable == b.variable;
     for (std::size_t i = 0; i < a.args.size(); ++i)
         if (!same_operator(a.args[i], b.args[i])) return false;
     return true;

@@ -1,12 +1,11 @@
-// Run-time expressions (proxgen/runtime.hpp): each operator checks its arguments with the checks
-// the typed DSL uses (dsl/checks.hpp) and writes its node with the factory the typed front end uses
-// (ir/build.hpp).
+// Run-time expressions (proxgen/runtime.hpp): each operator's node is built by its card's factory
+// (proxgen/catalogue/ops/*.hpp: the checks and sentences the typed front end uses too); an
+// expression keeps the names (variables, inputs, parameters) it uses.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "nodes.hpp"
-#include "proxgen/dsl/checks.hpp"
-#include "proxgen/ir/build.hpp"
+#include "proxgen/catalogue/all.hpp"
 #include "proxgen/messages.hpp"
 
 namespace proxgen::rt {
@@ -63,18 +62,18 @@ void Names::add_variable(const std::string& name, const std::vector<int>& shape)
              shape_string(variables[i].shape), shape_string(shape));
 }
 
-void Names::add_input(const std::string& name, const Image& image, bool counts) {
+void Names::add_input(const std::string& name, const Image& image, const catalogue::PenaltyCard* data_of) {
     if (name.empty()) return;
     require_unused(*this, name, "input");
     auto it = inputs.find(name);
     if (it == inputs.end()) {
-        inputs.emplace(name, Input{image, counts});
+        inputs.emplace(name, Input{image, data_of});
         return;
     }
     if (it->second.image.data() != image.data() || it->second.image.sizes() != image.sizes())
         fail("input '{}' names two different images ({} and {})", name, it->second.image.shape_string(),
              image.shape_string());
-    it->second.counts = it->second.counts || counts;
+    if (data_of) it->second.data_of = data_of;
 }
 
 void Names::add_parameter(const std::string& name, double value, bool weight, bool scale) {
@@ -92,7 +91,7 @@ void Names::add_parameter(const std::string& name, double value, bool weight, bo
 
 void Names::merge(const Names& other) {
     for (const auto& v : other.variables) add_variable(v.name, v.shape);
-    for (const auto& [name, in] : other.inputs) add_input(name, in.image, in.counts);
+    for (const auto& [name, in] : other.inputs) add_input(name, in.image, in.data_of);
     for (const auto& [name, p] : other.parameters) add_parameter(name, p.value, p.weight, p.scale);
 }
 
@@ -117,6 +116,8 @@ void rethrow_labelled(const std::string& label, const Error& e) {
 
 using detail::ExprNode;
 using detail::node_of;
+
+namespace ops = catalogue::ops;
 
 namespace {
 const std::vector<int> no_shape;
@@ -145,7 +146,7 @@ ir::Node bound(ir::Node n, const Data& d, detail::Names& names) {
 }  // namespace
 
 const std::vector<int>& Expr::shape() const { return node_ ? node_->ir.shape : no_shape; }
-bool Expr::is_variable() const { return node_ && node_->ir.op == ir::Op::variable; }
+bool Expr::is_variable() const { return node_ && node_->ir.is_variable(); }
 const std::string& Expr::variable_name() const { return is_variable() ? node_->ir.name : no_name; }
 std::vector<std::string> Expr::variables() const {
     std::vector<std::string> out;
@@ -158,10 +159,9 @@ const std::string& Expr::label() const { return node_ ? node_->label : no_name; 
 
 Expr variable(std::string name, std::vector<int> shape) {
     check_name(name, "variable");
-    shape = check::variable(std::move(shape));
     auto n = std::make_shared<ExprNode>();
-    n->names.add_variable(name, shape);
-    n->ir = ir::make::variable(0, name, shape);
+    n->ir = ops::variable::make(0, name, std::move(shape));
+    n->names.add_variable(name, n->ir.shape);
     return Expr(std::move(n));
 }
 
@@ -169,11 +169,10 @@ Expr variable(std::string name, std::vector<int> shape) {
 
 Expr conv(const Data& kernel, const Expr& e, ConvBoundary boundary) {
     return node("conv", {&e}, [&](auto& a, detail::Names& names) {
-        std::vector<int> shape = check::conv(kernel.image(), a[0]->shape);
-        const ir::ConvBoundary b = boundary == ConvBoundary::zero        ? ir::ConvBoundary::zero
-                                   : boundary == ConvBoundary::replicate ? ir::ConvBoundary::replicate
-                                                                         : ir::ConvBoundary::circular;
-        return bound(ir::make::conv(*a[0], kernel.image(), b, std::move(shape)), kernel, names);
+        const auto b = boundary == ConvBoundary::zero        ? ops::conv::Boundary::zero
+                       : boundary == ConvBoundary::replicate ? ops::conv::Boundary::replicate
+                                                             : ops::conv::Boundary::circular;
+        return bound(ops::conv::make(*a[0], kernel.image(), b), kernel, names);
     });
 }
 Expr conv(const Data& kernel, const Expr& e, dsl::circular_t) { return conv(kernel, e, ConvBoundary::circular); }
@@ -183,7 +182,7 @@ Expr conv_nofft(const Data& kernel, const Expr& e) { return conv(kernel, e, Conv
 
 Expr grad(const Expr& e, const std::vector<int>& axes, GradBoundary boundary) {
     return node("grad", {&e}, [&](auto& a, detail::Names&) {
-        return ir::make::grad(*a[0], axes, boundary == GradBoundary::periodic, check::grad(a[0]->shape, axes));
+        return ops::grad::make(*a[0], axes, boundary == GradBoundary::periodic);
     });
 }
 Expr grad(const Expr& e, GradBoundary boundary) { return grad(e, {0, 1}, boundary); }
@@ -192,53 +191,37 @@ Expr grad(const Expr& e, dsl::periodic_t) { return grad(e, GradBoundary::periodi
 
 Expr mul_elemwise(const Data& weight, const Expr& e) {
     return node("mul_elemwise", {&e}, [&](auto& a, detail::Names& names) {
-        std::vector<int> shape = check::mul_elemwise(weight.image(), a[0]->shape);
-        return bound(ir::make::mul_elemwise(*a[0], weight.image(), std::move(shape)), weight, names);
+        return bound(ops::mul_elemwise::make(*a[0], weight.image()), weight, names);
     });
 }
 
 Expr subsample(const Expr& e, int step_x, int step_y) {
-    return node("subsample", {&e}, [&](auto& a, detail::Names&) {
-        return ir::make::subsample(*a[0], step_x, step_y, check::subsample(a[0]->shape, step_x, step_y));
-    });
+    return node("subsample", {&e}, [&](auto& a, detail::Names&) { return ops::subsample::make(*a[0], step_x, step_y); });
 }
 
 Expr uneven_subsample(const Expr& e, const Image& ix, const Image& iy) {
-    return node("uneven_subsample", {&e}, [&](auto& a, detail::Names&) {
-        check::Gather g = check::uneven_subsample(a[0]->shape, ix, iy);
-        return ir::make::uneven_subsample(*a[0], g.index, g.multiplicity, std::move(g.shape));
-    });
+    return node("uneven_subsample", {&e}, [&](auto& a, detail::Names&) { return ops::uneven_subsample::make(*a[0], ix, iy); });
 }
 
 Expr warp(const Expr& e, const Image& H, int out_width, int out_height) {
-    return node("warp", {&e}, [&](auto& a, detail::Names&) {
-        check::Warp w = check::warp(a[0]->shape, H, out_width, out_height);
-        return ir::make::warp(*a[0], w.homography, w.norm, a[0]->shape, std::move(w.shape));
-    });
+    return node("warp", {&e}, [&](auto& a, detail::Names&) { return ops::warp::make(*a[0], H, out_width, out_height); });
 }
 
 Expr crop(const Expr& e, int x0, int y0, int width, int height) {
-    return node("crop", {&e}, [&](auto& a, detail::Names&) {
-        return ir::make::crop(*a[0], x0, y0, check::crop(a[0]->shape, x0, y0, width, height));
-    });
+    return node("crop", {&e}, [&](auto& a, detail::Names&) { return ops::crop::make(*a[0], x0, y0, width, height); });
 }
 
 Expr pad(const Expr& e, int left, int top, int right, int bottom) {
-    return node("pad", {&e}, [&](auto& a, detail::Names&) {
-        return ir::make::pad(*a[0], left, top, a[0]->shape, check::pad(a[0]->shape, left, top, right, bottom));
-    });
+    return node("pad", {&e}, [&](auto& a, detail::Names&) { return ops::pad::make(*a[0], left, top, right, bottom); });
 }
 
 Expr transpose(const Expr& e, std::vector<int> perm) {
-    return node("transpose", {&e}, [&](auto& a, detail::Names&) {
-        std::vector<int> shape = check::transpose(a[0]->shape, perm);
-        return ir::make::transpose(*a[0], perm, std::move(shape));
-    });
+    return node("transpose", {&e}, [&](auto& a, detail::Names&) { return ops::transpose::make(*a[0], perm); });
 }
 
 Expr reshape(const Expr& e, std::vector<int> shape, int rank) {
     return node("reshape", {&e}, [&](auto& a, detail::Names&) {
-        return ir::make::reshape(*a[0], check::reshape(a[0]->shape, shape, rank));
+        return ops::reshape::make(*a[0], ops::reshape::shape(a[0]->shape, shape, rank));
     });
 }
 Expr reshape(const Expr& e, std::vector<int> shape) {
@@ -247,14 +230,13 @@ Expr reshape(const Expr& e, std::vector<int> shape) {
 }
 
 Expr merge_last_axes(const Expr& e) {
-    return node("merge_last_axes", {&e},
-                [&](auto& a, detail::Names&) { return ir::make::reshape(*a[0], check::merge_last_axes(a[0]->shape)); });
+    return node("merge_last_axes", {&e}, [&](auto& a, detail::Names&) {
+        return ops::reshape::make(*a[0], ops::reshape::merged_last_axes(a[0]->shape));
+    });
 }
 
 Expr concat(const Expr& a, const Expr& b, int axis) {
-    return node("concat", {&a, &b}, [&](auto& x, detail::Names&) {
-        return ir::make::concat(*x[0], *x[1], axis, check::concat(x[0]->shape, x[1]->shape, axis));
-    });
+    return node("concat", {&a, &b}, [&](auto& x, detail::Names&) { return ops::concat::make(*x[0], *x[1], axis); });
 }
 
 namespace {
@@ -273,31 +255,26 @@ Expr hstack(const std::vector<Expr>& parts) { return stack(parts, 0, "hstack"); 
 
 Expr mul_color(const Expr& e, const Data& matrix) {
     return node("mul_color", {&e}, [&](auto& a, detail::Names& names) {
-        std::vector<int> shape = check::mul_color(a[0]->shape, matrix.image());
-        return bound(ir::make::mul_color(*a[0], matrix.image(), std::move(shape)), matrix, names);
+        return bound(ops::mul_color::make(*a[0], matrix.image()), matrix, names);
     });
 }
 
 Expr pxwise_matmul(const Data& matrices, const Expr& e) {
     return node("pxwise_matmul", {&e}, [&](auto& a, detail::Names& names) {
-        std::vector<int> shape = check::pxwise_matmul(matrices.image(), a[0]->shape);
-        return bound(ir::make::pxwise_matmul(*a[0], matrices.image(), std::move(shape)), matrices, names);
+        return bound(ops::pxwise_matmul::make(*a[0], matrices.image()), matrices, names);
     });
 }
 
-// ---- arithmetic (as dsl/linear.hpp's operators) -----------------------------------------------
+// ---- arithmetic (as the typed front end's operators) -----------------------------------------------
 
 Expr operator+(const Expr& a, const Expr& b) {
-    return node("+", {&a, &b}, [&](auto& x, detail::Names&) {
-        return ir::make::sum(*x[0], *x[1], check::sum(x[0]->shape, x[1]->shape));
-    });
+    return node("+", {&a, &b}, [&](auto& x, detail::Names&) { return ops::sum::make(*x[0], *x[1]); });
 }
 
 Expr operator*(const Scalar& s, const Expr& e) {
     return node("scalar * expression", {&e}, [&](auto& a, detail::Names& names) {
-        const float factor = check::scale(s.value());
+        ir::Node n = ops::scale::make(*a[0], s.value());
         names.add_parameter(s.name(), s.value(), false, true);
-        ir::Node n = ir::make::scale(*a[0], factor, a[0]->shape);
         n.name = s.name();
         return n;
     });
@@ -309,10 +286,8 @@ Expr operator-(const Expr& a, const Expr& b) { return a + (-1.0f * b); }
 namespace {
 Expr offset(const Expr& e, const Data& b, float sign, const char* op) {
     return node(op, {&e}, [&](auto& a, detail::Names& names) {
-        std::vector<int> shape = check::offset(a[0]->shape, b.image(), op);
+        ir::Node n = ops::sum::offset(*a[0], b.image(), sign, op, b.name());  // the constant node holds the name
         names.add_input(b.name(), b.image());
-        ir::Node n = ir::make::offset(*a[0], b.image(), sign, std::move(shape));
-        n.args[1].args[0].name = b.name();  // the constant node holds the image
         return n;
     });
 }

@@ -1,5 +1,5 @@
 // Internal: what rt::Expr and rt::Problem hold. An expression is its IR subtree (ir::Node, written
-// by ir/build.hpp's factories, as the typed front end writes it) plus the names it uses; a problem
+// by its cards' factories, as the typed front end writes it) plus the names it uses; a problem
 // its terms as written (the planner's Draft, once variables are numbered) plus the names.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "proxgen/catalogue/card.hpp"
 #include "proxgen/ir/ir.hpp"
 #include "proxgen/runtime.hpp"
 
@@ -17,7 +18,8 @@ namespace proxgen::rt::detail {
 struct Names {
     struct Input {
         Image image;
-        bool counts = false;  ///< used as Poisson counts: a new image is checked as such
+        /// used as a penalty's data (Poisson counts, a mask): a new image passes that card's checks
+        const catalogue::PenaltyCard* data_of = nullptr;
     };
     struct Parameter {
         double value = 0;
@@ -29,7 +31,7 @@ struct Names {
     std::map<std::string, Parameter> parameters;
 
     void add_variable(const std::string& name, const std::vector<int>& shape);
-    void add_input(const std::string& name, const Image& image, bool counts = false);
+    void add_input(const std::string& name, const Image& image, const catalogue::PenaltyCard* data_of = nullptr);
     void add_parameter(const std::string& name, double value, bool weight, bool scale);
     void merge(const Names& other);
     /// What `name` is ("variable", "input", "parameter"), or nullptr.
@@ -49,12 +51,12 @@ struct WeightFactor {
     std::string parameter;
 };
 
-/// A term as written: the IR term (expr = the whole argument) and where its data come from.
+/// A term as written: the IR term (expr = the whole argument; its arg_weight_name and data_name
+/// say which named inputs feed arg_weight and data).
 struct Term {
     ir::Term ir;
-    float base_weight = 1.0f;              ///< as the penalty's constructor set it (huber: M²)
+    float base_weight = 1.0f;              ///< as the penalty's card set it (huber: M²)
     std::vector<WeightFactor> factors;     ///< s * term, in order: weight = base · Π factors
-    std::string arg_weight_input, data_input;  ///< named inputs bound to arg_weight / data
 };
 
 struct ProblemData {
@@ -66,5 +68,7 @@ struct ProblemData {
 const ExprNode& node_of(const Expr& e, const char* op);
 /// The weight of a term from its factors and the parameters' values.
 float term_weight(const Term& t, const Names& names);
+/// Registers the named inputs a term's card bound (its weight image and its data).
+void register_term_inputs(const ir::Term& t, Names& names);
 
 }  // namespace proxgen::rt::detail

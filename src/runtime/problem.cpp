@@ -7,10 +7,10 @@
 #include <fmt/ranges.h>
 
 #include "nodes.hpp"
-#include "proxgen/dsl/checks.hpp"
+#include "proxgen/catalogue/all.hpp"
 #include "proxgen/messages.hpp"
 #include "proxgen/plan/planner.hpp"
-#include "proxgen/solve/solve.hpp"
+#include "proxgen/typed/solve.hpp"
 
 namespace proxgen::rt {
 
@@ -22,7 +22,7 @@ namespace detail {
 float term_weight(const Term& t, const Names& names) {
     float w = t.base_weight;
     for (const auto& f : t.factors)
-        w *= f.parameter.empty() ? f.number : check::weight(names.parameters.at(f.parameter).value);
+        w *= f.parameter.empty() ? f.number : catalogue::check::weight(names.parameters.at(f.parameter).value);
     return w;
 }
 
@@ -37,111 +37,103 @@ ProblemData& mutable_data(std::shared_ptr<const ProblemData>& d) {
     return ref;
 }
 
-/// A one-term problem: `penalty` of e, with what `fill` adds to the term.
-template <class Fill>
-Problem term(ir::Penalty penalty, const Expr& e, const char* op, Fill fill) {
+namespace penalties = catalogue::penalties;
+
+/// A one-term problem: the term its card builds from e's IR (checks and sentences are the card's).
+template <class Make>
+Problem term(const Expr& e, const char* op, Make make) {
     if (e.empty()) fail("{} ({})", fmt::format(PROXGEN_MSG_TAKES_EXPRESSION("{}"), op), "the expression is empty");
     const ExprNode& a = *e.node();
     auto d = std::make_shared<ProblemData>();
     d->names = a.names;
     detail::Term t;
-    t.ir.penalty = penalty;
-    t.ir.expr = a.ir;
-    fill(t, d->names);
+    t.ir = make(a.ir);
+    detail::register_term_inputs(t.ir, d->names);
+    t.base_weight = t.ir.weight;
     t.ir.weight = detail::term_weight(t, d->names);
     d->terms.push_back(std::move(t));
     return Problem(std::move(d));
 }
 
-void no_fill(detail::Term&, detail::Names&) {}
+template <class Card>
+Problem plain(const Expr& e, const char* op) {
+    return term(e, op, [](const ir::Node& n) { return catalogue::term<Card>(n); });
+}
 
-/// weight · f(w ⊙ e) with a weight image checked as the typed weighted_* do.
-Problem weighted(ir::Penalty penalty, const char* op, const Data& w, const Expr& e,
-                 const std::vector<int>& weight_shape) {
-    return term(penalty, e, op, [&](detail::Term& t, detail::Names& names) {
-        check::weighted(op, w.image(), weight_shape);
-        names.add_input(w.name(), w.image());
-        t.ir.arg_weight = w.image();
-        t.arg_weight_input = w.name();
+template <class Card>
+Problem weighted(const Data& w, const Expr& e, const char* op, const std::vector<int>& weight_shape) {
+    return term(e, op, [&](const ir::Node& n) {
+        return penalties::weighted(catalogue::term<Card>(n), {w.image(), w.name()}, weight_shape, op);
     });
 }
 
 }  // namespace
 
-// ---- penalties (as dsl/penalty.hpp's) ---------------------------------------------------------
+namespace detail {
 
-Problem sum_squares(const Expr& e) { return term(ir::Penalty::sum_squares, e, "sum_squares", no_fill); }
-Problem least_squares(const Expr& e) { return term(ir::Penalty::sum_squares, e, "least_squares", no_fill); }
-Problem norm1(const Expr& e) { return term(ir::Penalty::norm1, e, "norm1", no_fill); }
-Problem nonneg(const Expr& e) { return term(ir::Penalty::nonneg, e, "nonneg", no_fill); }
-Problem sum_entries(const Expr& e) { return term(ir::Penalty::sum_entries, e, "sum_entries", no_fill); }
+void register_term_inputs(const ir::Term& t, Names& names) {
+    if (!t.arg_weight_name.empty()) names.add_input(t.arg_weight_name, t.arg_weight);
+    if (!t.data_name.empty()) names.add_input(t.data_name, t.data, &catalogue::card_of(t));
+}
+
+}  // namespace detail
+
+// ---- penalties (as the typed front end's) -------------------------------------------------------
+
+Problem sum_squares(const Expr& e) { return plain<penalties::sum_squares>(e, "sum_squares"); }
+Problem least_squares(const Expr& e) { return plain<penalties::sum_squares>(e, "least_squares"); }
+Problem norm1(const Expr& e) { return plain<penalties::norm1>(e, "norm1"); }
+Problem nonneg(const Expr& e) { return plain<penalties::nonneg>(e, "nonneg"); }
+Problem sum_entries(const Expr& e) { return plain<penalties::sum_entries>(e, "sum_entries"); }
 
 Problem group_norm1(const Expr& e) {
-    return term(ir::Penalty::group_norm1, e, "group_norm1",
-                [&](detail::Term& t, detail::Names&) { check::group_norm1(t.ir.expr.shape); });
+    return term(e, "group_norm1", [](const ir::Node& n) {
+        penalties::group_norm1::check(n.shape);
+        return catalogue::term<penalties::group_norm1>(n);
+    });
 }
 
 Problem patch_nlm(const Expr& e) {
-    return term(ir::Penalty::patch_nlm, e, "patch_nlm",
-                [&](detail::Term& t, detail::Names&) { check::patch_nlm(t.ir.expr.shape); });
+    return term(e, "patch_nlm", [](const ir::Node& n) {
+        penalties::patch_nlm::check(n.shape);
+        return catalogue::term<penalties::patch_nlm>(n);
+    });
 }
 
 Problem poisson_norm(const Expr& e, const Data& counts) {
-    return term(ir::Penalty::poisson, e, "poisson_norm", [&](detail::Term& t, detail::Names& names) {
-        check::poisson_counts(counts.image(), t.ir.expr.shape);
-        names.add_input(counts.name(), counts.image(), true);
-        t.ir.data = counts.image();
-        t.data_input = counts.name();
-    });
+    return term(e, "poisson_norm", [&](const ir::Node& n) { return penalties::poisson_norm::make(n, {counts.image(), counts.name()}); });
 }
 
 Problem masked_nonneg(const Expr& e, const Data& mask) {
-    return term(ir::Penalty::masked_nonneg, e, "masked_nonneg", [&](detail::Term& t, detail::Names& names) {
-        check::mask(mask.image(), t.ir.expr.shape);
-        names.add_input(mask.name(), mask.image());
-        t.ir.data = mask.image();
-        t.data_input = mask.name();
-    });
+    return term(e, "masked_nonneg", [&](const ir::Node& n) { return penalties::masked_nonneg::make(n, {mask.image(), mask.name()}); });
 }
 
 Problem box(const Expr& e, double lo, double hi) {
-    return term(ir::Penalty::box, e, "box", [&](detail::Term& t, detail::Names&) {
-        const check::Box b = check::box(t.ir.expr.shape, float(lo), float(hi));
-        t.ir.beta = b.beta;
-        t.ir.offset = b.offset;
-    });
+    return term(e, "box", [&](const ir::Node& n) { return penalties::box::make(n, lo, hi); });
 }
 
 Problem huber(const Expr& e, double threshold) {
-    return term(ir::Penalty::huber, e, "huber", [&](detail::Term& t, detail::Names&) {
-        const check::Huber h = check::huber(float(threshold));
-        t.base_weight = h.weight;
-        t.ir.beta = h.beta;
-    });
+    return term(e, "huber", [&](const ir::Node& n) { return penalties::huber::make(n, threshold); });
 }
 
 Problem weighted_sum_squares(const Data& w, const Expr& e) {
-    return weighted(ir::Penalty::sum_squares, "weighted_sum_squares", w, e, e.shape());
+    return weighted<penalties::sum_squares>(w, e, "weighted_sum_squares", e.shape());
 }
-Problem weighted_norm1(const Data& w, const Expr& e) {
-    return weighted(ir::Penalty::norm1, "weighted_norm1", w, e, e.shape());
-}
-Problem weighted_nonneg(const Data& w, const Expr& e) {
-    return weighted(ir::Penalty::nonneg, "weighted_nonneg", w, e, e.shape());
-}
+Problem weighted_norm1(const Data& w, const Expr& e) { return weighted<penalties::norm1>(w, e, "weighted_norm1", e.shape()); }
+Problem weighted_nonneg(const Data& w, const Expr& e) { return weighted<penalties::nonneg>(w, e, "weighted_nonneg", e.shape()); }
 Problem weighted_group_norm1(const Data& w, const Expr& e) {
-    return weighted(ir::Penalty::group_norm1, "weighted_group_norm1", w, e,
-                    check::weighted_group_norm1(detail::node_of(e, "weighted_group_norm1").ir.shape));
+    return weighted<penalties::group_norm1>(
+        w, e, "weighted_group_norm1",
+        penalties::group_norm1::weight_shape(detail::node_of(e, "weighted_group_norm1").ir.shape));
 }
 Problem weighted_poisson_norm(const Data& w, const Expr& e, const Data& counts) {
-    Problem p = poisson_norm(e, counts);
-    check::weighted_poisson_weight(w.image(), e.shape());
-    auto d = p.data();
-    ProblemData& m = mutable_data(d);
-    m.names.add_input(w.name(), w.image());
-    m.terms[0].ir.arg_weight = w.image();
-    m.terms[0].arg_weight_input = w.name();
-    return Problem(d);
+    return term(e, "weighted_poisson_norm", [&](const ir::Node& n) {
+        ir::Term t = penalties::poisson_norm::make(n, {counts.image(), counts.name()});
+        penalties::poisson_norm::check_weight(w.image(), n.shape);
+        t.arg_weight = w.image();
+        t.arg_weight_name = w.name();
+        return t;
+    });
 }
 
 // ---- Problem ----------------------------------------------------------------------------------
@@ -177,11 +169,6 @@ auto& find_name(Map& map, const std::string& name, const char* kind) {
     return it->second;
 }
 
-bool holds_image(ir::Op op) {
-    return op == ir::Op::constant || op == ir::Op::conv || op == ir::Op::mul_elemwise || op == ir::Op::mul_color ||
-           op == ir::Op::pxwise_matmul;
-}
-
 /// Calls f on every node of the problem's terms (mutable).
 template <class F>
 void for_each_node(ir::Node& n, F& f) {
@@ -203,27 +190,27 @@ void Problem::set_input(const std::string& name, const Image& image) {
     if (image.sizes() != in.image.sizes())
         fail("set_input: input '{}' is {} in this problem, the new image is {} (other sizes make another problem: "
              "build it again, which recompiles nothing)", name, in.image.shape_string(), image.shape_string());
-    if (in.counts) check::poisson_counts(image, image.sizes());
+    if (in.data_of) in.data_of->check_data(image, image.sizes());
     ProblemData& d = mutable_data(data_);
     d.names.inputs[name].image = image;
     auto replace = [&](ir::Node& n) {
-        if (n.name == name && holds_image(n.op)) n.image = image;
+        if (n.name == name && n.op->image_role()) n.image = image;
     };
     for (auto& t : d.terms) {
         for_each_node(t.ir.expr, replace);
-        if (t.arg_weight_input == name) t.ir.arg_weight = image;
-        if (t.data_input == name) t.ir.data = image;
+        if (t.ir.arg_weight_name == name) t.ir.arg_weight = image;
+        if (t.ir.data_name == name) t.ir.data = image;
     }
 }
 
 void Problem::set_parameter(const std::string& name, double value) {
     const auto& p = find_name(data_->names.parameters, name, "parameter");
-    if (p.weight) check::weight(value);
-    const float factor = p.scale ? check::scale(value) : float(value);
+    if (p.weight) catalogue::check::weight(value);
+    const float factor = p.scale ? catalogue::check::scale(value) : float(value);
     ProblemData& d = mutable_data(data_);
     d.names.parameters[name].value = value;
     auto replace = [&](ir::Node& n) {
-        if (n.name == name && n.op == ir::Op::scale) n.scalar = factor;
+        if (n.name == name && n.op->holds_scalar()) n.scalar = factor;
     };
     for (auto& t : d.terms) {
         for_each_node(t.ir.expr, replace);
@@ -251,7 +238,7 @@ Problem& Problem::operator+=(const Problem& other) {
 }
 
 Problem operator*(const Scalar& s, const Problem& p) {
-    const float w = check::weight(s.value());
+    const float w = catalogue::check::weight(s.value());
     auto data = p.data();
     ProblemData& d = mutable_data(data);
     d.names.add_parameter(s.name(), s.value(), true, false);
@@ -276,7 +263,7 @@ ir::Problem planned_ir(const Problem& prob, Algorithm a) {
     for (const auto& t : d.terms) {
         ir::Term term = t.ir;
         auto number = [&](ir::Node& n) {
-            if (n.op == ir::Op::variable) n.variable = d.names.variable_index(n.name);
+            if (n.is_variable()) n.variable = d.names.variable_index(n.name);
         };
         for_each_node(term.expr, number);
         draft.terms.push_back(std::move(term));

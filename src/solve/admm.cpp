@@ -8,6 +8,7 @@
 #include <cmath>
 #include <optional>
 
+#include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
 #include "spectral_gram.hpp"
 #include "split_steps.hpp"
@@ -152,22 +153,11 @@ struct QuadraticKernels {
 /// inverts by FFT (it differs from the true one only near the image border, so preconditioned CG
 /// needs a few iterations). nullopt where no circulant stands in (elementwise weights, subsampling).
 std::optional<ir::Node> circulant_approximation(const ir::Node& n) {
-    // only ops with a circulant counterpart: mul_elemwise, subsample and the wider catalogue
-    // (crop, warp, colour matrices, user operators…) have none the spectral solver knows
-    switch (n.op) {
-    case ir::Op::variable:
-    case ir::Op::constant:
-    case ir::Op::scale:
-    case ir::Op::sum:
-    case ir::Op::conv:
-    case ir::Op::grad: break;
-    default: return std::nullopt;
-    }
-    if (n.op == ir::Op::grad && !n.ints.empty()) return std::nullopt;  // grad along other axes
-    ir::Node c = n;
-    if (c.op == ir::Op::grad) c.periodic = true;
-    if (c.op == ir::Op::conv) c.boundary = ir::ConvBoundary::circular;  // zero / replicate: near the border only
-    for (auto& a : c.args) {
+    // each node's card gives its circulant stand-in (none for mul_elemwise, subsample and most of
+    // the wider catalogue: crop, warp, colour matrices, user operators…)
+    std::optional<ir::Node> c = catalogue::card_of(n).circulant(n);
+    if (!c) return std::nullopt;
+    for (auto& a : c->args) {
         auto approx = circulant_approximation(a);
         if (!approx) return std::nullopt;
         a = std::move(*approx);

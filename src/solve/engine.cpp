@@ -3,9 +3,10 @@
 #include <cmath>
 #include <optional>
 
-#include "proxgen/diff_fn.hpp"
+#include "../lower/card_lowering.hpp"
+#include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
-#include "proxgen/solve/solve.hpp"
+#include "proxgen/typed/solve.hpp"
 
 namespace proxgen {
 
@@ -27,9 +28,9 @@ namespace {
 /// Code a key cannot name: user operators' and diff_fn's Halide definitions live in this process.
 bool embeds_process_local_code(const ir::Problem& p) {
     bool local = false;
-    ir::for_each_node(p, [&](const ir::Node& n) { local = local || n.op == ir::Op::user; });
+    ir::for_each_node(p, [&](const ir::Node& n) { local = local || n.code != nullptr; });
     for (const auto* terms : {&p.omega, &p.psi})
-        for (const auto& t : *terms) local = local || t.smooth != nullptr;
+        for (const auto& t : *terms) local = local || t.code != nullptr;
     return local;
 }
 }  // namespace
@@ -89,14 +90,7 @@ double curvature_scale(const ir::Problem& p) {
     for (const auto* terms : {&p.omega, &p.psi})
         for (const auto& t : *terms) {
             const double scale = double(t.weight) * t.beta * t.beta * t.norm_bound * t.norm_bound;
-            if (t.penalty == ir::Penalty::sum_squares) {
-                const double w = t.arg_weight.empty() ? 1.0 : traits::abs_range(t.arg_weight).second;
-                omega += 2.0 * scale * w * w;
-            } else if (t.penalty == ir::Penalty::poisson && !t.data.empty()) {
-                double inv = 0;
-                for (std::size_t i = 0; i < t.data.size(); ++i) inv += 1.0 / std::max(1.0, double(t.data.data()[i]));
-                omega += scale * inv / double(t.data.size());
-            }
+            omega += scale * catalogue::card_of(t).curvature(t);
         }
     return omega;
 }
@@ -216,8 +210,10 @@ TermValues::TermValues(const ir::Problem& p) : params(p), x(Halide::Float(32), i
             Halide::Func arg = L.term_argument(t, xin, st);
             const int r = int(t.expr.shape.size());
             Halide::Func v("term_value");
-            // diff_fn's value is only known as a Halide expression: evaluated here, summed below
-            v(lower::args(r)) = t.smooth ? t.smooth->f(arg(lower::args(r))) : Halide::Expr(arg(lower::args(r)));
+            // a card may evaluate part of its value here (diff_fn's is only known as a Halide
+            // expression); its value() sums the rest below
+            lower::Back b{&L, st};
+            v(lower::args(r)) = lower::lowering(*t.penalty).value_argument(b, t, arg(lower::args(r)));
             lower::schedule_output(v, r, st);
             outs.push_back(v);
         }
@@ -229,85 +225,6 @@ std::vector<Halide::Argument> TermValues::arguments() const {
     a.emplace_back(x);
     return a;
 }
-
-namespace {
-
-/// f at the term's argument v (float64). Indicators and domains: 0 / the value when satisfied up
-/// to a relative 1e-4, +inf otherwise.
-double penalty_value(const ir::Term& t, const Image& v) {
-    const float* d = v.data();
-    const std::size_t n = v.size();
-    double s = 0;
-    switch (t.penalty) {
-    case ir::Penalty::sum_squares:
-        for (std::size_t i = 0; i < n; ++i) s += double(d[i]) * d[i];
-        return s;
-    case ir::Penalty::norm1:
-        for (std::size_t i = 0; i < n; ++i) s += std::abs(double(d[i]));
-        return s;
-    case ir::Penalty::sum_entries:
-        for (std::size_t i = 0; i < n; ++i) s += d[i];
-        return s;
-    case ir::Penalty::group_norm1: {
-        // groups run along the last axis, the slowest-varying one in Halide's layout
-        const int groups = v.extent(v.dimensions() - 1);
-        const std::size_t stride = n / std::size_t(groups);
-        const float* w = t.arg_weight.empty() ? nullptr : t.arg_weight.data();
-        for (std::size_t i = 0; i < stride; ++i) {
-            double g = 0;
-            for (int j = 0; j < groups; ++j) g += double(d[i + j * stride]) * d[i + j * stride];
-            s += (w ? w[i] : 1.0) * std::sqrt(g);
-        }
-        return s;
-    }
-    case ir::Penalty::nonneg: {
-        double worst = 0, scale = 1;
-        for (std::size_t i = 0; i < n; ++i) {
-            worst = std::min(worst, double(d[i]));
-            scale = std::max(scale, std::abs(double(d[i])));
-        }
-        return worst >= -1e-4 * scale ? 0.0 : INFINITY;
-    }
-    case ir::Penalty::masked_nonneg: {
-        const float* m = t.data.data();
-        double worst = 0, scale = 1;
-        for (std::size_t i = 0; i < n; ++i) {
-            if (m[i] != 0) worst = std::min(worst, double(d[i]));
-            scale = std::max(scale, std::abs(double(d[i])));
-        }
-        return worst >= -1e-4 * scale ? 0.0 : INFINITY;
-    }
-    case ir::Penalty::box: {  // [0, 1] after the scaling box() applies
-        for (std::size_t i = 0; i < n; ++i)
-            if (d[i] < -1e-4 || d[i] > 1 + 1e-4) return INFINITY;
-        return 0.0;
-    }
-    case ir::Penalty::huber:
-        for (std::size_t i = 0; i < n; ++i) {
-            const double a = std::abs(double(d[i]));
-            s += a <= 1 ? a * a : 2 * a - 1;
-        }
-        return s;
-    case ir::Penalty::patch_nlm: return 0.0;  // a denoiser, not a function: nothing to add
-    case ir::Penalty::diff_fn:  // the term pipeline already applied f
-        for (std::size_t i = 0; i < n; ++i) s += d[i];
-        return s;
-    case ir::Penalty::poisson: {
-        const float* b = t.data.data();
-        double scale = 1;
-        for (std::size_t i = 0; i < n; ++i) scale = std::max(scale, std::abs(double(d[i])));
-        for (std::size_t i = 0; i < n; ++i) {
-            const double e = d[i];
-            if (e > 0) s += e - (b[i] > 0 ? b[i] * std::log(e) : 0.0);
-            else if (b[i] > 0 || e < -1e-4 * scale) return INFINITY;  // outside the domain
-        }
-        return s;
-    }
-    }
-    return 0;
-}
-
-}  // namespace
 
 double objective_ir(const ir::Problem& p, const Image& x) {
     ir::validate(p);
@@ -333,7 +250,7 @@ double objective_ir(const ir::Problem& p, const Image& x) {
     call.run();
     double f = 0;
     for (std::size_t i = 0; i < terms.size(); ++i)
-        f += double(terms[i]->weight) * penalty_value(*terms[i], values[i]) + terms[i]->constant;
+        f += double(terms[i]->weight) * catalogue::card_of(*terms[i]).value(*terms[i], values[i]) + terms[i]->constant;
     return f;
 }
 

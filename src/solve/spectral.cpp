@@ -1,13 +1,5 @@
-// Spectral x-updates. Conventions (forward DFT X[k] = Σ_n x[n] e^{−2πikn/N}):
-//  - conv (centre c = floor(size/2)): out[i] = Σ_a k[a] x[i − (a − c)], transfer Σ_a k[a] e^{−2πik(a−c)/N};
-//  - periodic grad, each axis: x[n+1] − x[n], transfer e^{2πik/N} − 1;
-//  - Neumann grad, each axis, in the DCT-II basis c_k[n] = cos(πk(n+½)/N): D c_k = −2 sin(πk/2N) s_k
-//    with s_k[n] = sin(πk(n+1)/N) (0 at n = N−1, as Neumann wants). The s_k are orthogonal with the
-//    norms of the c_k, so DᵀD c_k = 4 sin²(πk/2N) c_k, and amplitudes of one component add exactly.
-//    A circular convolution is not diagonal in the DCT, nor is a grad of a grad (D maps cosines
-//    to sines, and a second D does not map sines to anything diagonal), so neither is allowed there.
-// Each node's transfer is a list of components (one per index of the axes it adds beyond the
-// variable's: grad makes two); the Gram diagonal is Σ_j w_j Σ_c |H_c|².
+// Spectral x-updates: the Gram diagonal from the cards' transfer functions (the conventions are
+// in proxgen/catalogue/transfer.hpp), the transforms here.
 // Transforms: both bases run FFTW's 2-D r2c/c2r. The dct basis computes the DCT-II (REDFT10) and its
 // inverse (REDFT01 / 4) through Makhoul's reordering and O(WH) twiddles (dct_divide): FFTW's own
 // REDFT10/01 measured 5x slower under FFTW_ESTIMATE and still 2x slower under FFTW_MEASURE.
@@ -23,127 +15,49 @@
 #include <numbers>
 #include <tuple>
 
+#include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
 
 namespace proxgen::spectral {
 
 namespace {
 
-using cd = std::complex<double>;
-using Row = std::vector<cd>;  // one row (fixed ky) of a transfer function on the spectral grid
+using catalogue::Grid;
+using catalogue::Row;
+using catalogue::TransferTables;
 
-struct Grid {
-    Basis basis;
-    int W, H;    // spatial extents
-    int nx, ny;  // spectral extents: (W/2+1) × H for the real-to-complex DFT, W × H for the DCT
-};
-
+/// Whether n's linear part is diagonal in basis b: every node's card says, given its operands'.
 bool allows(const ir::Node& n, Basis b, bool inside_grad) {
-    switch (n.op) {
-    case ir::Op::variable:
-    case ir::Op::constant: return true;
-    case ir::Op::scale:
-    case ir::Op::sum:
-        return std::all_of(n.args.begin(), n.args.end(), [&](const ir::Node& a) { return allows(a, b, inside_grad); });
-    case ir::Op::conv:
-        return b == Basis::fft && n.boundary == ir::ConvBoundary::circular && allows(n.args[0], b, inside_grad);
-    case ir::Op::grad:
-        if (!n.ints.empty()) return false;  // the transfer functions below know grad along x and y only
-        if (b == Basis::fft) return n.periodic && allows(n.args[0], b, true);
-        return b == Basis::dct && !n.periodic && !inside_grad && allows(n.args[0], b, true);
-    default: return false;  // mul_elemwise, subsample: diagonal in space, not in frequency
-    }
+    return catalogue::card_of(n).diagonal_in(n, b, inside_grad,
+                                             [b](const ir::Node& a, bool in_grad) { return allows(a, b, in_grad); });
 }
 
 const ir::Node* find_variable(const ir::Node& n) {
-    if (n.op == ir::Op::variable) return &n;
+    if (n.is_variable()) return &n;
     for (const auto& a : n.args)
         if (const auto* v = find_variable(a)) return v;
     return nullptr;
 }
 
-/// Evaluates the transfer functions of an expression one spectral row at a time, from 1-D tables
+/// The transfer functions of an expression, one spectral row at a time, each node's from its card
 /// (no transcendental per frequency and no W×H temporaries: a Gram is built in O(nodes·W·H)).
 class Transfer {
 public:
-    Transfer(const ir::Node& root, const Grid& g) : g_(g), gx_(g.nx), gy_(g.ny), th_(g.H) {
-        for (int k = 0; k < g.nx; ++k) gx_[k] = factor(k, g.W);
-        for (int k = 0; k < g.ny; ++k) gy_[k] = factor(k, g.H);
-        for (int m = 0; m < g.H; ++m) th_[m] = std::polar(1.0, -2 * std::numbers::pi * m / g.H);
+    Transfer(const ir::Node& root, const Grid& g) {
+        t_.grid = g;
         prepare(root);
+        t_.row = [this](const ir::Node& n, int ky, std::vector<Row>& out) { return row(n, ky, out); };
     }
-    /// The components of n's transfer on row ky (grad makes two per operand component: x parts
-    /// first, as its new last axis is the slowest); false for a constant (no linear part).
     bool row(const ir::Node& n, int ky, std::vector<Row>& out) const {
-        switch (n.op) {
-        case ir::Op::variable: out.assign(1, Row(g_.nx, cd(1.0))); return true;
-        case ir::Op::constant: return false;
-        case ir::Op::sum: {
-            std::vector<Row> b;
-            const bool za = !row(n.args[0], ky, out), zb = !row(n.args[1], ky, b);
-            if (za) out = std::move(b);
-            if (za || zb) return !(za && zb);
-            PROXGEN_INTERNAL_ASSERT(out.size() == b.size());
-            for (std::size_t c = 0; c < out.size(); ++c)
-                for (int k = 0; k < g_.nx; ++k) out[c][k] += b[c][k];
-            return true;
-        }
-        default: break;
-        }
-        if (!row(n.args[0], ky, out)) return false;
-        if (n.op == ir::Op::scale) {
-            for (auto& c : out)
-                for (auto& v : c) v *= double(n.scalar);
-        } else if (n.op == ir::Op::conv) {  // Σ_b (row DFT of kernel row b) · e^{−2πi ky (b−kh/2)/H}
-            const auto& [rows, shifts] = convs_.at(&n);
-            Row k(g_.nx);
-            for (std::size_t b = 0; b < shifts.size(); ++b) {
-                const cd p = th_[(long long)ky * shifts[b] % g_.H];
-                for (int kx = 0; kx < g_.nx; ++kx) k[kx] += rows[b * g_.nx + kx] * p;
-            }
-            for (auto& c : out)
-                for (int kx = 0; kx < g_.nx; ++kx) c[kx] *= k[kx];
-        } else {  // grad
-            PROXGEN_INTERNAL_ASSERT(n.op == ir::Op::grad);
-            const std::size_t m = out.size();
-            out.resize(2 * m);
-            for (std::size_t c = 0; c < m; ++c) {
-                out[m + c] = out[c];
-                for (int kx = 0; kx < g_.nx; ++kx) out[c][kx] *= gx_[kx];
-                for (auto& v : out[m + c]) v *= gy_[ky];
-            }
-        }
-        return true;
+        return catalogue::card_of(n).transfer_row(n, t_, ky, out);
     }
 
 private:
-    /// One axis of grad: e^{2πik/n} − 1 (periodic, DFT) or −2 sin(πk/2n) (Neumann, DCT).
-    cd factor(int k, int n) const {
-        return g_.basis == Basis::fft ? std::polar(1.0, 2 * std::numbers::pi * k / n) - 1.0
-                                      : cd(-2 * std::sin(std::numbers::pi * k / (2.0 * n)));
-    }
-    /// For every conv: the DFT along x of each kernel row, zero-padded to W and rolled by −kw/2,
-    /// and each row's y shift (b − kh/2) mod H.
     void prepare(const ir::Node& n) {
         for (const auto& a : n.args) prepare(a);
-        if (n.op != ir::Op::conv) return;
-        const Image& k = n.image;
-        const int kw = k.width(), kh = k.height();
-        auto wrap = [](long long v, int m) { return int(((v % m) + m) % m); };
-        std::vector<cd> tw(g_.W);
-        for (int m = 0; m < g_.W; ++m) tw[m] = std::polar(1.0, -2 * std::numbers::pi * m / g_.W);
-        auto& [rows, shifts] = convs_[&n];
-        rows.assign(std::size_t(kh) * g_.nx, cd(0));
-        for (int b = 0; b < kh; ++b) {
-            shifts.push_back(wrap(b - kh / 2, g_.H));
-            for (int a = 0; a < kw; ++a)
-                for (int kx = 0, s = wrap(a - kw / 2, g_.W); kx < g_.nx; ++kx)
-                    rows[b * g_.nx + kx] += double(k(a, b)) * tw[wrap((long long)kx * s, g_.W)];
-        }
+        catalogue::card_of(n).prepare_transfer(n, t_);
     }
-    const Grid& g_;
-    std::vector<cd> gx_, gy_, th_;
-    std::map<const ir::Node*, std::pair<std::vector<cd>, std::vector<int>>> convs_;
+    TransferTables t_;
 };
 
 // ---- FFTW plans: r2c and c2r per (direction, W, H, channels), for both bases, process-wide,
@@ -265,11 +179,7 @@ void dct_divide(cf* V, const cf* t1, const cf* t2, const float* gre, const float
 }  // namespace
 
 const char* name(Basis b) {
-    switch (b) {
-    case Basis::fft: return "fft";
-    case Basis::dct: return "dct";
-    default: return "none";
-    }
+    return b == Basis::fft ? "fft" : b == Basis::dct ? "dct" : "none";
 }
 
 bool diagonal_in(const ir::Node& expr, Basis b) { return b != Basis::none && allows(expr, b, false); }

@@ -10,12 +10,13 @@
 #include <memory>
 #include <vector>
 
+#include "proxgen/catalogue/transfer.hpp"
 #include "proxgen/image.hpp"
 #include "proxgen/ir/ir.hpp"
 
 namespace proxgen::spectral {
 
-enum class Basis { none, fft, dct };
+using catalogue::Basis;
 
 const char* name(Basis b);
 

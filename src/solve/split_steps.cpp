@@ -1,5 +1,7 @@
 #include "split_steps.hpp"
 
+#include "proxgen/catalogue/card.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -174,11 +176,11 @@ const Image& SplitState::solution(const Image& x) const {
     int constraints = 0;
     for (std::size_t i = 0; i < problem_.psi.size(); ++i) {
         const auto& t = problem_.psi[i];
-        if (t.penalty != ir::Penalty::nonneg) continue;
+        if (!catalogue::card_of(t).facts().interval) continue;
         ++constraints;
-        if (t.expr.op == ir::Op::variable) copy = &z_[i];
+        if (t.expr.is_variable()) copy = &z_[i];
     }
-    for (const auto& t : problem_.omega) constraints += t.penalty == ir::Penalty::nonneg;
+    for (const auto& t : problem_.omega) constraints += catalogue::card_of(t).facts().interval;
     return constraints == 1 && copy ? *copy : x;
 }
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "proxgen/ir/ir.hpp"
-#include "proxgen/solve/solve.hpp"
+#include "proxgen/typed/solve.hpp"
 
 namespace proxgen::aot {
 

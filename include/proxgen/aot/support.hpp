@@ -15,6 +15,8 @@
 #include <HalideBuffer.h>
 #include <HalideRuntime.h>
 
+#include "proxgen/catalogue/data_norms.hpp"
+
 namespace proxgen::aot {
 
 /// What every generated entry point returns. Errors never abort(): a Halide error inside a step
@@ -101,61 +103,12 @@ inline Status status_of_pipeline_error(int code) {
 
 // ---- helpers for the generated formulas (dense float32 buffers, checked by init) ------------
 
-inline std::size_t element_count(const halide_buffer_t* b) {
-    std::size_t n = 1;
-    for (int d = 0; d < b->dimensions; ++d) n *= std::size_t(b->dim[d].extent);
-    return n;
-}
-
-inline const float* floats(const halide_buffer_t* b) { return reinterpret_cast<const float*>(b->host); }
-
-/// mean(1/max(b, 1)): a Poisson likelihood's curvature b/e² at e = b, averaged.
-inline double mean_inverse_counts(const halide_buffer_t* b) {
-    double s = 0;
-    const float* d = floats(b);
-    const std::size_t n = element_count(b);
-    for (std::size_t i = 0; i < n; ++i) s += 1.0 / std::max(1.0, double(d[i]));
-    return s / double(n);
-}
-
-/// Σ|k| (the ‖·‖₂ bound of a convolution by k).
-inline double l1_norm(const halide_buffer_t* b) {
-    double s = 0;
-    const float* d = floats(b);
-    for (std::size_t i = 0, n = element_count(b); i < n; ++i) s += std::abs(d[i]);
-    return s;
-}
-
-/// (min |w|, max |w|), as traits::abs_range.
-inline std::pair<double, double> abs_range(const halide_buffer_t* b) {
-    double lo = INFINITY, hi = 0;
-    const float* d = floats(b);
-    for (std::size_t i = 0, n = element_count(b); i < n; ++i) {
-        lo = std::min(lo, double(std::abs(d[i])));
-        hi = std::max(hi, double(std::abs(d[i])));
-    }
-    return {lo, hi};
-}
+using data::element_count;
+using data::floats;
 
 inline std::vector<int> extents(const halide_buffer_t* b) {
     std::vector<int> e;
     for (int d = 0; d < b->dimensions; ++d) e.push_back(b->dim[d].extent);
-    return e;
-}
-
-inline std::vector<int> with_axis(std::vector<int> e, int extent) {
-    e.push_back(extent);
-    return e;
-}
-
-inline std::vector<int> subsampled(std::vector<int> e, int step_x, int step_y) {
-    e[0] = (e[0] + step_x - 1) / step_x;
-    e[1] = (e[1] + step_y - 1) / step_y;
-    return e;
-}
-
-inline std::vector<int> without_last_axis(std::vector<int> e) {
-    e.pop_back();
     return e;
 }
 

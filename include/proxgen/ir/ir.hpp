@@ -1,7 +1,11 @@
-// The type-erased problem handed from the front ends to the Halide back end: the structure (which
-// drives JIT caching) plus the data (images and scalars) bound at solve time. Both front ends (the
-// typed DSL and proxgen/runtime.hpp) write a problem's terms as IR, and ONE planner
-// (plan/planner.hpp) rewrites and sorts them into the planned Problem below (Ω and Ψ).
+// The type-erased problem handed from the front ends to the back end: the structure (which drives
+// JIT caching) plus the data (images and scalars) bound at solve time. Both front ends (the typed
+// DSL and proxgen/runtime.hpp) write a problem's terms as IR, and ONE planner (plan/planner.hpp)
+// rewrites and sorts them into the planned Problem below (Ω and Ψ).
+//
+// The IR is the floor: it knows kinds (ir/kinds.hpp), slots and shapes, and includes nothing above
+// it — no catalogue, no front end, no Halide. What a node's fields mean is its card's business
+// (proxgen/catalogue/ops/*.hpp).
 #pragma once
 
 #include <functional>
@@ -12,44 +16,33 @@
 #include "proxgen/image.hpp"
 #include "proxgen/ir/kinds.hpp"
 #include "proxgen/plan/algorithm.hpp"
-#include "proxgen/plan/plan.hpp"
 
 namespace proxgen::ir {
 
-/// A user-defined linear operator (proxgen/user_operator.hpp, which needs Halide.h): opaque here so
-/// that the public headers stay free of Halide.h.
-struct UserOperator;
-/// The smooth function of a diff_fn penalty (proxgen/diff_fn.hpp, which needs Halide.h).
-struct SmoothFunction;
-
-const char* name(Op op);
-const char* name(Penalty p);
-
-/// One node of an affine expression. `image` holds a kernel, weight or constant; `scalar` a scale.
+/// One node of an affine expression.
 struct Node {
-    Op op = Op::variable;
+    const OpKind* op = nullptr;   // what the node is (its card)
     std::vector<int> shape;       // run-time output shape (Halide order)
     std::vector<Node> args;       // operands
-    Image image;                  // conv kernel, mul_elemwise weight, constant image
-    float scalar = 1.0f;          // scale factor
-    int step_x = 1, step_y = 1;   // subsample steps (structural: part of the signature)
-    bool periodic = false;        // grad: periodic boundary (wraps) instead of Neumann (last = 0)
-    ConvBoundary boundary = ConvBoundary::circular;  // conv
-    /// Structural integers (part of the signature): grad's axes (empty: x and y), crop's x0, y0,
-    /// pad's left, top, transpose's permutation, concat's axis, reshape's target shape.
+    Image image;                  // the node's data image (kernel, weight, constant, ...), if its kind holds one
+    float scalar = 1.0f;          // a scale factor, if its kind holds one
+    /// Structural integers, part of the signature; their meaning is the card's (conv's boundary,
+    /// subsample's steps, grad's boundary and axes, crop's window, ...).
     std::vector<int> ints;
-    std::shared_ptr<const UserOperator> user;  // Op::user: the user's forward (and adjoint)
+    std::shared_ptr<const Opaque> code;  // a user operator's functions (part of the structure)
     int image_slot = -1;          // index of the pipeline parameter bound to `image`
     int scalar_slot = -1;         // index of the pipeline parameter bound to `scalar`
-    /// Op::variable: which of Problem::variables (0 for the one variable of today's problems).
-    int variable = 0;
-    /// Op::variable: the variable's name; a node holding data: the named input (run-time front
-    /// end, rt::input / rt::parameter) its image or scale factor comes from ("": anonymous data).
-    /// Not structure.
+    /// A variable: which of Problem::variables; -1 for every other node.
+    int variable = -1;
+    /// A variable: its name; a node holding data: the named input (run-time front end, rt::input /
+    /// rt::parameter) its image or scale factor comes from ("": anonymous data). Not structure.
     std::string name;
-    /// warp, uneven_subsample: ‖K‖ of this node alone, computed when the node was built from data
-    /// that the IR no longer holds (0 for the other operators, whose bound the planner derives).
+    /// ‖K‖ of this node alone when it was computed from data the node no longer holds (warp,
+    /// uneven_subsample); 0 when the card derives its bound from the node's data.
     double norm_factor = 0;
+
+    int rank() const { return int(shape.size()); }
+    bool is_variable() const { return variable >= 0; }
 };
 
 /// One unknown of a problem.
@@ -58,21 +51,26 @@ struct Variable {
     std::vector<int> shape;
 };
 
-/// weight · f(beta · arg_weight ⊙ expr + offset)   (for group_norm1 arg_weight weighs groups)
+/// weight · f(beta · arg_weight ⊙ expr + offset)   (for penalties that weigh groups, arg_weight
+/// weighs groups)
 struct Term {
-    Penalty penalty = Penalty::sum_squares;
+    const PenaltyKind* penalty = nullptr;
     float weight = 1.0f;           // α
     Node expr;                     // what is left of the argument after the rewrite rules
     float beta = 1.0f;             // absorbed scalar
     Image arg_weight;              // absorbed elementwise weight (empty: none)
     Image offset;                  // absorbed constant (empty: none)
-    Image data;                    // poisson counts (empty: none)
-    double norm_bound = 1.0;       // bound on ‖K‖ of expr's linear part (from traits; ∞: unknown)
+    Image data;                    // the penalty's data: poisson counts, a mask (empty: none)
+    /// Penalty parameters that are structure (schatten's p, ...): part of the signature.
+    std::vector<int> ints;
+    double norm_bound = 1.0;       // bound on ‖K‖ of expr's linear part (∞: unknown)
     double constant = 0;           // d: added to the term's value (kept by the merge rule)
     int weight_slot = -1, beta_slot = -1;
     int arg_weight_slot = -1, offset_slot = -1, data_slot = -1;
+    /// The named inputs (run-time front end) arg_weight and data come from ("": anonymous).
+    std::string arg_weight_name, data_name;
     std::string text;              // human-readable, for describe()/verbose
-    std::shared_ptr<const SmoothFunction> smooth;  // diff_fn: the user's f
+    std::shared_ptr<const Opaque> code;  // a diff_fn's smooth function (part of the structure)
 };
 
 struct Problem {
@@ -86,11 +84,17 @@ struct Problem {
     int image_slots = 0, scalar_slots = 0;
 };
 
+/// The kind's name ("?" for a node without one).
+std::string_view name(const Node& n);
+std::string_view name(const Term& t);
+
 /// Numbers every image and scalar slot (pre-order, Ω terms then Ψ terms) and returns the counts.
 void assign_slots(Problem& p);
-/// Visits every node of every term, pre-order.
+/// Visits every node of an expression, or of every term, pre-order.
+void for_each_node(const Node& n, const std::function<void(const Node&)>& f);
 void for_each_node(const Problem& p, const std::function<void(const Node&)>& f);
-/// Structure only (ops, ranks, steps, penalties): equal signatures share compiled pipelines.
+/// Structure only (kinds, ranks, structural ints, penalties): equal signatures share compiled
+/// pipelines.
 std::string signature(const Problem& p);
 /// Throws proxgen::Error if any image holds NaN/Inf or the term weights are invalid.
 void validate(const Problem& p);

@@ -15,10 +15,12 @@ Image apply_adjoint(const ir::Node& expr, const Image& y);
 /// c (offset), counts (poisson_norm; the mask for masked_nonneg), group weights (group_norm1; v's shape without its last axis).
 struct ProxData {
     Image a, c, counts, group_weight;
-    std::shared_ptr<const ir::SmoothFunction> smooth;  // diff_fn: the smooth function
+    std::vector<int> ints;                   // the penalty's structural parameters (Term::ints)
+    std::shared_ptr<const ir::Opaque> code;  // diff_fn: the smooth function
 };
 
-/// argmin_z α f(a ⊙ z + c) + ρ/2 ‖z − v‖²; empty images in `data` mean a = 1, c = 0, none.
-Image apply_prox(ir::Penalty f, float alpha, float rho, const Image& v, const ProxData& data = {});
+/// argmin_z α f(a ⊙ z + c) + ρ/2 ‖z − v‖² for the penalty of card f (catalogue::card<...>());
+/// empty images in `data` mean a = 1, c = 0, none.
+Image apply_prox(const ir::PenaltyKind& f, float alpha, float rho, const Image& v, const ProxData& data = {});
 
 }  // namespace proxgen::lower

@@ -1,4 +1,5 @@
-// The planning decisions, as constexpr functions of term facts (plan/facts.hpp): where each term
+// The planning decisions, as constexpr functions of term facts (proxgen/catalogue/facts.hpp: each
+// card gives its own): where each term
 // goes (Ω, absorbed by the x-update, or Ψ, split and proxed), how the x-update is computed, whether
 // the plan is viable, and which quadratics merge. plan_t evaluates them at compile time on the
 // facts of a typed problem's terms (plan/plan.hpp); the run-time planner evaluates them on the
@@ -7,10 +8,15 @@
 
 #include <cstddef>
 
+#include "proxgen/catalogue/facts.hpp"
 #include "proxgen/plan/algorithm.hpp"
-#include "proxgen/plan/facts.hpp"
 
 namespace proxgen::plan {
+
+using catalogue::LinearFacts;
+using catalogue::PenaltyFacts;
+using catalogue::Root;
+using catalogue::TermFacts;
 
 /// What one term's facts mean for the x-update, whatever the other terms.
 struct TermRule {
@@ -95,11 +101,9 @@ constexpr bool absorbed(const TermFacts& t, Algorithm a, const Decision& d) {
     return r.closed_form;
 }
 
-/// merge_quadratics' decision: an unweighted sum_squares of a data-free operator (plan/facts.hpp)
-/// may merge with another one on an equal operator.
-constexpr bool mergeable(const TermFacts& t) {
-    return t.penalty.kind == ir::Penalty::sum_squares && !t.weighted && t.op.data_free;
-}
+/// merge_quadratics' decision: an unweighted quadratic (sum_squares) of a data-free operator
+/// (catalogue/facts.hpp) may merge with another one on an equal operator.
+constexpr bool mergeable(const TermFacts& t) { return t.penalty.quadratic && !t.weighted && t.op.data_free; }
 
 /// merge_quadratics' grouping: for terms 0..n-1 in order, writes out[i] = the index of the output
 /// term that term i becomes (part of): a mergeable term joins the first earlier mergeable term on

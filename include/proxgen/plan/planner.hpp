@@ -1,18 +1,19 @@
 // The run-time planner: ONE implementation of the rewrite rules' data folding, the Ω/Ψ split, the
 // x-update choice and the viability check, for every problem. Both front ends write a problem as a
-// Draft (its terms as IR, in source order, before any rule): the typed DSL through
-// lower::to_draft (lower/to_ir.hpp), the run-time API (proxgen/runtime.hpp) from its graph. plan()
-// normalizes it (plan/normalize.hpp's rules, applied to IR terms), computes each term's facts
-// (plan/facts.hpp's combinators on IR nodes), takes the decisions of plan/decide.hpp — the very
-// constexpr functions plan_t evaluates at compile time for typed problems — and returns the
-// planned ir::Problem the back end runs.
+// Draft (its terms as IR, in source order, before any rule): the typed front end through
+// typed::to_draft (typed/to_ir.hpp), the run-time API (proxgen/runtime.hpp) from its graph. plan()
+// normalizes it (the rules of plan/rules/, applied to IR terms), computes each term's facts (each
+// node's card's combinator), takes the decisions of plan/decide.hpp — the very constexpr functions
+// plan_t evaluates at compile time for typed problems — and returns the planned ir::Problem the
+// back end runs.
 #pragma once
 
 #include <vector>
 
 #include "proxgen/ir/ir.hpp"
 #include "proxgen/plan/algorithm.hpp"
-#include "proxgen/plan/facts.hpp"
+#include "proxgen/catalogue/formula.hpp"
+#include "proxgen/plan/decide.hpp"
 
 namespace proxgen::plan {
 
@@ -41,16 +42,20 @@ ir::Term normalize_term(ir::Term t);
 
 /// The root of an argument, for the rewrite rules: e ± b, s · e, m ⊙ e or anything else.
 Root root_of(const ir::Node& n);
-/// The facts of an expression, from plan/facts.hpp's combinators.
+/// The facts of an expression, from its nodes' cards.
 LinearFacts linear_facts(const ir::Node& n);
 /// The facts of a term.
 TermFacts term_facts(const ir::Term& t);
-/// An upper bound on ‖K‖₂ of the expression's linear part (‖k‖₁ for a convolution, √(4·axes) for
-/// grad, |s|, max|w|, sums and products; may read the node's data).
+/// An upper bound on ‖K‖₂ of the expression's linear part, from its nodes' cards (‖k‖₁ for a
+/// convolution, √(4·axes) for grad, |s|, max|w|, sums and products; reads the nodes' data).
 double norm_bound(const ir::Node& n);
 /// For a diagonal operator, a lower bound on min |d| (0 when unknown).
 double diagonal_min_abs(const ir::Node& n);
-/// The offset node e ± b (IR: sum(e, scale(±1, constant b))).
-bool is_offset(const ir::Node& n);
+/// The same two bounds as C++ code over a generated solver's data slots (src/aot).
+catalogue::Code norm_bound_code(const ir::Node& n);
+catalogue::Code diagonal_min_abs_code(const ir::Node& n);
+/// Ω's strong convexity μ from its quadratics of diagonal operators: Σ 2α (β min|w| min|d|)².
+double strong_convexity(const ir::Problem& p);
+catalogue::Code strong_convexity_code(const ir::Problem& p);
 
 }  // namespace proxgen::plan

@@ -8,7 +8,7 @@
 #include <typeindex>
 #include <vector>
 
-#include "proxgen/dsl/variable.hpp"
+#include "proxgen/typed/variable.hpp"
 #include "proxgen/image.hpp"
 #include "proxgen/solve/options.hpp"
 

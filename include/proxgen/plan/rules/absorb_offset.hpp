@@ -3,7 +3,7 @@
 // (For group_norm1, w weighs whole groups and stays out of the argument: c' = c ± β b.)
 #pragma once
 
-#include "proxgen/plan/facts.hpp"
+#include "proxgen/plan/decide.hpp"
 
 namespace proxgen::ir {
 struct Term;

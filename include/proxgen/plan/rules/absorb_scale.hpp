@@ -2,7 +2,7 @@
 // The split operator loses its scalar; ‖K‖ and the Gram matrix no longer carry it.
 #pragma once
 
-#include "proxgen/plan/facts.hpp"
+#include "proxgen/plan/decide.hpp"
 
 namespace proxgen::ir {
 struct Term;

@@ -3,7 +3,7 @@
 // group_norm1 is not separable per element, so its weights stay in the operator.
 #pragma once
 
-#include "proxgen/plan/facts.hpp"
+#include "proxgen/plan/decide.hpp"
 
 namespace proxgen::ir {
 struct Term;

@@ -1,0 +1,37 @@
+// Card: diff_fn(e, f, L) — a smooth separable penalty Σ_p f(e_p) that the program writes as a
+// Halide expression (proxgen/diff_fn.hpp holds the function; this card hands it to the back end).
+// Its prox has no closed form: gradient steps with f' from Halide's autodiff. The rewrite rules
+// leave its argument alone (the function is the user's).
+#pragma once
+
+#include "proxgen/catalogue/penalty_support.hpp"
+
+namespace proxgen::catalogue::penalties {
+
+struct diff_fn {
+    static constexpr const char* name = "diff_fn";
+    static constexpr const char* summary = "diff_fn(e, f, L): a smooth penalty written as a Halide expression in C++ (proxgen/diff_fn.hpp)";
+    static constexpr PenaltyFacts facts{.rewritable = false};
+
+    static std::span<const Entry> entries() {
+        static const Entry e[] = {{{"diff_fn", {expr("e")}, true}, [](const Args&) -> Built {
+            fail("diff_fn is written in Halide code, which a problem built by name cannot carry: build it in C++ with "
+                 "proxgen/diff_fn.hpp (the typed DSL)");
+        }}};
+        return e;
+    }
+    /// The objective's pipeline already applied f (value_argument): the sum.
+    /// The user's function, its derivative's steps staged.
+    static bool local(const ir::Term&, bool, int) { return false; }
+    static double value(const ir::Term&, const Image& v) {
+        double s = 0;
+        for (std::size_t i = 0; i < v.size(); ++i) s += v.data()[i];
+        return s;
+    }
+    static auto value_argument(auto& h, const ir::Term& t, auto v) { return h.smooth_value(t, v); }
+    static auto prox(auto& h, const auto& f, const auto& t, const auto& extents, auto tau) {
+        return h.smooth_prox(f, t, extents, tau);
+    }
+};
+
+}  // namespace proxgen::catalogue::penalties

@@ -1,0 +1,52 @@
+// Card: huber(e, M) = Σ huber_M(e): e² where |e| ≤ M, 2M|e| − M² beyond (quadratic near 0, linear
+// tails; CVXPY's definition). Kept as M² · h₁(e / M), h₁ the Huber function of threshold 1.
+// Quadratic only near 0: the x-update cannot absorb it.
+#pragma once
+
+#include "proxgen/catalogue/penalty_support.hpp"
+
+namespace proxgen::catalogue::penalties {
+
+struct huber {
+    static constexpr const char* name = "huber";
+    static constexpr const char* summary = "huber(e, M): e^2 for |e| <= M, 2M|e| - M^2 beyond";
+    static constexpr PenaltyFacts facts{};
+
+    /// M² · h₁(e / M): the term's weight M² and β = 1/M.
+    struct Scaling {
+        float weight = 1, beta = 1;
+    };
+    static Scaling scaling(double threshold) {
+        const float M = float(threshold);
+        if (!(std::isfinite(M) && M > 0)) fail("huber: the threshold M must be finite and > 0, got {}", threshold);
+        return {M * M, 1.0f / M};
+    }
+    static ir::Term make(ir::Node e, double threshold) {
+        const Scaling s = scaling(threshold);
+        ir::Term t = term<huber>(std::move(e));
+        t.weight = s.weight;
+        t.beta = s.beta;
+        return t;
+    }
+    static std::span<const Entry> entries() {
+        static const Entry e[] = {{{"huber", {expr("e"), number("M")}, true},
+                                   [](const Args& a) -> Built { return make(a.expr("e"), a.number("M")); }}};
+        return e;
+    }
+    static double value(const ir::Term&, const Image& v) {
+        double s = 0;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const double a = std::abs(double(v.data()[i]));
+            s += a <= 1 ? a * a : 2 * a - 1;
+        }
+        return s;
+    }
+    /// α h(t) + ρ/2 (t − u)², h(t) = t² for |t| ≤ 1, 2|t| − 1 beyond: the quadratic's minimiser
+    /// u/(1 + 2τ) when it lies inside, else the linear piece's u − 2τ sign(u).
+    static auto prox(auto& h, const auto&, auto u, auto tau) {
+        return h.select(h.abs(u) <= 1.0f + 2.0f * tau, u * (1.0f / (1.0f + 2.0f * tau)),
+                        u - 2.0f * tau * h.select(u > 0.0f, 1.0f, -1.0f));
+    }
+};
+
+}  // namespace proxgen::catalogue::penalties

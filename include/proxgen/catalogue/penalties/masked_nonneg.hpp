@@ -1,0 +1,39 @@
+// Card: masked_nonneg(e, mask) — the indicator of e ≥ 0 where mask ≠ 0 (elsewhere e is free).
+#pragma once
+
+#include "proxgen/catalogue/penalty_support.hpp"
+
+namespace proxgen::catalogue::penalties {
+
+struct masked_nonneg {
+    static constexpr const char* name = "masked_nonneg";
+    static constexpr const char* summary = "masked_nonneg(e, mask): e >= 0 where mask != 0";
+    static constexpr PenaltyFacts facts{.indicator = true};
+    static constexpr const char* data_role = "mask";
+
+    static void check_data(const Image& mask, const std::vector<int>& operand) {
+        check::image(mask, "masked_nonneg", "mask");
+        check::same_shape("masked_nonneg", "the expression", operand, "the mask", mask.sizes());
+    }
+    static ir::Term make(ir::Node e, const ImageArg& mask) {
+        check_data(mask.image, e.shape);
+        ir::Term t = term<masked_nonneg>(std::move(e));
+        t.data = mask.image;
+        t.data_name = mask.name;
+        return t;
+    }
+    static std::span<const Entry> entries() {
+        static const Entry e[] = {{{"masked_nonneg", {expr("e"), image("mask")}, true},
+                                   [](const Args& a) -> Built { return make(a.expr("e"), a.image("mask")); }}};
+        return e;
+    }
+    static double value(const ir::Term& t, const Image& v) {
+        const float* m = t.data.data();
+        return nonneg_value(v, [m](std::size_t i) { return m[i] != 0; });
+    }
+    static auto prox(auto& h, const auto& f, auto u, auto) {
+        return h.select((*f.data)(h.args(f.rank)) != 0.0f, h.max(u, 0.0f), u);
+    }
+};
+
+}  // namespace proxgen::catalogue::penalties

@@ -1,0 +1,27 @@
+// Card: nonneg(e) — the indicator of e ≥ 0 elementwise (weighted_nonneg(w, e): of w ⊙ e ≥ 0). An
+// interval per pixel: PC and L-ADMM clamp to it inside the closed-form x-update.
+#pragma once
+
+#include "proxgen/catalogue/penalty_support.hpp"
+
+namespace proxgen::catalogue::penalties {
+
+struct nonneg {
+    static constexpr const char* name = "nonneg";
+    static constexpr const char* summary = "nonneg(e): e >= 0 elementwise (weighted_nonneg(w, e))";
+    static constexpr PenaltyFacts facts{.indicator = true, .interval = true};
+
+    static std::span<const Entry> entries() {
+        static const Entry e[] = {
+            {{"nonneg", {expr("e")}, true}, [](const Args& a) -> Built { return term<nonneg>(a.expr("e")); }},
+            {{"weighted_nonneg", {image("w"), expr("e")}, true}, [](const Args& a) -> Built {
+                 return weighted(term<nonneg>(a.expr("e")), a.image("w"), a.expr("e").shape, "weighted_nonneg");
+             }},
+        };
+        return e;
+    }
+    static double value(const ir::Term&, const Image& v) { return nonneg_value(v, [](std::size_t) { return true; }); }
+    static auto prox(auto& h, const auto&, auto u, auto) { return h.max(u, 0.0f); }
+};
+
+}  // namespace proxgen::catalogue::penalties

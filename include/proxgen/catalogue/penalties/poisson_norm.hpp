@@ -1,0 +1,81 @@
+// Card: poisson_norm(e, counts) — the negative Poisson log-likelihood of counts given the rate e:
+// Σ e − counts·log e, with the domain e ≥ 0 (e = 0 allowed where counts = 0);
+// weighted_poisson_norm(w, e, counts) = poisson_norm(w ⊙ e, counts).
+#pragma once
+
+#include "proxgen/catalogue/penalty_support.hpp"
+
+namespace proxgen::catalogue::penalties {
+
+struct poisson_norm {
+    static constexpr const char* name = "poisson_norm";
+    static constexpr const char* summary =
+        "poisson_norm(e, counts): the negative Poisson log-likelihood of counts given the rate e "
+        "(weighted_poisson_norm(w, e, counts))";
+    /// A domain (e ≥ 0) but finite inside it: not an indicator.
+    static constexpr PenaltyFacts facts{};
+    static constexpr const char* data_role = "counts";
+
+    static void check_data(const Image& counts, const std::vector<int>& operand) {
+        check::image(counts, "poisson_norm", "counts");
+        check::same_shape("poisson_norm", "the expression", operand, "the counts", counts.sizes());
+        const float* d = counts.data();
+        for (std::size_t i = 0; i < counts.size(); ++i)
+            if (!(d[i] >= 0) || !std::isfinite(d[i]))
+                fail("poisson_norm: counts must be finite and >= 0, got {} at element {}", d[i], i);
+    }
+    /// weighted_poisson_norm's weight: non-empty, of the expression's shape.
+    static void check_weight(const Image& w, const std::vector<int>& operand) {
+        check::image(w, "weighted_poisson_norm", "weight");
+        check::same_shape("weighted_poisson_norm", "the weight", w.sizes(), "the expression", operand);
+    }
+    static ir::Term make(ir::Node e, const ImageArg& counts) {
+        check_data(counts.image, e.shape);
+        ir::Term t = term<poisson_norm>(std::move(e));
+        t.data = counts.image;
+        t.data_name = counts.name;
+        return t;
+    }
+    static std::span<const Entry> entries() {
+        static const Entry e[] = {
+            {{"poisson_norm", {expr("e"), image("counts")}, true},
+             [](const Args& a) -> Built { return make(a.expr("e"), a.image("counts")); }},
+            {{"weighted_poisson_norm", {image("w"), expr("e"), image("counts")}, true}, [](const Args& a) -> Built {
+                 ir::Term t = make(a.expr("e"), a.image("counts"));
+                 check_weight(a.image("w").image, a.expr("e").shape);
+                 t.arg_weight = a.image("w").image;
+                 t.arg_weight_name = a.image("w").name;
+                 return t;
+             }},
+        };
+        return e;
+    }
+    static double value(const ir::Term& t, const Image& v) {
+        const float* d = v.data();
+        const float* b = t.data.data();
+        const std::size_t n = v.size();
+        double scale = 1, s = 0;
+        for (std::size_t i = 0; i < n; ++i) scale = std::max(scale, std::abs(double(d[i])));
+        for (std::size_t i = 0; i < n; ++i) {
+            const double e = d[i];
+            if (e > 0) s += e - (b[i] > 0 ? b[i] * std::log(e) : 0.0);
+            else if (b[i] > 0 || e < -1e-4 * scale) return INFINITY;  // outside the domain
+        }
+        return s;
+    }
+    /// Its curvature b/e² at e = b, averaged: mean(1/max(b, 1)).
+    template <class D>
+    static auto curvature(const ir::Term& t, const D& d) {
+        using V = typename D::value;
+        return t.data.empty() ? V(0.0) : d.mean_inverse_counts(t);
+    }
+    /// α(t − b log t) + ρ/2 (t − u)²: the positive root of t² − (u − τ) t − τ b = 0.
+    static auto prox(auto& h, const auto& f, auto u, auto tau) {
+        using Expr = typename std::remove_cvref_t<decltype(h)>::Expr;
+        Expr b = f.data ? Expr((*f.data)(h.args(f.rank))) : Expr(0.0f);
+        Expr m = u - tau;
+        return Expr(0.5f * (m + h.sqrt(m * m + 4.0f * tau * b)));
+    }
+};
+
+}  // namespace proxgen::catalogue::penalties

@@ -1,0 +1,25 @@
+// Card: sum_entries(e) = Σ e, a linear term ⟨1, e⟩.
+#pragma once
+
+#include "proxgen/catalogue/penalty_support.hpp"
+
+namespace proxgen::catalogue::penalties {
+
+struct sum_entries {
+    static constexpr const char* name = "sum_entries";
+    static constexpr const char* summary = "sum_entries(e): the sum of e's elements (a linear term)";
+    static constexpr PenaltyFacts facts{};
+
+    static std::span<const Entry> entries() {
+        static const Entry e[] = {{{"sum_entries", {expr("e")}, true}, [](const Args& a) -> Built { return term<sum_entries>(a.expr("e")); }}};
+        return e;
+    }
+    static double value(const ir::Term&, const Image& v) {
+        double s = 0;
+        for (std::size_t i = 0; i < v.size(); ++i) s += v.data()[i];
+        return s;
+    }
+    static auto prox(auto&, const auto&, auto u, auto tau) { return u - tau; }
+};
+
+}  // namespace proxgen::catalogue::penalties

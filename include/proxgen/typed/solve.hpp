@@ -1,0 +1,112 @@
+// pg::solve, pg::objective, pg::describe: the typed front end's entry points. They check the
+// problem at compile time (plan_t: its static_asserts, evaluated on the types by the planner's
+// constexpr decisions), write its terms as IR (typed::to_draft), let the one run-time planner (plan::plan, shared with
+// proxgen/runtime.hpp) make the planned ir::Problem, hand it to the library, and map the result
+// back to the problem's variable.
+#pragma once
+
+#include <string>
+#include <typeindex>
+
+#include "proxgen/messages.hpp"
+#include "proxgen/plan/planner.hpp"
+#include "proxgen/typed/normalize.hpp"
+#include "proxgen/typed/plan.hpp"
+#include "proxgen/typed/to_ir.hpp"
+#include "proxgen/solve/jit_stats.hpp"
+#include "proxgen/solve/options.hpp"
+#include "proxgen/solve/result.hpp"
+
+namespace proxgen {
+
+namespace detail {
+/// Runs the planned problem with its own algorithm (p.algorithm; opt.algorithm is not read).
+Result solve_ir(const ir::Problem& p, const Options& opt, const Result* warm);
+double objective_ir(const ir::Problem& p, const Image& x);
+std::string describe_ir(const ir::Problem& p);
+
+/// The problem as a problem_t (a lone penalty is a one-term problem). The rewrite rules run in
+/// plan_for (plan::plan); the name stays for the generator's entry point.
+template <class P>
+auto normalized(const P& prob) {
+    static_assert(dsl::ProblemLike<P>, PROXGEN_MSG_SOLVE_TAKES_PROBLEM);
+    return dsl::as_problem(prob);
+}
+template <class P>
+using normalized_problem_t = plan::normalized_t<decltype(normalized(std::declval<P>()))>;
+template <class P, Algorithm A = Algorithm::pock_chambolle>
+using plan_of = plan::plan_t<normalized_problem_t<P>, A>;
+template <class P>
+using variable_of = typename plan_of<P>::variable;
+
+/// The planned IR for algorithm A: plan_t checks the problem at compile time, plan::plan plans it
+/// (an unviable plan is a run-time error here, a compile-time one through pg::solve<A>). Both
+/// evaluate the same decisions; the run-time plan must agree with the compile-time one.
+template <Algorithm A, class... Terms>
+ir::Problem plan_for(const dsl::problem_t<Terms...>& problem) {
+    using Plan = plan::plan_t<plan::normalized_t<dsl::problem_t<Terms...>>, A>;
+    ir::Problem p = plan::plan(typed::to_draft(problem), A);
+    PROXGEN_INTERNAL_ASSERT(Plan::viable && p.x_update == Plan::x_update && p.omega.size() == Plan::omega_count &&
+                            p.psi.size() == Plan::psi_count);
+    return p;
+}
+template <class N>
+ir::Problem plan_for(const N& n, Algorithm a) {
+    switch (a) {
+    case Algorithm::admm: return plan_for<Algorithm::admm>(n);
+    case Algorithm::ladmm: return plan_for<Algorithm::ladmm>(n);
+    case Algorithm::hqs: return plan_for<Algorithm::hqs>(n);
+    case Algorithm::pock_chambolle: break;
+    }
+    return plan_for<Algorithm::pock_chambolle>(n);
+}
+
+template <class P>
+Result solve_with(const P& prob, const Options& opt, const Result* warm) {
+    Result r = solve_ir(plan_for(normalized(prob), opt.algorithm), opt, warm);
+    r.values.emplace(std::type_index(typeid(typename variable_of<P>::tag)), r.x);
+    return r;
+}
+}  // namespace detail
+
+/// Solves the problem; plans at compile time, JIT-compiles (cached per problem structure and
+/// algorithm), and runs on the host.
+template <class P>
+Result solve(const P& prob, const Options& opt = {}) {
+    return detail::solve_with(prob, opt, nullptr);
+}
+
+/// The same with the algorithm fixed at compile time: an unplannable problem for A is a
+/// compile-time error. (opt.algorithm is ignored.)
+template <Algorithm A, class P>
+Result solve(const P& prob, Options opt = {}) {
+    static_assert(detail::plan_of<P, A>::viable, PROXGEN_MSG_SINGULAR_X_UPDATE);
+    opt.algorithm = A;
+    return detail::solve_with(prob, opt, nullptr);
+}
+
+/// Warm start from an earlier result of the same problem structure and algorithm: continues
+/// from its x and its dual state (only x when the structure or algorithm differ).
+template <class P>
+Result solve(const P& prob, const Options& opt, const Result& warm) {
+    return detail::solve_with(prob, opt, &warm);
+}
+
+/// The problem's objective at x, in float64 (indicators: 0 when satisfied up to a relative 1e-4,
+/// +inf otherwise).
+template <class P>
+double objective(const P& prob, const Image& x) {
+    return detail::objective_ir(detail::plan_for<Algorithm::pock_chambolle>(detail::normalized(prob)), x);
+}
+template <class P>
+double objective(const P& prob, const Result& res) {
+    return objective(prob, res.x);
+}
+
+/// A readable text of the plan: terms, Ω/Ψ, x-update, ‖K‖ bound and step sizes.
+template <class P>
+std::string describe(const P& prob, Algorithm a = Algorithm::pock_chambolle) {
+    return detail::describe_ir(detail::plan_for(detail::normalized(prob), a));
+}
+
+}  // namespace proxgen

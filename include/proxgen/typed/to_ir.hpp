@@ -1,0 +1,181 @@
+// Typed expression → IR (ir::Node), and a typed problem → its plan::Draft: the typed front end's
+// only walk over its node types. Each node is written by its card's factory (`make`, shared with
+// the run-time front end); the planning happens in plan::plan (plan/planner.hpp), shared too.
+#pragma once
+
+#include <string>
+#include <typeindex>
+#include <vector>
+
+#include <boost/hana/for_each.hpp>
+
+#include "proxgen/catalogue/ops/variable.hpp"
+#include "proxgen/ir/ir.hpp"
+#include "proxgen/plan/planner.hpp"
+#include "proxgen/typed/card_node.hpp"
+#include "proxgen/typed/color.hpp"
+#include "proxgen/typed/layout.hpp"
+#include "proxgen/typed/penalty.hpp"
+#include "proxgen/typed/sampling.hpp"
+#include "proxgen/typed/traits.hpp"
+
+namespace proxgen::typed {
+
+namespace ops = catalogue::ops;
+
+/// The variables met while writing a typed problem as IR: each variable type gets the next index
+/// (in order of first use) and a name: x, then y, z, then x3, x4, ...
+class TypedVariables {
+public:
+    template <class Tag>
+    int index(const std::vector<int>& shape) {
+        const std::type_index tag(typeid(Tag));
+        for (std::size_t i = 0; i < tags_.size(); ++i)
+            if (tags_[i] == tag) return int(i);
+        tags_.push_back(tag);
+        const std::size_t i = variables_.size();
+        variables_.push_back({i < 3 ? std::string(1, "xyz"[i]) : "x" + std::to_string(i), shape});
+        return int(i);
+    }
+    const std::vector<ir::Variable>& list() const { return variables_; }
+
+private:
+    std::vector<std::type_index> tags_;
+    std::vector<ir::Variable> variables_;
+};
+
+// Declared first: the recursive calls are dependent but the arguments live in proxgen::dsl, so
+// argument-dependent lookup would not find overloads declared later in this namespace.
+template <class Tag, int R> ir::Node to_ir(const dsl::variable_t<Tag, R>& v, TypedVariables& vars);
+template <class E, class B> ir::Node to_ir(const dsl::conv_t<E, B>& e, TypedVariables& vars);
+template <class E, class B, class A> ir::Node to_ir(const dsl::grad_t<E, B, A>& e, TypedVariables& vars);
+template <class E> ir::Node to_ir(const dsl::mul_elemwise_t<E>& e, TypedVariables& vars);
+template <class E> ir::Node to_ir(const dsl::scale_t<E>& e, TypedVariables& vars);
+template <class E> ir::Node to_ir(const dsl::subsample_t<E>& e, TypedVariables& vars);
+template <class A, class B> ir::Node to_ir(const dsl::sum_t<A, B>& e, TypedVariables& vars);
+template <class E> ir::Node to_ir(const dsl::offset_t<E>& e, TypedVariables& vars);
+template <class E> ir::Node to_ir(const dsl::crop_t<E>& e, TypedVariables& vars);
+template <class E> ir::Node to_ir(const dsl::pad_t<E>& e, TypedVariables& vars);
+template <class E> ir::Node to_ir(const dsl::transpose_t<E>& e, TypedVariables& vars);
+template <class E, int R> ir::Node to_ir(const dsl::reshape_t<E, R>& e, TypedVariables& vars);
+template <class A, class B> ir::Node to_ir(const dsl::concat_t<A, B>& e, TypedVariables& vars);
+template <class E> ir::Node to_ir(const dsl::uneven_subsample_t<E>& e, TypedVariables& vars);
+template <class E> ir::Node to_ir(const dsl::warp_t<E>& e, TypedVariables& vars);
+template <class E> ir::Node to_ir(const dsl::mul_color_t<E>& e, TypedVariables& vars);
+template <class E> ir::Node to_ir(const dsl::pxwise_matmul_t<E>& e, TypedVariables& vars);
+template <class Card, int R, class E> ir::Node to_ir(const dsl::card_t<Card, R, E>& e, TypedVariables& vars);
+template <class E> ir::Node to_ir(const dsl::user_t<E>& e, TypedVariables& vars);       // proxgen/user_operator.hpp
+template <class E> ir::Node to_ir(const dsl::smooth_arg_t<E>& e, TypedVariables& vars);  // proxgen/diff_fn.hpp
+
+/// A lone typed expression as IR (its variables numbered from 0).
+template <dsl::Expression E>
+ir::Node to_ir(const E& e) {
+    TypedVariables vars;
+    return to_ir(e, vars);
+}
+
+template <class Tag, int R>
+ir::Node to_ir(const dsl::variable_t<Tag, R>& v, TypedVariables& vars) {
+    const int i = vars.index<Tag>(v.shape);
+    return ops::variable::make(i, vars.list()[i].name, v.shape);
+}
+template <class E, class B>
+ir::Node to_ir(const dsl::conv_t<E, B>& e, TypedVariables& vars) {
+    return ops::conv::make(to_ir(e.arg, vars), e.kernel, traits::conv_boundary<B>());
+}
+template <class E, class B, class A>
+ir::Node to_ir(const dsl::grad_t<E, B, A>& e, TypedVariables& vars) {
+    return ops::grad::make(to_ir(e.arg, vars), A::list(), dsl::grad_t<E, B, A>::periodic);
+}
+template <class E>
+ir::Node to_ir(const dsl::mul_elemwise_t<E>& e, TypedVariables& vars) {
+    return ops::mul_elemwise::make(to_ir(e.arg, vars), e.weight);
+}
+template <class E>
+ir::Node to_ir(const dsl::scale_t<E>& e, TypedVariables& vars) {
+    return ops::scale::make(to_ir(e.arg, vars), e.factor);
+}
+template <class E>
+ir::Node to_ir(const dsl::subsample_t<E>& e, TypedVariables& vars) {
+    return ops::subsample::make(to_ir(e.arg, vars), e.step_x, e.step_y);
+}
+template <class A, class B>
+ir::Node to_ir(const dsl::sum_t<A, B>& e, TypedVariables& vars) {
+    ir::Node a = to_ir(e.lhs, vars);
+    return ops::sum::make(std::move(a), to_ir(e.rhs, vars));
+}
+template <class E>
+ir::Node to_ir(const dsl::offset_t<E>& e, TypedVariables& vars) {
+    return ops::sum::offset(to_ir(e.arg, vars), e.offset, e.sign, e.sign > 0 ? "+" : "-");
+}
+template <class E>
+ir::Node to_ir(const dsl::crop_t<E>& e, TypedVariables& vars) {
+    return ops::crop::make(to_ir(e.arg, vars), e.x0, e.y0, e.shape[0], e.shape[1]);
+}
+template <class E>
+ir::Node to_ir(const dsl::pad_t<E>& e, TypedVariables& vars) {
+    const std::vector<int>& in = dsl::shape_of(e.arg);
+    return ops::pad::make(to_ir(e.arg, vars), e.left, e.top, e.shape[0] - in[0] - e.left, e.shape[1] - in[1] - e.top);
+}
+template <class E>
+ir::Node to_ir(const dsl::transpose_t<E>& e, TypedVariables& vars) {
+    return ops::transpose::make(to_ir(e.arg, vars), e.perm);
+}
+template <class E, int R>
+ir::Node to_ir(const dsl::reshape_t<E, R>& e, TypedVariables& vars) {
+    return ops::reshape::make(to_ir(e.arg, vars), e.shape);
+}
+template <class A, class B>
+ir::Node to_ir(const dsl::concat_t<A, B>& e, TypedVariables& vars) {
+    ir::Node a = to_ir(e.lhs, vars);
+    return ops::concat::make(std::move(a), to_ir(e.rhs, vars), e.axis);
+}
+template <class E>
+ir::Node to_ir(const dsl::uneven_subsample_t<E>& e, TypedVariables& vars) {
+    return ops::uneven_subsample::make(to_ir(e.arg, vars), e.gather);
+}
+template <class E>
+ir::Node to_ir(const dsl::warp_t<E>& e, TypedVariables& vars) {
+    return ops::warp::make(to_ir(e.arg, vars), e.packed);
+}
+template <class E>
+ir::Node to_ir(const dsl::mul_color_t<E>& e, TypedVariables& vars) {
+    return ops::mul_color::make(to_ir(e.arg, vars), e.matrix);
+}
+template <class E>
+ir::Node to_ir(const dsl::pxwise_matmul_t<E>& e, TypedVariables& vars) {
+    return ops::pxwise_matmul::make(to_ir(e.arg, vars), e.matrices);
+}
+template <class Card, int R, class E>
+ir::Node to_ir(const dsl::card_t<Card, R, E>& e, TypedVariables& vars) {
+    ir::Node n = e.node;
+    n.args = {to_ir(e.arg, vars)};
+    return n;
+}
+
+/// A typed problem as the planner's input: its terms as written (source order, before the rewrite
+/// rules: plan::plan applies them) and its variables.
+template <class... Terms>
+plan::Draft to_draft(const dsl::problem_t<Terms...>& problem) {
+    plan::Draft d;
+    TypedVariables vars;
+    boost::hana::for_each(problem.terms, [&](const auto& term) {
+        using T = std::remove_cvref_t<decltype(term)>;
+        ir::Term t;
+        t.penalty = &catalogue::card<typename T::card>();
+        t.weight = term.weight;
+        t.beta = term.beta;
+        t.arg_weight = term.arg_weight;
+        t.offset = term.offset;
+        t.data = term.data;
+        t.ints = term.ints;
+        t.constant = term.constant;
+        t.expr = to_ir(term.arg, vars);
+        if constexpr (std::is_same_v<typename T::card, catalogue::penalties::diff_fn>) t.code = term.arg.fn;
+        d.terms.push_back(std::move(t));
+    });
+    d.variables = vars.list();
+    return d;
+}
+
+}  // namespace proxgen::typed
