@@ -41,7 +41,7 @@
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/image.hpp"
-#include "proxgen/plan/algorithm.hpp"
+#include "proxgen/algorithm.hpp"
 #include "proxgen/solve/options.hpp"
 #include "proxgen/solve/result.hpp"
 #include "proxgen/tags.hpp"

@@ -15,7 +15,7 @@
 
 #include "proxgen/image.hpp"
 #include "proxgen/ir/kinds.hpp"
-#include "proxgen/plan/algorithm.hpp"
+#include "proxgen/algorithm.hpp"
 
 namespace proxgen::ir {
 

@@ -9,7 +9,7 @@
 #include <cstddef>
 
 #include "proxgen/catalogue/facts.hpp"
-#include "proxgen/plan/algorithm.hpp"
+#include "proxgen/algorithm.hpp"
 
 namespace proxgen::plan {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "proxgen/ir/ir.hpp"
-#include "proxgen/plan/algorithm.hpp"
+#include "proxgen/algorithm.hpp"
 #include "proxgen/catalogue/formula.hpp"
 #include "proxgen/plan/decide.hpp"
 

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "proxgen/image.hpp"
-#include "proxgen/plan/algorithm.hpp"
+#include "proxgen/algorithm.hpp"
 
 namespace proxgen {
 

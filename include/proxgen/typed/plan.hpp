@@ -12,7 +12,7 @@
 #include <type_traits>
 
 #include "proxgen/messages.hpp"
-#include "proxgen/plan/algorithm.hpp"
+#include "proxgen/algorithm.hpp"
 #include "proxgen/plan/decide.hpp"
 #include "proxgen/typed/penalty.hpp"
 #include "proxgen/typed/traits.hpp"

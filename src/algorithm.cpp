@@ -1,5 +1,5 @@
 // The names of the algorithms and x-update kinds (plan/algorithm.hpp).
-#include "proxgen/plan/algorithm.hpp"
+#include "proxgen/algorithm.hpp"
 
 #include <fmt/format.h>
 
