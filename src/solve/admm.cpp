@@ -307,9 +307,20 @@ private:
 }  // namespace
 
 double admm_rho(const ir::Problem& p, const Options& opt) {
-    if (opt.rho > 0) return opt.rho;
-    const double omega = curvature_scale(p), L = stacked_norm_bound(p);
-    return omega > 0 && L > 0 ? omega / (L * L) : 1.0;
+    return opt.rho > 0 ? opt.rho : steps::initial_rho(curvature_scale(p), stacked_norm_bound(p));
+}
+
+steps::Inputs step_inputs(const ir::Problem& p, const Options& opt) {
+    steps::Inputs in;
+    in.norm = stacked_norm_bound(p);
+    in.strong_convexity = p.omega_strong_convexity;
+    in.curvature_scale = curvature_scale(p);
+    in.tau = opt.tau;
+    in.sigma = opt.sigma;
+    in.lambda = opt.lambda;
+    in.mu = opt.mu;
+    in.accelerate = opt.accelerate;
+    return in;
 }
 
 Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm) {

@@ -17,6 +17,7 @@
 #include "proxgen/ir/ir.hpp"
 #include "proxgen/solve/options.hpp"
 #include "proxgen/solve/result.hpp"
+#include "proxgen/solve/step_rules.hpp"
 
 namespace proxgen::detail {
 
@@ -130,15 +131,11 @@ double admm_rho(const ir::Problem& p, const Options& opt);
 std::string x_update_description(const ir::Problem& p);
 
 /// Default step sizes as the algorithms use them (describe() prints the same numbers).
-struct PCSteps {
-    double tau, sigma, gamma;
-    bool accelerated;
-    bool adaptive = false;  ///< balance τ/σ from the residuals (automatic steps without acceleration)
-};
-PCSteps pc_steps(const ir::Problem& p, const Options& opt);
-struct LADMMSteps {
-    double lambda, mu;
-};
-LADMMSteps ladmm_steps(const ir::Problem& p, const Options& opt);
+/// What the step rules (proxgen/solve/step_rules.hpp, shared with generated solvers) read of a
+/// planned problem and its options.
+steps::Inputs step_inputs(const ir::Problem& p, const Options& opt);
+/// The rules' steps for p, with an Error when the requested ones would make the iteration diverge.
+steps::PockChambolle pc_steps(const ir::Problem& p, const Options& opt);
+steps::LinearizedADMM ladmm_steps(const ir::Problem& p, const Options& opt);
 
 }  // namespace proxgen::detail

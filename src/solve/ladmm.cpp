@@ -244,14 +244,12 @@ jit::KernelPtr ladmm_block_kernel(const ir::Problem& p, int n, double& compile_s
 
 }  // namespace
 
-LADMMSteps ladmm_steps(const ir::Problem& p, const Options& opt) {
-    const double L = std::max(stacked_norm_bound(p), 1e-12);
-    LADMMSteps s{};
-    s.lambda = opt.lambda > 0 ? opt.lambda : 1.0 / admm_rho(p, Options());  // λ plays 1/ρ
-    s.mu = opt.mu > 0 ? opt.mu : s.lambda / (L * L);
-    if (s.mu > s.lambda / (L * L) * (1 + 1e-6))
-        fail("ladmm: mu = {} exceeds lambda / ||K||^2 = {:.4g}; the iteration may diverge", s.mu,
-             s.lambda / (L * L));
+steps::LinearizedADMM ladmm_steps(const ir::Problem& p, const Options& opt) {
+    const steps::LinearizedADMM s = steps::linearized_admm(step_inputs(p, opt));
+    if (steps::too_large(s.product)) {
+        const double L = std::max(stacked_norm_bound(p), 1e-12);
+        fail("ladmm: mu = {} exceeds lambda / ||K||^2 = {:.4g}; the iteration may diverge", s.mu, s.lambda / (L * L));
+    }
     return s;
 }
 
@@ -259,7 +257,7 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
     Result res;
     auto K = cached_as<LADMMKernels>(kernels_key("ladmm", p), [&] { return std::make_shared<LADMMKernels>(p); },
                                      res.compile_seconds);
-    LADMMSteps steps = ladmm_steps(p, opt);
+    steps::LinearizedADMM steps = ladmm_steps(p, opt);
     const bool fused = K->step != nullptr;
     const int per_call = iterations_per_call(p, opt, fused && lower::psi_blockable(p));
     const jit::KernelPtr block = per_call > 1 ? ladmm_block_kernel(p, per_call, res.compile_seconds) : nullptr;

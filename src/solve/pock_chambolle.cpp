@@ -52,59 +52,14 @@ jit::KernelPtr pc_block_kernel(const ir::Problem& p, int n, double& compile_seco
     }, compile_seconds);
 }
 
-/// Adaptive PDHG (Goldstein, Li, Yuan, Esser & Baraniuk 2015): when one residual (RMS per
-/// element) exceeds the other by more than Δ = 2, shift the step ratio τ/σ towards the lagging
-/// side, keeping τσ fixed; the shift α decays geometrically, so the steps settle and the usual
-/// convergence proof applies from then on. η = 0.5 (a light correction of the curvature-based
-/// σ₀): with Goldstein's 0.95 the steps wandered, and Poisson deblurring at 64² needed >2000
-/// iterations for 1e-4 instead of ~700.
-void balance_steps(double primal_rms, double dual_rms, double& tau, double& sigma, double& alpha) {
-    constexpr double delta = 2.0, eta = 0.5;
-    if (primal_rms > delta * dual_rms) {
-        tau /= 1 - alpha;
-        sigma *= 1 - alpha;
-    } else if (dual_rms > delta * primal_rms) {
-        tau *= 1 - alpha;
-        sigma /= 1 - alpha;
-    } else {
-        return;
-    }
-    alpha *= eta;
-}
-
 }  // namespace
 
-PCSteps pc_steps(const ir::Problem& p, const Options& opt) {
-    const double L = stacked_norm_bound(p);
-    PCSteps s{};
-    s.gamma = p.omega_strong_convexity;
-    s.accelerated = opt.accelerate && s.gamma > 0;
-    if (L <= 0) {  // nothing split: the x-update alone solves the problem
-        s.tau = opt.tau > 0 ? opt.tau : 1.0;
-        s.sigma = 1.0;
-        return s;
-    }
-    if (opt.tau > 0 && opt.sigma > 0) {
-        s.tau = opt.tau;
-        s.sigma = opt.sigma;
-    } else if (opt.tau > 0) {
-        s.tau = opt.tau;
-        s.sigma = 1.0 / (s.tau * L * L);
-    } else if (opt.sigma > 0) {
-        s.sigma = opt.sigma;
-        s.tau = 1.0 / (s.sigma * L * L);
-    } else {
-        // Accelerated: γτ₀ = 5 starts the θ_n decay at once without a tiny σ₀ (measured on TV
-        // denoising: 1e-4 of the optimum in ~200 iterations, vs ~1000 from τ₀ = 1/‖K‖).
-        // Otherwise σ₀ = ADMM's ρ₀ (σ plays ρ: the dual step), τ₀ = 1/(σ₀‖K‖²), then adapted.
-        s.tau = s.accelerated ? 5.0 / s.gamma : 1.0 / (admm_rho(p, Options()) * L * L);
-        s.sigma = 1.0 / (s.tau * L * L);
-        s.adaptive = !s.accelerated;
-    }
-    if (s.tau * s.sigma * L * L > 1.0 + 1e-6)
+steps::PockChambolle pc_steps(const ir::Problem& p, const Options& opt) {
+    const steps::PockChambolle s = steps::pock_chambolle(step_inputs(p, opt));
+    if (steps::too_large(s.product))
         fail("pock_chambolle: tau * sigma * ||K||^2 = {:.4g} > 1; the iteration may diverge (tau = {}, sigma = {}, "
              "||K|| <= {:.4g})",
-             s.tau * s.sigma * L * L, s.tau, s.sigma, L);
+             s.product, s.tau, s.sigma, stacked_norm_bound(p));
     return s;
 }
 
@@ -112,11 +67,11 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
     Result res;
     auto K = cached_as<PCKernels>(kernels_key("pc", p), [&] { return std::make_shared<PCKernels>(p); },
                                   res.compile_seconds);
-    PCSteps steps = pc_steps(p, opt);
+    const steps::PockChambolle steps = pc_steps(p, opt);
     double tau = steps.tau, sigma = steps.sigma, theta = 1.0;
-    double adapt = 0.5;  // Goldstein et al.'s α₀
+    steps::Balance balance;
     if (const auto* s = opt.tau == 0 && opt.sigma == 0 ? warm_steps(p, warm, 4) : nullptr)
-        tau = (*s)[0], sigma = (*s)[1], theta = (*s)[2], adapt = (*s)[3];
+        tau = (*s)[0], sigma = (*s)[1], theta = (*s)[2], balance.alpha = (*s)[3];
     const bool fused = K->step != nullptr;
     const int per_call = iterations_per_call(p, opt, fused && lower::psi_blockable(p));
     const jit::KernelPtr block = per_call > 1 ? pc_block_kernel(p, per_call, res.compile_seconds) : nullptr;
@@ -213,11 +168,7 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
         x = std::move(newest);
     };
     auto advance_steps = [&] {
-        if (steps.accelerated) {
-            theta = 1.0 / std::sqrt(1.0 + 2.0 * steps.gamma * tau);
-            tau *= theta;
-            sigma /= theta;
-        }
+        if (steps.accelerated) steps::accelerate(steps.gamma, tau, sigma, theta);
     };
 
     const double sqrt_n = std::sqrt(double(x.size())), sqrt_m = std::sqrt(double(psi_elements(p)));
@@ -277,14 +228,14 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
             const double eps_d = sqrt_m * opt.eps_abs + opt.eps_rel * std::sqrt(kx2);
             converged = mon.record(it, rp, eps_p, rd, eps_d, x, "the dual step");
             if (!converged && mon.likely_infeasible()) break;
-            if (steps.adaptive && !converged) balance_steps(rp / sqrt_n, rd / sqrt_m, tau, sigma, adapt);
+            if (steps.adaptive && !converged) balance.apply(rp / sqrt_n, rd / sqrt_m, tau, sigma);
         }
         if (!mon.after_iteration(it)) stopped = true;
     }
     mon.finish(it, converged, stopped);
     res.x = x;
     res.duals = y;
-    res.steps = {tau, sigma, theta, adapt};
+    res.steps = {tau, sigma, theta, balance.alpha};
     return res;
 }
 

@@ -16,6 +16,7 @@
 #include <array>
 
 #include "proxgen/aot/support.hpp"
+#include "proxgen/solve/step_rules.hpp"
 
 namespace proxgen::aot {
 
@@ -184,30 +185,17 @@ private:
                                                           std::to_string(b) + " (all-zero data?); no step sizes");
             sum += b * b;
         }
-        const double L = std::sqrt(sum);
-        gamma_ = Description::strong_convexity(images_.data(), scalars_.data());
-        accelerated_ = options_.accelerate && gamma_ > 0;
-        const double t = options_.tau, s = options_.sigma;
-        adaptive_ = false;
-        if (L <= 0) {
-            tau0_ = t > 0 ? t : 1.0;
-            sigma0_ = 1.0;
-        } else if (t > 0 && s > 0) {
-            tau0_ = t, sigma0_ = s;
-        } else if (t > 0) {
-            tau0_ = t, sigma0_ = 1.0 / (t * L * L);
-        } else if (s > 0) {
-            sigma0_ = s, tau0_ = 1.0 / (s * L * L);
-        } else {
-            // σ₀ = ρ₀ = ω/‖K‖² (1 when nothing is smooth), as detail::admm_rho
-            const double omega = Description::curvature_scale(images_.data(), scalars_.data());
-            const double rho0 = omega > 0 ? omega / (L * L) : 1.0;
-            tau0_ = accelerated_ ? 5.0 / gamma_ : 1.0 / (rho0 * L * L);
-            sigma0_ = 1.0 / (tau0_ * L * L);
-            adaptive_ = !accelerated_;
-        }
-        if (L > 0 && tau0_ * sigma0_ * L * L > 1.0 + 1e-6)
-            return fail(Status::invalid_argument, "tau * sigma * ||K||^2 = " + std::to_string(tau0_ * sigma0_ * L * L) +
+        // the JIT's step rules, read from this solver's data
+        steps::Inputs in;
+        in.norm = std::sqrt(sum);
+        in.strong_convexity = Description::strong_convexity(images_.data(), scalars_.data());
+        in.curvature_scale = Description::curvature_scale(images_.data(), scalars_.data());
+        in.tau = options_.tau;
+        in.sigma = options_.sigma;
+        in.accelerate = options_.accelerate;
+        steps_ = steps::pock_chambolle(in);
+        if (steps::too_large(steps_.product))
+            return fail(Status::invalid_argument, "tau * sigma * ||K||^2 = " + std::to_string(steps_.product) +
                                                       " > 1; the iteration may diverge");
         return Status::ok;
     }
@@ -220,10 +208,10 @@ private:
             b->set_host_dirty();
         }
         state_ = State{};
-        state_.tau = tau0_;
-        state_.sigma = sigma0_;
+        state_.tau = steps_.tau;
+        state_.sigma = steps_.sigma;
         state_.finished = options_.max_iters == 0;
-        adapt_ = 0.5;  // Goldstein et al.'s α₀
+        balance_ = steps::Balance{};
     }
 
     /// The argument vector every pipeline shares; outputs are appended by the caller.
@@ -258,10 +246,7 @@ private:
     }
 
     void advance_steps(State& s) {
-        if (!accelerated_) return;
-        s.theta = 1.0 / std::sqrt(1.0 + 2.0 * gamma_ * s.tau);
-        s.tau *= s.theta;
-        s.sigma /= s.theta;
+        if (steps_.accelerated) steps::accelerate(steps_.gamma, s.tau, s.sigma, s.theta);
     }
 
     /// One iteration of detail::pock_chambolle's loop, or, when iterations_per_call of them (at
@@ -388,25 +373,8 @@ private:
             return fail(Status::diverged, "diverged at iteration " + std::to_string(it) + "; reduce the step sizes");
         const bool tolerance_set = options_.eps_abs > 0 || options_.eps_rel > 0;
         s.converged = tolerance_set && s.primal_residual <= s.eps_primal && s.dual_residual <= s.eps_dual;
-        if (adaptive_ && !s.converged) balance_steps(s.primal_residual / sqrt_n, s.dual_residual / sqrt_m);
+        if (steps_.adaptive && !s.converged) balance_.apply(s.primal_residual / sqrt_n, s.dual_residual / sqrt_m, s.tau, s.sigma);
         return Status::ok;
-    }
-
-    // Adaptive PDHG (Goldstein, Li, Yuan, Esser & Baraniuk 2015), as the JIT loop's balance_steps:
-    // shift τ/σ towards the lagging residual (τσ kept), with a geometrically decaying shift.
-    void balance_steps(double primal_rms, double dual_rms) {
-        constexpr double delta = 2.0, eta = 0.5;  // as detail::balance_steps
-        State& s = state_;
-        if (primal_rms > delta * dual_rms) {
-            s.tau /= 1 - adapt_;
-            s.sigma *= 1 - adapt_;
-        } else if (dual_rms > delta * primal_rms) {
-            s.tau *= 1 - adapt_;
-            s.sigma /= 1 - adapt_;
-        } else {
-            return;
-        }
-        adapt_ *= eta;
     }
 
     Data data_;
@@ -419,9 +387,9 @@ private:
     std::vector<std::vector<Buffer>> y_views_, y_next_views_;  // the fused kernels' Tuple elements
     Buffer partials_;  // the residual quantities' partial sums of squares
     std::size_t psi_elements_ = 0;
-    double tau0_ = 1, sigma0_ = 1, gamma_ = 0;
-    double adapt_ = 0.5;
-    bool accelerated_ = false, adaptive_ = false, ready_ = false;
+    steps::PockChambolle steps_;  // the initial steps and their rule (proxgen/solve/step_rules.hpp)
+    steps::Balance balance_;
+    bool ready_ = false;
     State state_;
 };
 

@@ -1,0 +1,116 @@
+// The step-size rules of the algorithms, written once and read by the JIT's loops (src/solve) and
+// by the generated solvers' loops (proxgen/aot/): header-only, depending on nothing but <cmath>,
+// so that a deployed solver compiles it without ProxGen's library. Each rule takes the numbers a
+// plan gives (‖K‖ of the stacked split operators, Ω's strong convexity γ, the smooth terms'
+// curvature scale ω) and the user's requests (0: automatic).
+#pragma once
+
+#include <cmath>
+
+namespace proxgen::steps {
+
+/// What the step rules read of a planned problem and its options.
+struct Inputs {
+    double norm = 0;              ///< ‖K‖ bound of the stacked Ψ operators (0: nothing is split)
+    double strong_convexity = 0;  ///< γ: Ω(x) − γ/2‖x‖² is convex
+    double curvature_scale = 0;   ///< ω: Σ α β² ‖K‖² c over the smooth terms (0: none)
+    double tau = 0, sigma = 0;    ///< Pock–Chambolle's requested steps (0: automatic)
+    double lambda = 0, mu = 0;    ///< linearized ADMM's requested steps (0: automatic)
+    bool accelerate = true;       ///< Pock–Chambolle's Algorithm 2 when Ω is strongly convex
+};
+
+/// ADMM's ρ₀ (and what σ and 1/λ start from): ω/‖K‖², the curvature of the smooth terms per unit of
+/// ‖K‖², or 1 when nothing is smooth.
+inline double initial_rho(double curvature_scale, double norm) {
+    return curvature_scale > 0 && norm > 0 ? curvature_scale / (norm * norm) : 1.0;
+}
+
+struct PockChambolle {
+    double tau = 1, sigma = 1, gamma = 0;
+    bool accelerated = false;
+    bool adaptive = false;  ///< balance τ/σ from the residuals (automatic steps without acceleration)
+    /// τσ‖K‖², which must not exceed 1 (the caller reports a larger one: the iteration may diverge).
+    double product = 0;
+};
+
+/// Pock–Chambolle's initial steps. Accelerated: γτ₀ = 5 starts the θ_n decay at once without a tiny
+/// σ₀ (measured on TV denoising: 1e-4 of the optimum in ~200 iterations, vs ~1000 from
+/// τ₀ = 1/‖K‖). Otherwise σ₀ = ADMM's ρ₀ (σ plays ρ: the dual step), τ₀ = 1/(σ₀‖K‖²), then adapted.
+inline PockChambolle pock_chambolle(const Inputs& in) {
+    PockChambolle s;
+    const double L = in.norm;
+    s.gamma = in.strong_convexity;
+    s.accelerated = in.accelerate && s.gamma > 0;
+    if (L <= 0) {  // nothing split: the x-update alone solves the problem
+        s.tau = in.tau > 0 ? in.tau : 1.0;
+        s.sigma = 1.0;
+        return s;
+    }
+    if (in.tau > 0 && in.sigma > 0) {
+        s.tau = in.tau;
+        s.sigma = in.sigma;
+    } else if (in.tau > 0) {
+        s.tau = in.tau;
+        s.sigma = 1.0 / (s.tau * L * L);
+    } else if (in.sigma > 0) {
+        s.sigma = in.sigma;
+        s.tau = 1.0 / (s.sigma * L * L);
+    } else {
+        s.tau = s.accelerated ? 5.0 / s.gamma : 1.0 / (initial_rho(in.curvature_scale, L) * L * L);
+        s.sigma = 1.0 / (s.tau * L * L);
+        s.adaptive = !s.accelerated;
+    }
+    s.product = s.tau * s.sigma * L * L;
+    return s;
+}
+
+/// Whether τσ‖K‖² exceeds 1 beyond rounding.
+inline bool too_large(double product) { return product > 1.0 + 1e-6; }
+
+/// Algorithm 2 of Chambolle & Pock: θ = 1/√(1 + 2γτ), τ ← θτ, σ ← σ/θ.
+inline void accelerate(double gamma, double& tau, double& sigma, double& theta) {
+    theta = 1.0 / std::sqrt(1.0 + 2.0 * gamma * tau);
+    tau *= theta;
+    sigma /= theta;
+}
+
+/// Adaptive PDHG (Goldstein, Li, Yuan, Esser & Baraniuk 2015): when one residual (RMS per element)
+/// exceeds the other by more than Δ = 2, shift the step ratio τ/σ towards the lagging side, keeping
+/// τσ fixed; the shift α decays geometrically, so the steps settle and the usual convergence proof
+/// applies from then on. η = 0.5 (a light correction of the curvature-based σ₀): with Goldstein's
+/// 0.95 the steps wandered, and Poisson deblurring at 64² needed >2000 iterations for 1e-4
+/// instead of ~700. α₀ = 0.5, Goldstein et al.'s.
+struct Balance {
+    double alpha = 0.5;
+    void apply(double primal_rms, double dual_rms, double& tau, double& sigma) {
+        constexpr double delta = 2.0, eta = 0.5;
+        if (primal_rms > delta * dual_rms) {
+            tau /= 1 - alpha;
+            sigma *= 1 - alpha;
+        } else if (dual_rms > delta * primal_rms) {
+            tau *= 1 - alpha;
+            sigma /= 1 - alpha;
+        } else {
+            return;
+        }
+        alpha *= eta;
+    }
+};
+
+struct LinearizedADMM {
+    double lambda = 1, mu = 1;
+    /// μ‖K‖²/λ, which must not exceed 1.
+    double product = 0;
+};
+
+/// Linearized ADMM's steps: λ plays 1/ρ (ADMM's ρ₀), μ = λ/‖K‖².
+inline LinearizedADMM linearized_admm(const Inputs& in) {
+    LinearizedADMM s;
+    const double L = in.norm > 1e-12 ? in.norm : 1e-12;
+    s.lambda = in.lambda > 0 ? in.lambda : 1.0 / initial_rho(in.curvature_scale, in.norm);
+    s.mu = in.mu > 0 ? in.mu : s.lambda / (L * L);
+    s.product = s.mu * L * L / s.lambda;
+    return s;
+}
+
+}  // namespace proxgen::steps
