@@ -91,6 +91,7 @@ const char* kind_name(rt::Parameter::Kind k) {
     case K::integers: return "integers";
     case K::word: return "word";
     case K::operand: return "operand";
+    case K::number_or_word: return "number_or_word";
     }
     return "?";
 }

@@ -2,6 +2,7 @@
 // arguments to its parameters (kinds, counts, integrality: sentences naming the entry and the
 // parameter), and the checks whose sentences both front ends give.
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -41,6 +42,7 @@ const char* kind_name(Kind k) {
     case Kind::integers: return "a list of integers";
     case Kind::word: return "a word";
     case Kind::operand: return "an expression or an image";
+    case Kind::number_or_word: return "a number or a word";
     }
     return "?";
 }
@@ -64,6 +66,7 @@ bool matches(const Arg& a, Kind k) {
     case Kind::integers: return std::holds_alternative<std::vector<int>>(a);
     case Kind::word: return std::holds_alternative<std::string>(a);
     case Kind::operand: return std::holds_alternative<ir::Node>(a) || std::holds_alternative<ImageArg>(a);
+    case Kind::number_or_word: return std::holds_alternative<double>(a) || std::holds_alternative<std::string>(a);
     }
     return false;
 }
@@ -113,6 +116,17 @@ double Args::number(std::string_view name) const { return std::get<double>(get(n
 const std::vector<int>& Args::integers(std::string_view name) const { return std::get<std::vector<int>>(get(name)); }
 const std::string& Args::word(std::string_view name) const { return std::get<std::string>(get(name)); }
 const Arg& Args::operand(std::string_view name) const { return get(name); }
+
+double Args::number_or_word(std::string_view name) const {
+    const Arg& a = get(name);
+    if (const double* v = std::get_if<double>(&a)) return *v;
+    const std::string& w = std::get<std::string>(a);
+    if (w == "inf" || w == "infinity") return INFINITY;
+    char* end = nullptr;
+    const double v = std::strtod(w.c_str(), &end);
+    if (w.empty() || *end != '\0') fail("{}: argument '{}' must be a number or \"inf\", got '{}'", sig_.name, name, w);
+    return v;
+}
 
 int Args::integer(std::string_view name) const {
     const double v = number(name);

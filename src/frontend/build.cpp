@@ -496,6 +496,7 @@ private:
         case K::integers: return std::holds_alternative<std::vector<int>>(v);
         case K::word: return std::holds_alternative<std::string>(v);
         case K::operand: return std::holds_alternative<rt::Expr>(v) || std::holds_alternative<rt::Data>(v);
+        case K::number_or_word: return std::holds_alternative<Scalar>(v) || std::holds_alternative<std::string>(v);
         }
         return false;
     }
@@ -510,6 +511,7 @@ private:
         case K::integers: return "a list of integers";
         case K::word: return "a word";
         case K::operand: return "an expression or an image input";
+        case K::number_or_word: return "a number or a word";
         }
         return "?";
     }

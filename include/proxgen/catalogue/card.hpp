@@ -36,7 +36,11 @@ namespace proxgen::catalogue {
 
 /// A parameter of a by-name entry, for front ends that bind by name (JSON fields) and for help.
 struct Parameter {
-    enum class Kind { expression, image, number, integer, integers, word, operand /* expression or image */ };
+    enum class Kind {
+        expression, image, number, integer, integers, word,
+        operand,         ///< an expression or an image
+        number_or_word,  ///< a number, or a word naming one ("inf")
+    };
     std::string name;
     Kind kind;
     bool optional = false;  ///< may be left out (then the next argument binds to the next parameter)
@@ -75,6 +79,8 @@ public:
     int integer(std::string_view name) const;
     const std::vector<int>& integers(std::string_view name) const;
     const std::string& word(std::string_view name) const;
+    /// A number_or_word parameter: the number, or the word as a number ("inf", "infinity": ∞).
+    double number_or_word(std::string_view name) const;
     const Arg& operand(std::string_view name) const;
     /// Every expression bound to the repeated parameter and the ones before it.
     std::vector<ir::Node> exprs() const;
@@ -110,6 +116,7 @@ inline Parameter integers(const char* name, bool optional = false) {
 inline Parameter word(const char* name) { return {name, Parameter::Kind::word, true}; }
 inline Parameter operand(const char* name) { return {name, Parameter::Kind::operand}; }
 inline Parameter more_exprs(const char* name) { return {name, Parameter::Kind::expression, false, true}; }
+inline Parameter number_or_word(const char* name) { return {name, Parameter::Kind::number_or_word}; }
 
 // ---- the interfaces every layer looks up ----------------------------------------------------------
 
