@@ -92,6 +92,11 @@ struct Back {
     static Expr floor(Expr a) { return Halide::floor(std::move(a)); }
     static Expr abs(Expr a) { return Halide::abs(std::move(a)); }
     static Expr sum(Expr a) { return Halide::sum(std::move(a)); }
+    static Expr atan2(Expr y, Expr x) { return Halide::atan2(std::move(y), std::move(x)); }
+    static Expr cos(Expr a) { return Halide::cos(std::move(a)); }
+    static Expr sin(Expr a) { return Halide::sin(std::move(a)); }
+    static Expr exp(Expr a) { return Halide::exp(std::move(a)); }
+    static Expr log(Expr a) { return Halide::log(std::move(a)); }
     static Expr to_int(Expr a) { return Halide::cast<int>(std::move(a)); }
     static Expr to_float(Expr a) { return Halide::cast<float>(std::move(a)); }
     static Expr float_max() { return Halide::Float(32).max(); }
