@@ -596,3 +596,24 @@ def CompGraph(*args, **kwargs):
 
 def est_CompGraph_norm(*args, **kwargs):
     raise Error("est_CompGraph_norm: not supported (ProxGen bounds ||K|| itself: describe() prints it)")
+
+
+def _catalogue_operator(name, text):
+    """A LinOp class for a catalogue operator without a ProxImaL spelling above: its first argument
+    is the expression, the rest are passed on (arrays as images, numbers, lists of integers, words)."""
+
+    def __init__(self, arg, *args):
+        arg = _lin(arg, name)
+        LinOp.__init__(self, rt.call(name, arg._expr, *args), None, [arg])
+
+    return type(name, (LinOp,), {"__init__": __init__, "__doc__": "{}: the catalogue's operator {} (docs/operators.md)."
+                                 .format(text, name)})
+
+
+# Every other operator of the catalogue (new cards) by its ProxGen name: written once, in its card.
+_arithmetic = {"add", "subtract", "negate", "scale", "user_operator"}  # Python's operators; Halide code
+for _sig in _core.catalogue():
+    if not _sig["penalty"] and _sig["name"] not in _arithmetic and _sig["name"] not in globals():
+        globals()[_sig["name"]] = _catalogue_operator(_sig["name"], _sig["text"])
+        __all__.append(_sig["name"])
+del _sig

@@ -415,3 +415,31 @@ class cg_options:
 
     def __init__(self, tol=1e-6, num_iters=50, verbose=False):
         self.tol, self.num_iters, self.verbose = tol, num_iters, verbose
+
+
+def _catalogue_penalty(name, text):
+    """A ProxFn class for a catalogue penalty without a ProxImaL spelling above: f(lin_op, data...)
+    with the penalty's other arguments (numbers, arrays) as its data, ProxImaL's modifiers as
+    keywords."""
+
+    def __init__(self, lin_op, *data, **kwargs):
+        self._data = list(data)
+        ProxFn.__init__(self, lin_op, **kwargs)
+
+    def get_data(self):
+        return list(self._data)
+
+    def _f(self, arg):
+        return rt.call(name, arg, *self._data)
+
+    return type(name, (ProxFn,), {"__init__": __init__, "get_data": get_data, "_f": _f,
+                                  "__doc__": "{}: the catalogue's penalty {} (docs/operators.md).".format(text, name)})
+
+
+# Every other penalty of the catalogue (new cards) by its ProxGen name: written once, in its card.
+_spelled_otherwise = {"patch_nlm", "diff_fn"}  # patch_NLM above; diff_fn needs Halide code
+for _sig in _core.catalogue():
+    if _sig["penalty"] and _sig["name"] not in _spelled_otherwise and _sig["name"] not in globals():
+        globals()[_sig["name"]] = _catalogue_penalty(_sig["name"], _sig["text"])
+        __all__.append(_sig["name"])
+del _sig
