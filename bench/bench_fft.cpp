@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include <proxgen/lower/to_ir.hpp>
+#include <proxgen/typed/to_ir.hpp>
 #include <proxgen/proxgen.hpp>
 
 #include "pgfft.h"
@@ -104,7 +104,7 @@ struct Jit2D {
         proxgen::Image k(9, 9);
         for (std::size_t i = 0; i < k.size(); ++i) k.data()[i] = 1.0f / 81;
         auto v = proxgen::variable(n, n);
-        solver.add_term(proxgen::lower::to_ir(proxgen::conv(k, v)), 1.0);
+        solver.add_term(proxgen::typed::to_ir(proxgen::conv(k, v)), 1.0);
         solver.add_identity(0.05);
         solver.finalize();
         const Buffer r = random_image(n, n);

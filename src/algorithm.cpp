@@ -1,4 +1,4 @@
-// The names of the algorithms and x-update kinds (plan/algorithm.hpp).
+// The names of the algorithms and x-update kinds (proxgen/algorithm.hpp).
 #include "proxgen/algorithm.hpp"
 
 #include <fmt/format.h>

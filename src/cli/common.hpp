@@ -56,7 +56,7 @@ frontend::Bindings load_bindings(const DataOptions& d);
 /// name would otherwise be silently ignored).
 rt::Problem load_problem(const std::string& path, const frontend::Bindings& b);
 
-/// "" when --algorithm accepts s (any name of proxgen's algorithm table, plan/algorithm.hpp, and
+/// "" when --algorithm accepts s (any name of proxgen's algorithm table, proxgen/algorithm.hpp, and
 /// "all" where the command runs every algorithm), else the sentence that lists what it accepts.
 std::string algorithm_error(const std::string& s, bool all);
 /// The algorithm an --algorithm value names; Stop(bad_input) with algorithm_error otherwise.

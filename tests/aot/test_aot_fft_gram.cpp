@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <proxgen/lower/to_ir.hpp>
+#include <proxgen/typed/to_ir.hpp>
 #include <proxgen/proxgen.hpp>
 
 #include "../src/solve/spectral.hpp"
@@ -55,7 +55,7 @@ TEST_CASE("fft: the deconvolution x-update through the generated passes matches 
 
     auto x = pg::variable(W, H);
     sp::GramSolver jit(sp::Basis::fft, {W, H});
-    jit.add_term(pg::lower::to_ir(pg::conv(k, x)), 1.0);
+    jit.add_term(pg::typed::to_ir(pg::conv(k, x)), 1.0);
     jit.add_identity(rho);
     pg::Image expected;
     jit.solve(rhs, expected);
@@ -91,7 +91,7 @@ TEST_CASE("fft: the Neumann (DCT) x-update through the generated passes matches 
     pg::Image rhs = random_image(W, H, 13u, -1.0f, 1.0f);
     auto x = pg::variable(W, H);
     sp::GramSolver jit(sp::Basis::dct, {W, H});
-    jit.add_term(pg::lower::to_ir(pg::grad(x)), rho);
+    jit.add_term(pg::typed::to_ir(pg::grad(x)), rho);
     jit.add_identity(1.0);
     pg::Image expected;
     jit.solve(rhs, expected);
