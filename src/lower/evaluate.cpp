@@ -111,7 +111,7 @@ Image apply_prox(const ir::PenaltyKind& f, float alpha, float rho, const Image& 
     term.penalty = &f;
     term.ints = data.ints;
     term.code = data.code;
-    if (&f == &catalogue::card<catalogue::penalties::diff_fn>() && !term.code) fail("apply_prox: diff_fn needs its smooth function");
+    if (catalogue::is<catalogue::penalties::diff_fn>(term) && !term.code) fail("apply_prox: diff_fn needs its smooth function");
     ProxSpec spec;
     spec.term = &term;
     spec.rank = r;

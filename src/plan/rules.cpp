@@ -89,7 +89,7 @@ void merge_quadratics::merge(ir::Term& into, const ir::Term& t) {
 
 bool merge_quadratics::same_operator(const ir::Node& a, const ir::Node& b) {
     // data-free operators (the variable and grad) are equal when their structure is
-    if (!linear_facts(a).data_free || a.op != b.op || a.shape != b.shape || a.ints != b.ints ||
+    if (!linear_facts(a).data_free || ir::name(a) != ir::name(b) || a.shape != b.shape || a.ints != b.ints ||
         a.variable != b.variable || a.args.size() != b.args.size())
         return false;
     for (std::size_t i = 0; i < a.args.size(); ++i)

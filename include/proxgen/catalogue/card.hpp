@@ -338,15 +338,16 @@ const auto& card() {
     }
 }
 
-/// n's kind is card C.
+/// n's kind is card C. By name: a shared object built with hidden symbols (a Python extension
+/// module) holds a copy of each card object, which is the same card.
 template <class C>
 bool is(const ir::Node& n) {
-    return n.op == &card<C>();
+    return n.op && n.op->name() == C::name;
 }
 /// t's penalty is card C.
 template <class C>
 bool is(const ir::Term& t) {
-    return t.penalty == &card<C>();
+    return t.penalty && t.penalty->name() == C::name;
 }
 
 /// The card of a node or a term (every kind is a card's).
