@@ -15,6 +15,8 @@
 #include "denoise_fused.h"
 #include "denoise_problem.hpp"
 #include "reference_problems.hpp"
+#include "wavelet.h"
+#include "wavelet_problem.hpp"
 
 namespace pg = proxgen;
 using Buffer = Halide::Runtime::Buffer<float>;
@@ -194,4 +196,32 @@ TEST_CASE("solver: 4 iterations per call of the fused pipeline give the one-step
     });
     CHECK(n2 > 0);
     CHECK(std::sqrt(d2) <= 1e-6 * std::sqrt(n2));
+}
+
+TEST_CASE("solver: a wavelet prior (haar, a card without a node type) runs the JIT's iterations") {
+    const auto noisy = pg::reference::make_denoise(64).b;
+    pg::Options opt;
+    opt.algorithm = pg::Algorithm::pock_chambolle;
+    opt.max_iters = 100;
+    opt.eps_abs = opt.eps_rel = 0;
+    const pg::Result jit = pg::solve(wavelet_problem(noisy, 0.05f), opt);
+
+    wavelet::Data d;
+    d.sum_squares_offset = to_buffer(noisy);
+    d.sum_squares_offset.for_each_value([](float& v) { v = -v; });
+    d.norm1_weight = 0.05f;
+    wavelet::Options o;
+    o.max_iters = 100;
+    o.eps_abs = o.eps_rel = 0;
+    wavelet::Solver s;
+    REQUIRE(wavelet_init(s, {64, 64}, d, o) == wavelet::Status::ok);
+    REQUIRE(wavelet_solve(s) == wavelet::Status::ok);
+    const Buffer& x = s.x();
+    double d2 = 0, n2 = 0;
+    x.for_each_element([&](int i, int j) {
+        const double diff = double(x(i, j)) - jit.x(i, j);
+        d2 += diff * diff;
+        n2 += double(jit.x(i, j)) * jit.x(i, j);
+    });
+    CHECK(std::sqrt(d2) <= 1e-5 * std::sqrt(n2));
 }

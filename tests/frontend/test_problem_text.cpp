@@ -187,6 +187,7 @@ TEST_CASE("text: every operator and penalty of the catalogue works by name", "[f
         {"hstack", "sum_squares(hstack(x, x))"},
         {"mul_color", "sum_squares(mul_color(c, M))"},
         {"pxwise_matmul", "sum_squares(pxwise_matmul(A, c))"},
+        {"haar", "norm1(haar(x, 2))"},
         {"add", "sum_squares(add(x, b))"},
         {"subtract", "sum_squares(subtract(x, b))"},
         {"negate", "sum_squares(negate(x))"},

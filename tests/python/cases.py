@@ -99,6 +99,11 @@ def rt_modifiers():
             + 0.3 * rt.sum_squares(rt.conv(k, x)) + rt.sum_squares(x - pattern((H, W), 35)))
 
 
+def rt_by_name():
+    x = rt.variable("x", (H, W))
+    return rt.sum_squares(x - pattern((H, W), 40)) + 0.2 * rt.norm1(rt.haar(x, 2))
+
+
 def rt_nlm():
     x = rt.variable("x", (H, W))
     return rt.sum_squares(x - pattern((H, W), 36)) + 0.01 * rt.patch_nlm(x)
@@ -166,6 +171,11 @@ def px_modifiers():
     k = pattern((3, 3), 32, True)
     return x, [pg.norm1(pg.conv(k, x), alpha=2, beta=0.5, b=pattern((H, W), 33), c=pattern((H, W), 34), gamma=0.3),
                pg.sum_squares(x, b=pattern((H, W), 35))]
+
+
+def px_by_name():
+    x = pg.Variable((H, W), name="x")
+    return x, [pg.sum_squares(x - pattern((H, W), 40)), 0.2 * pg.norm1(pg.haar(x, 2))]
 
 
 def px_nlm():

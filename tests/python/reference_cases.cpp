@@ -152,6 +152,12 @@ const std::map<std::string, Case>& cases() {
                     rt::sum_entries(rt::mul_elemwise(pattern({W, H}, 34), rt::conv(k, x))) +
                     0.3 * rt::sum_squares(rt::conv(k, x)) + rt::sum_squares(x - pattern({W, H}, 35));
          }},
+        // catalogue entries without a C++ function of their own: by name (rt::call)
+        {"by_name", [] {
+             auto x = rt::variable("x", {W, H});
+             auto haar = std::get<rt::Expr>(rt::call("haar", {x, 2.0}));
+             return rt::sum_squares(x - pattern({W, H}, 40)) + 0.2 * rt::norm1(haar);
+         }},
         // the denoiser prior
         {"nlm", [] {
              auto x = rt::variable("x", {W, H});
