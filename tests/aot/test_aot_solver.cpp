@@ -15,6 +15,8 @@
 #include "denoise_fused.h"
 #include "denoise_problem.hpp"
 #include "reference_problems.hpp"
+#include "vtv.h"
+#include "vtv_problem.hpp"
 #include "wavelet.h"
 #include "wavelet_problem.hpp"
 
@@ -222,6 +224,37 @@ TEST_CASE("solver: a wavelet prior (haar, a card without a node type) runs the J
         const double diff = double(x(i, j)) - jit.x(i, j);
         d2 += diff * diff;
         n2 += double(jit.x(i, j)) * jit.x(i, j);
+    });
+    CHECK(std::sqrt(d2) <= 1e-5 * std::sqrt(n2));
+}
+
+TEST_CASE("solver: the vectorial TV (schatten, a penalty card without a node type) runs the JIT's iterations") {
+    pg::Image noisy({48, 40, 3});
+    for (int c = 0; c < 3; ++c)
+        for (int y = 0; y < 40; ++y)
+            for (int x = 0; x < 48; ++x) noisy(x, y, c) = float(((7 * x + 13 * y + 5 * c) % 17) / 16.0);
+    pg::Options opt;
+    opt.algorithm = pg::Algorithm::pock_chambolle;
+    opt.max_iters = 60;
+    opt.eps_abs = opt.eps_rel = 0;
+    const pg::Result jit = pg::solve(vtv_problem(noisy, 0.1f), opt);
+
+    vtv::Data d;
+    d.sum_squares_offset = Buffer(48, 40, 3);
+    d.sum_squares_offset.for_each_element([&](int x, int y, int c) { d.sum_squares_offset(x, y, c) = -noisy(x, y, c); });
+    d.schatten_weight = 0.1f;
+    vtv::Options o;
+    o.max_iters = 60;
+    o.eps_abs = o.eps_rel = 0;
+    vtv::Solver s;
+    REQUIRE(vtv_init(s, {48, 40, 3}, d, o) == vtv::Status::ok);
+    REQUIRE(vtv_solve(s) == vtv::Status::ok);
+    const Buffer& x = s.x();
+    double d2 = 0, n2 = 0;
+    x.for_each_element([&](int i, int j, int c) {
+        const double diff = double(x(i, j, c)) - jit.x(i, j, c);
+        d2 += diff * diff;
+        n2 += double(jit.x(i, j, c)) * jit.x(i, j, c);
     });
     CHECK(std::sqrt(d2) <= 1e-5 * std::sqrt(n2));
 }

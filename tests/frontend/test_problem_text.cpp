@@ -188,6 +188,7 @@ TEST_CASE("text: every operator and penalty of the catalogue works by name", "[f
         {"mul_color", "sum_squares(mul_color(c, M))"},
         {"pxwise_matmul", "sum_squares(pxwise_matmul(A, c))"},
         {"haar", "norm1(haar(x, 2))"},
+        {"schatten", "schatten(grad(c), 1) + schatten(grad(x), \"inf\")"},
         {"add", "sum_squares(add(x, b))"},
         {"subtract", "sum_squares(subtract(x, b))"},
         {"negate", "sum_squares(negate(x))"},

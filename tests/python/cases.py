@@ -101,7 +101,8 @@ def rt_modifiers():
 
 def rt_by_name():
     x = rt.variable("x", (H, W))
-    return rt.sum_squares(x - pattern((H, W), 40)) + 0.2 * rt.norm1(rt.haar(x, 2))
+    return (rt.sum_squares(x - pattern((H, W), 40)) + 0.2 * rt.norm1(rt.haar(x, 2))
+            + 0.1 * rt.schatten(rt.grad(x), 1))
 
 
 def rt_nlm():
@@ -175,7 +176,8 @@ def px_modifiers():
 
 def px_by_name():
     x = pg.Variable((H, W), name="x")
-    return x, [pg.sum_squares(x - pattern((H, W), 40)), 0.2 * pg.norm1(pg.haar(x, 2))]
+    return x, [pg.sum_squares(x - pattern((H, W), 40)), 0.2 * pg.norm1(pg.haar(x, 2)),
+               0.1 * pg.schatten(pg.grad(x), 1)]
 
 
 def px_nlm():

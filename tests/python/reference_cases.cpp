@@ -156,7 +156,8 @@ const std::map<std::string, Case>& cases() {
         {"by_name", [] {
              auto x = rt::variable("x", {W, H});
              auto haar = std::get<rt::Expr>(rt::call("haar", {x, 2.0}));
-             return rt::sum_squares(x - pattern({W, H}, 40)) + 0.2 * rt::norm1(haar);
+             auto nuclear = std::get<rt::Problem>(rt::call("schatten", {rt::grad(x), 1.0}));
+             return rt::sum_squares(x - pattern({W, H}, 40)) + 0.2 * rt::norm1(haar) + 0.1 * nuclear;
          }},
         // the denoiser prior
         {"nlm", [] {
