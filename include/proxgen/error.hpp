@@ -15,6 +15,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// Memory that could not be allocated (an image, a solver's state): the message says for what and
+/// how many bytes were asked for. A proxgen::Error, so callers that catch Error see it too.
+class OutOfMemory : public Error {
+public:
+    using Error::Error;
+};
+
 /// Throws proxgen::Error with an fmt-formatted message.
 template <class... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> f, Args&&... args) {

@@ -1,10 +1,30 @@
 #include "proxgen/image.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <new>
 
 #include "proxgen/error.hpp"
 
 namespace proxgen {
+
+namespace {
+/// malloc that throws instead of returning null: Halide::Runtime::Buffer::allocate writes its
+/// allocation header into whatever its allocator returns, so a null would be written through.
+void* allocate_or_throw(std::size_t bytes) {
+    void* p = std::malloc(bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+}
+
+/// "40000000000 bytes (37.3 GiB)"
+std::string byte_count(double bytes) {
+    if (bytes < 1024.0 * 1024.0) return fmt::format("{:.0f} bytes", bytes);
+    if (bytes < 1024.0 * 1024.0 * 1024.0) return fmt::format("{:.0f} bytes ({:.1f} MiB)", bytes, bytes / (1024.0 * 1024.0));
+    return fmt::format("{:.0f} bytes ({:.1f} GiB)", bytes, bytes / (1024.0 * 1024.0 * 1024.0));
+}
+}  // namespace
 
 Image::Image(int width, int height, int channels)
     : Image(channels > 1 ? std::vector<int>{width, height, channels} : std::vector<int>{width, height}) {}
@@ -13,7 +33,24 @@ Image::Image(const std::vector<int>& sizes) {
     if (sizes.empty() || sizes.size() > 4) fail("Image: rank must be 1..4, got {}", sizes.size());
     for (int s : sizes)
         if (s <= 0) fail("Image: every size must be positive, got {}", proxgen::shape_string(sizes));
-    buf_ = Buffer(sizes);
+    // Halide buffers keep int32 strides: every axis but the last must start within 2^31 elements.
+    double before_last = 1, elements = 1;
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+        if (d + 1 < sizes.size()) before_last *= sizes[d];
+        elements *= sizes[d];
+    }
+    if (before_last > INT_MAX)
+        throw OutOfMemory(fmt::format("cannot allocate a {} float32 image ({}): its axes but the last hold {:.0f} "
+                                      "elements, more than a Halide buffer addresses (2147483647)",
+                                      proxgen::shape_string(sizes), byte_count(4 * elements), before_last));
+    buf_ = Buffer(nullptr, sizes);
+    try {
+        buf_.allocate(&allocate_or_throw, &std::free);
+    } catch (const std::bad_alloc&) {
+        buf_ = Buffer();
+        throw OutOfMemory(fmt::format("cannot allocate {} for a {} float32 image: not enough memory",
+                                      byte_count(4 * elements), proxgen::shape_string(sizes)));
+    }
     // Not buf_.fill(0): Halide 14's for_each_value, flattening a dense buffer, advances its pointer by
     // an uninitialized stride (undefined behaviour that UBSan reports; found by fuzz/fuzz_tiff).
     // A fresh Buffer is dense, so one std::fill_n covers it.
@@ -33,7 +70,12 @@ std::vector<int> Image::sizes() const {
 
 Image Image::copy() const {
     if (!(buf_.data() != nullptr)) return Image();
-    return Image(buf_.copy());
+    try {
+        return Image(buf_.copy(&allocate_or_throw, &std::free));
+    } catch (const std::bad_alloc&) {
+        throw OutOfMemory(fmt::format("cannot allocate {} for a copy of a {} float32 image: not enough memory",
+                                      byte_count(4.0 * double(size())), shape_string()));
+    }
 }
 
 std::string Image::shape_string() const { return proxgen::shape_string(sizes()); }
