@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "proxgen/catalogue/card.hpp"
+#include "proxgen/check/rules.hpp"
 #include "proxgen/messages.hpp"
 
 namespace proxgen::catalogue {
@@ -179,13 +180,19 @@ void plane(std::string_view op, const std::vector<int>& operand) {
 }
 
 float weight(double w) {
-    if (!std::isfinite(w) || w < 0)
-        fail("scalar * penalty: a penalty's weight must be finite and non-negative, got {}", w);
+    if (std::string m = rules::weight(w); !m.empty()) throw Error("scalar * penalty: " + m);
+    return static_cast<float>(w);
+}
+
+float weight(double w, const std::string& parameter) {
+    if (parameter.empty()) return weight(w);
+    if (std::string m = rules::weight(w); !m.empty())
+        throw Error(fmt::format("scalar * penalty: parameter '{}': {}", parameter, m));
     return static_cast<float>(w);
 }
 
 float scale(double factor) {
-    if (!std::isfinite(factor)) fail("scalar * expression: the scalar is not finite ({})", factor);
+    if (std::string m = rules::scale(factor); !m.empty()) throw Error("scalar * expression: " + m);
     return static_cast<float>(factor);
 }
 

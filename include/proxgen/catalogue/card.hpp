@@ -383,8 +383,10 @@ void same_shape(std::string_view op, std::string_view left_name, const std::vect
                 std::string_view right_name, const std::vector<int>& right);
 /// Operators that work on the image plane need x and y.
 void plane(std::string_view op, const std::vector<int>& operand);
-/// A penalty's weight (finite, >= 0), as float.
+/// A penalty's weight (finite, >= 0, at most float32's largest value), as float.
 float weight(double w);
+/// The same for the value of a named parameter (named in the sentence; "" for a plain number).
+float weight(double w, const std::string& parameter);
 /// A scalar multiple's factor, as float.
 float scale(double factor);
 /// A variable's shape: rank 2 or 3, every size positive.

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "proxgen/catalogue/card.hpp"
+#include "proxgen/check/rules.hpp"
 #include "proxgen/messages.hpp"
 
 namespace proxgen::catalogue::ops {
@@ -25,8 +26,8 @@ struct conv {
         check::image(kernel, "conv", "kernel");
         if (kernel.dimensions() != 2) fail("conv: the kernel must be 2-D, got {}", kernel.shape_string());
         check::plane("conv", operand);
-        if (kernel.width() > operand[0] || kernel.height() > operand[1])
-            fail("conv: the kernel is {} but its operand is only {}", kernel.shape_string(), shape_string(operand));
+        // the rule generated solvers apply to the kernel they are given at run time
+        if (std::string m = rules::conv_kernel(kernel.sizes(), operand); !m.empty()) throw Error(m);
         return operand;
     }
     static ir::Node make(ir::Node e, Image kernel, Boundary b, std::string input_name = {}) {
