@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "proxgen/check/rules.hpp"
 #include "proxgen/error.hpp"
 
 namespace proxgen::ir {
@@ -84,19 +85,16 @@ std::string signature(const Problem& p) {
 
 namespace {
 void require_finite(const Image& img, const std::string& what) {
-    const float* d = img.data();
-    for (std::size_t i = 0; i < img.size(); ++i)
-        if (!std::isfinite(d[i]))
-            fail("{}: contains a non-finite value ({}) at element {}", what, d[i], i);
+    if (std::string m = rules::finite_data(what, img.data(), img.sizes()); !m.empty()) throw Error(m);
 }
 }  // namespace
 
 void validate(const Problem& p) {
     for (const auto* terms : {&p.omega, &p.psi})
         for (const auto& t : *terms) {
-            if (!t.arg_weight.empty()) require_finite(t.arg_weight, t.text + ": the weight image");
-            if (!t.offset.empty()) require_finite(t.offset, t.text + ": the constant image");
-            if (!t.data.empty()) require_finite(t.data, t.text + ": the data image");
+            if (!t.arg_weight.empty()) require_finite(t.arg_weight, t.text + ": its weight image");
+            if (!t.offset.empty()) require_finite(t.offset, t.text + ": its constant image");
+            if (!t.data.empty()) require_finite(t.data, t.text + ": its data image");
             if (!std::isfinite(t.beta)) fail("{}: the scale factor is not finite", t.text);
         }
     for_each_node(p, [&](const Node& n) {
@@ -108,12 +106,9 @@ void validate(const Problem& p) {
                  proxgen::shape_string(n.shape), proxgen::shape_string(shape));
     });
     for_each_node(p, [](const Node& n) {
-        if (!n.op->image_role()) return;
-        const float* d = n.image.data();
-        for (std::size_t i = 0; i < n.image.size(); ++i)
-            if (!std::isfinite(d[i]))
-                fail("{}: its {} image ({}) contains a non-finite value ({}) at element {}", name(n),
-                     n.op->image_role(), n.image.shape_string(), d[i], i);
+        if (!n.op->image_role() || n.image.empty()) return;
+        require_finite(n.image, n.name.empty() ? fmt::format("{}: its {} image", name(n), n.op->image_role())
+                                               : fmt::format("input '{}'", n.name));
     });
     for (const auto* terms : {&p.omega, &p.psi})
         for (const auto& t : *terms)

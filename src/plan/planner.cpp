@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "proxgen/catalogue/card.hpp"
+#include "../check/inputs.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/messages.hpp"
 #include "proxgen/plan/decide.hpp"
@@ -73,6 +74,7 @@ void check_variables(const Draft& d) {
 ir::Problem plan(const Draft& draft, Algorithm a) {
     if (draft.terms.empty()) fail(PROXGEN_MSG_NO_TERMS);
     check_variables(draft);
+    check::draft_data(draft);  // before the rules fold (and negate) any data
     std::vector<ir::Term> terms = normalize(draft.terms);
     std::vector<TermFacts> facts;
     for (const auto& t : terms) facts.push_back(term_facts(t));

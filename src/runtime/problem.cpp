@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "../check/inputs.hpp"
 #include "nodes.hpp"
 #include "proxgen/catalogue/all.hpp"
+#include "proxgen/check/rules.hpp"
 #include "proxgen/messages.hpp"
 #include "proxgen/plan/planner.hpp"
 #include "proxgen/typed/solve.hpp"
@@ -20,10 +22,15 @@ using detail::ProblemData;
 namespace detail {
 
 float term_weight(const Term& t, const Names& names) {
-    float w = t.base_weight;
+    // the product in double: factors that each fit in float32 may multiply to more than it holds
+    double w = t.base_weight;
     for (const auto& f : t.factors)
-        w *= f.parameter.empty() ? f.number : catalogue::check::weight(names.parameters.at(f.parameter).value);
-    return w;
+        w *= f.parameter.empty() ? double(f.number)
+                                 : double(catalogue::check::weight(names.parameters.at(f.parameter).value, f.parameter));
+    if (!(w <= rules::float32_max))
+        fail("scalar * penalty: the weights of {} multiply to {:.4g}{}", ir::name(t.ir), w,
+             rules::float32_overflow_note(w));
+    return float(w);
 }
 
 }  // namespace detail
@@ -205,7 +212,7 @@ void Problem::set_input(const std::string& name, const Image& image) {
 
 void Problem::set_parameter(const std::string& name, double value) {
     const auto& p = find_name(data_->names.parameters, name, "parameter");
-    if (p.weight) catalogue::check::weight(value);
+    if (p.weight) catalogue::check::weight(value, name);
     const float factor = p.scale ? catalogue::check::scale(value) : float(value);
     ProblemData& d = mutable_data(data_);
     d.names.parameters[name].value = value;
@@ -238,7 +245,7 @@ Problem& Problem::operator+=(const Problem& other) {
 }
 
 Problem operator*(const Scalar& s, const Problem& p) {
-    const float w = catalogue::check::weight(s.value());
+    const float w = catalogue::check::weight(s.value(), s.name());
     auto data = p.data();
     ProblemData& d = mutable_data(data);
     d.names.add_parameter(s.name(), s.value(), true, false);
@@ -258,6 +265,8 @@ std::atomic<std::size_t> plan_counter{0};
 ir::Problem planned_ir(const Problem& prob, Algorithm a) {
     ++plan_counter;
     const ProblemData& d = *prob.data();
+    // named inputs by their names (the planner names the rest by operator and role)
+    for (const auto& [name, in] : d.names.inputs) check::finite(in.image, fmt::format("input '{}'", name));
     plan::Draft draft;
     for (const auto& v : d.names.variables) draft.variables.push_back({v.name, v.shape});
     for (const auto& t : d.terms) {

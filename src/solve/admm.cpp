@@ -328,9 +328,6 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
     Result res;
     auto K = cached_as<QuadraticKernels>(std::string(hqs ? "hqs:" : "admm:") + ir::signature(p),
                                          [&] { return std::make_shared<QuadraticKernels>(p); }, res.compile_seconds);
-    if (opt.rho < 0 || !std::isfinite(opt.rho)) fail("Options: rho must be finite and >= 0 (0: automatic), got {}", opt.rho);
-    if (hqs && !(opt.hqs_growth > 1.0)) fail("Options: hqs_growth must be > 1, got {}", opt.hqs_growth);
-    if (hqs && opt.hqs_every < 1) fail("Options: hqs_every must be >= 1, got {}", opt.hqs_every);
     double rho = admm_rho(p, opt);
     const double rho_max = rho * opt.hqs_max_ratio;
 

@@ -1,8 +1,10 @@
 #include "engine.hpp"
 
 #include <cmath>
+#include <new>
 #include <optional>
 
+#include "../check/inputs.hpp"
 #include "../lower/card_lowering.hpp"
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
@@ -73,9 +75,7 @@ Image initial_x(const ir::Problem& p, const Options& opt, const Result* warm) {
     if (!from) return Image(p.variable_shape);
     if (from->sizes() != p.variable_shape)
         fail("warm start: x0 is {} but the variable is {}", from->shape_string(), shape_string(p.variable_shape));
-    const float* d = from->data();
-    for (std::size_t i = 0; i < from->size(); ++i)
-        if (!std::isfinite(d[i])) fail("warm start: x0 contains a non-finite value ({}) at element {}", d[i], i);
+    check::finite(*from, from == &opt.x0 ? "Options: x0" : "warm start: the earlier result's x");
     return from->copy();
 }
 
@@ -115,10 +115,6 @@ std::size_t psi_elements(const ir::Problem& p) {
 
 Monitor::Monitor(const ir::Problem& p, const Options& opt, Result& r)
     : problem_(p), opt_(opt), result_(r), track_(opt.verbose || opt.track_objective), start_(Clock::now()) {
-    if (opt.max_iters < 0) fail("Options: max_iters must be >= 0, got {}", opt.max_iters);
-    if (opt.check_every < 1) fail("Options: check_every must be >= 1, got {}", opt.check_every);
-    if (!(opt.eps_abs >= 0) || !(opt.eps_rel >= 0))
-        fail("Options: eps_abs and eps_rel must be >= 0, got {} and {}", opt.eps_abs, opt.eps_rel);
     if (opt.verbose) {
         fmt::print("{}", describe_ir(p));
         fmt::print("{:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>9}\n", "iter", "objective", "r_primal",
@@ -310,15 +306,28 @@ std::string x_update_description(const ir::Problem& p) {
 }
 
 Result solve_ir(const ir::Problem& planned, const Options& opt, const Result* warm) {
+    check_options(opt);
     ir::validate(planned);
-    const ir::Problem p = with_norm_bounds(planned);
-    // The plan was made for one algorithm (its Ω / Ψ split and x-update depend on it): that one
-    // runs. opt.algorithm is what a front end plans with, and is not read again here.
-    switch (p.algorithm) {
-    case Algorithm::pock_chambolle: return pock_chambolle(p, opt, warm);
-    case Algorithm::ladmm: return linearized_admm(p, opt, warm);
-    case Algorithm::admm:
-    case Algorithm::hqs: return quadratic_split(p, opt, warm);
+    // memory that is not there is an error naming the variable whose solve needed it
+    const std::string var = planned.variables.empty() ? std::string("x") : planned.variables.front().name;
+    double elements = 1;
+    for (int e : planned.variable_shape) elements *= e;
+    const std::string solving = fmt::format("solving for variable '{}' ({}, {:.0f} bytes per float32 copy)", var,
+                                            shape_string(planned.variable_shape), 4 * elements);
+    try {
+        const ir::Problem p = with_norm_bounds(planned);
+        // The plan was made for one algorithm (its Ω / Ψ split and x-update depend on it): that one
+        // runs. opt.algorithm is what a front end plans with, and is not read again here.
+        switch (p.algorithm) {
+        case Algorithm::pock_chambolle: return pock_chambolle(p, opt, warm);
+        case Algorithm::ladmm: return linearized_admm(p, opt, warm);
+        case Algorithm::admm:
+        case Algorithm::hqs: return quadratic_split(p, opt, warm);
+        }
+    } catch (const OutOfMemory& e) {
+        throw OutOfMemory(fmt::format("{}: {}", solving, e.what()));
+    } catch (const std::bad_alloc&) {
+        throw OutOfMemory(fmt::format("{}: not enough memory for the solver's state", solving));
     }
     return {};
 }

@@ -32,8 +32,7 @@ void swap_with_views(std::vector<Image>& a, std::vector<std::vector<Image>>& a_v
 }
 
 int iterations_per_call(const ir::Problem& p, const Options& opt, bool blockable) {
-    if (opt.iterations_per_call < 0 || opt.iterations_per_call > 16)
-        fail("Options: iterations_per_call must be in [0, 16] (0: automatic), got {}", opt.iterations_per_call);
+    // (its range is checked with every option, check_options)
     if (!blockable || opt.callback) return 1;
     // Automatic: 1. The n-iteration kernels (schedule_blocked) were 2x slower per iteration than
     // one fused step per call at 1024² and 2048² for PC and L-ADMM TV denoising (bench/

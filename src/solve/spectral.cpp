@@ -297,7 +297,9 @@ void GramSolver::finalize() {
         I.bwd = plan_for(false, W, H, I.channels);
         I.real = fftwf_alloc_real(I.spatial() * I.channels);
         I.spec = reinterpret_cast<cf*>(fftwf_alloc_complex(I.half() * I.channels));
-        if (I.real == nullptr || I.spec == nullptr) fail("x-update: out of memory for the FFT work arrays");
+        if (I.real == nullptr || I.spec == nullptr)
+            throw OutOfMemory(fmt::format("x-update: cannot allocate the FFT work arrays ({} bytes)",
+                                          (I.spatial() + 2 * I.half()) * I.channels * sizeof(float)));
     }
     I.ready = true;
 }

@@ -63,4 +63,10 @@ struct Options {
     std::function<bool(const IterationInfo&)> callback;
 };
 
+/// Throws proxgen::Error naming the first option out of its range ("Options: cg_max_iters must be
+/// an integer from 1 to 2147483647, got 0") or a non-finite x0, before anything is compiled. Every
+/// solve calls it; the ranges and sentences are proxgen/check/rules.hpp's, which the command line,
+/// Python and the generated solvers apply too.
+void check_options(const Options& opt);
+
 }  // namespace proxgen
