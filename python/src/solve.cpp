@@ -2,6 +2,7 @@
 // arrays. The GIL is released while solving; after each iteration the callback path takes it back
 // briefly to run Python's signal handlers (Ctrl-C stops the solve and raises KeyboardInterrupt)
 // and the user's callback (returning False stops the solve).
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "binding.hpp"
+#include "proxgen/check/rules.hpp"
 #include "proxgen/error.hpp"
 
 namespace proxgen::python {
@@ -51,6 +53,26 @@ T get(const py::handle& v, const char* key) {
     }
 }
 
+/// A numeric option, checked against its range (proxgen/check/rules.hpp: the sentences pg::solve and
+/// the command line give) before it is narrowed: max_iters=2**40 is out of range, not a wrong type.
+template <class T>
+T number(const py::handle& v, const char* key) {
+    if (py::isinstance<py::bool_>(v) || !(py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v) ||
+                                          py::hasattr(v, "__float__")))
+        return get<T>(v, key);  // not a number: the wrong-type message
+    double d = 0;
+    try {
+        d = v.cast<double>();
+    } catch (const py::cast_error&) {
+        throw Error(fmt::format("solve: {}", rules::option_text(key, std::string(py::str(v)))));
+    }
+    if (PyErr_Occurred()) PyErr_Clear();
+    if (!std::isfinite(d) && py::isinstance<py::int_>(v))  // an int beyond double's range
+        throw Error(fmt::format("solve: {}", rules::option_text(key, std::string(py::str(v)))));
+    if (std::string m = rules::option(key, d); !m.empty()) throw Error("solve: " + m);
+    return static_cast<T>(d);
+}
+
 SolveArgs options_of(const py::kwargs& kw, const PyProblem& prob) {
     SolveArgs a;
     Options& o = a.options;
@@ -58,24 +80,24 @@ SolveArgs options_of(const py::kwargs& kw, const PyProblem& prob) {
         const std::string k = item.first.cast<std::string>();
         const py::handle v = item.second;
         if (k == "algorithm" || k == "solver") o.algorithm = algorithm_of(get<std::string>(v, k.c_str()));
-        else if (k == "max_iters") o.max_iters = get<int>(v, "max_iters");
-        else if (k == "eps_abs") o.eps_abs = get<double>(v, "eps_abs");
-        else if (k == "eps_rel") o.eps_rel = get<double>(v, "eps_rel");
-        else if (k == "check_every") o.check_every = get<int>(v, "check_every");
+        else if (k == "max_iters") o.max_iters = number<int>(v, "max_iters");
+        else if (k == "eps_abs") o.eps_abs = number<double>(v, "eps_abs");
+        else if (k == "eps_rel") o.eps_rel = number<double>(v, "eps_rel");
+        else if (k == "check_every") o.check_every = number<int>(v, "check_every");
         else if (k == "verbose") o.verbose = truthy(v);
         else if (k == "track_objective") o.track_objective = truthy(v);
-        else if (k == "tau") o.tau = get<double>(v, "tau");
-        else if (k == "sigma") o.sigma = get<double>(v, "sigma");
+        else if (k == "tau") o.tau = number<double>(v, "tau");
+        else if (k == "sigma") o.sigma = number<double>(v, "sigma");
         else if (k == "accelerate") o.accelerate = truthy(v);
-        else if (k == "lambda_" || k == "lmb") o.lambda = get<double>(v, k.c_str());
-        else if (k == "mu") o.mu = get<double>(v, "mu");
-        else if (k == "rho") o.rho = get<double>(v, "rho");
+        else if (k == "lambda_" || k == "lmb") o.lambda = number<double>(v, "lambda");
+        else if (k == "mu") o.mu = number<double>(v, "mu");
+        else if (k == "rho") o.rho = number<double>(v, "rho");
         else if (k == "adaptive_rho") o.adaptive_rho = truthy(v);
-        else if (k == "hqs_growth") o.hqs_growth = get<double>(v, "hqs_growth");
-        else if (k == "hqs_every") o.hqs_every = get<int>(v, "hqs_every");
-        else if (k == "hqs_max_ratio") o.hqs_max_ratio = get<double>(v, "hqs_max_ratio");
-        else if (k == "cg_tol") o.cg_tol = get<double>(v, "cg_tol");
-        else if (k == "cg_max_iters") o.cg_max_iters = get<int>(v, "cg_max_iters");
+        else if (k == "hqs_growth") o.hqs_growth = number<double>(v, "hqs_growth");
+        else if (k == "hqs_every") o.hqs_every = number<int>(v, "hqs_every");
+        else if (k == "hqs_max_ratio") o.hqs_max_ratio = number<double>(v, "hqs_max_ratio");
+        else if (k == "cg_tol") o.cg_tol = number<double>(v, "cg_tol");
+        else if (k == "cg_max_iters") o.cg_max_iters = number<int>(v, "cg_max_iters");
         else if (k == "x0") {
             if (!v.is_none()) o.x0 = to_data(v, "solve: x0").data.image().copy();
         } else if (k == "callback") {

@@ -13,9 +13,10 @@ struct SolveOptions {
     std::string problem;
     DataOptions data;
     std::string algorithm = "pc";
-    int iters = 500;
+    // numbers as given (1e12 too), checked against the options' ranges before narrowing to int
+    double iters = 500;
     double eps = 1e-4;
-    int check_every = 10;
+    double check_every = 10;
     std::vector<std::string> outputs;  // NAME=FILE, or FILE for a problem in one variable
     bool quiet = false, no_objective = false;
 };

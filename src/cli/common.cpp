@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <proxgen/check/rules.hpp>
+
 namespace proxgen::cli {
 
 std::pair<std::string, std::string> split_assignment(const std::string& arg, const char* option) {
@@ -21,7 +23,12 @@ frontend::Bindings load_bindings(const DataOptions& d) {
     for (const auto& arg : d.inputs) {
         auto [name, file] = split_assignment(arg, "--input");
         if (b.inputs.count(name)) throw Stop(bad_input, fmt::format("--input {} is given twice", name));
-        b.inputs.emplace(name, stage(bad_input, [&] { return load_image(file); }));
+        Image image = stage(bad_input, [&] { return load_image(file); });
+        // named as the command line gave it: the input's name and its file
+        if (std::string m = rules::finite_data(fmt::format("input '{}' (file {})", name, file), image.data(), image.sizes());
+            !m.empty())
+            throw Stop(bad_input, m);
+        b.inputs.emplace(name, std::move(image));
     }
     for (const auto& arg : d.params) {
         auto [name, text] = split_assignment(arg, "--param");

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <proxgen/check/rules.hpp>
 #include <proxgen/ir/ir.hpp>
 
 #include "commands.hpp"
@@ -61,9 +62,13 @@ std::map<std::string, std::string> output_files(const std::vector<std::string>& 
 
 int solve(const SolveOptions& o) {
     const Algorithm algorithm = algorithm_option(o.algorithm);
-    if (o.iters < 1) throw Stop(bad_input, fmt::format("--iters must be >= 1, got {}", o.iters));
-    if (!(o.eps >= 0)) throw Stop(bad_input, fmt::format("--eps must be >= 0, got {}", o.eps));
-    if (o.check_every < 1) throw Stop(bad_input, fmt::format("--check-every must be >= 1, got {}", o.check_every));
+    // the ranges and sentences of pg::Options (check_options), with the flag that gave the value
+    auto option = [](const char* flag, const char* name, double value) {
+        if (std::string m = rules::option(name, value); !m.empty()) throw Stop(bad_input, fmt::format("{}: {}", flag, m));
+    };
+    option("--iters", "max_iters", o.iters);
+    option("--eps", "eps_abs", o.eps);
+    option("--check-every", "check_every", o.check_every);
     const rt::Problem problem = load_problem(o.problem, load_bindings(o.data));
     const auto outputs = output_files(o.outputs, problem.variables());
     // A problem this algorithm cannot plan is the user's to change, like a syntax error. The plan
@@ -71,11 +76,11 @@ int solve(const SolveOptions& o) {
     const rt::Plan planned = stage(bad_input, [&] { return rt::plan(problem, algorithm); });
 
     Options opt;
-    opt.max_iters = o.iters;
+    opt.max_iters = int(o.iters);
     opt.eps_abs = opt.eps_rel = o.eps;
-    opt.check_every = o.check_every;
+    opt.check_every = int(o.check_every);
     opt.track_objective = !o.quiet && !o.no_objective;
-    Progress progress(stderr, isatty(fileno(stderr)) != 0, o.iters, opt.track_objective);
+    Progress progress(stderr, isatty(fileno(stderr)) != 0, opt.max_iters, opt.track_objective);
     if (!o.quiet) opt.callback = [&](const IterationInfo& info) { return progress(info); };
     const Result r = stage(failed, [&] { return rt::solve(planned, opt); });
     progress.finish();
