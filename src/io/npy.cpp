@@ -7,6 +7,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -14,6 +15,7 @@
 
 #include "file_bytes.hpp"
 #include "proxgen/error.hpp"
+#include "proxgen/check/rules.hpp"
 #include "samples.hpp"
 
 namespace proxgen::io {
@@ -197,8 +199,17 @@ Image read_npy(Bytes bytes, const std::string& name, const ReadLimits& limits) {
     const std::size_t item = std::size_t(type->bytes);
     for (int c = 0; c < C; ++c)
         for (int y = 0; y < H; ++y)
-            for (int x = 0; x < W; ++x)
-                *out++ = decode_sample(in + item * (y * sy + x * sx + c * sc), *type);
+            for (int x = 0; x < W; ++x) {
+                const unsigned char* at = in + item * (y * sy + x * sx + c * sc);
+                *out = decode_sample(at, *type);
+                // a finite float64 beyond float32's range would silently become infinity
+                if (std::isinf(*out++))
+                    if (const double v = float32_overflow(at, *type); !std::isnan(v))
+                        fail("'{}': the {} value {} at {} is more than float32 (ProxGen's arithmetic) can hold (its "
+                             "largest value is {}); rescale the data", name, sample_type_name(*type), rules::number(v),
+                             rules::position(image.sizes(), std::size_t(x) + std::size_t(W) * (y + std::size_t(H) * c)),
+                             rules::float32_max_text);
+            }
     return image;
 }
 

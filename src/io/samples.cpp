@@ -62,6 +62,12 @@ float decode_sample(const unsigned char* p, SampleType t) {
     return 0.0f;
 }
 
+double float32_overflow(const unsigned char* p, SampleType t) {
+    if (t.kind != SampleKind::floating || t.bytes != 8) return NAN;  // only float64 exceeds float32
+    const double v = std::bit_cast<double>(load_bits(p, t.bytes, t.big_endian));
+    return std::isfinite(v) && !std::isfinite(float(v)) ? v : NAN;
+}
+
 unsigned quantize_unit(float v, unsigned top) {
     const float clamped = std::isnan(v) ? 0.0f : std::fmin(std::fmax(v, 0.0f), 1.0f);
     return unsigned(std::lround(clamped * float(top)));

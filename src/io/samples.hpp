@@ -25,6 +25,10 @@ struct SampleType {
 bool is_supported(SampleType type);
 /// The sample at p, converted by the rule above. `type` must be supported.
 float decode_sample(const unsigned char* p, SampleType type);
+/// Where a sample decoded to infinity from a finite stored value (a float64 beyond float32's
+/// range): the stored value; NaN for every other sample (which decode_sample keeps as it is).
+double float32_overflow(const unsigned char* p, SampleType type);
+
 /// The writers' inverse for 8/16-bit integer formats (PNG, JPEG, TIFF): v clamped to [0, 1],
 /// scaled to [0, top] and rounded; NaN gives 0.
 unsigned quantize_unit(float v, unsigned top);

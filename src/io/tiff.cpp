@@ -15,6 +15,7 @@
 
 #include "file_bytes.hpp"
 #include "proxgen/error.hpp"
+#include "proxgen/check/rules.hpp"
 #include "samples.hpp"
 
 namespace proxgen::io {
@@ -281,8 +282,16 @@ private:
                     at[i + 2 * plane_] = float(f_.blue[c]) / 65535.0f;
                     continue;
                 }
+                const unsigned char* stored = row + index * std::size_t(f_.type.bytes);
                 float v = f_.bps < 8 ? float(packed_bits(row, index, f_.bps)) / float((1u << f_.bps) - 1)
-                                     : decode_sample(row + index * std::size_t(f_.type.bytes), f_.type);
+                                     : decode_sample(stored, f_.type);
+                // a finite float64 beyond float32's range would silently become infinity
+                if (std::isinf(v) && f_.bps >= 8)
+                    if (const double big = float32_overflow(stored, f_.type); !std::isnan(big))
+                        fail("{}: the {} value {} at (x, y, c) = ({}, {}, {}) is more than float32 (ProxGen's "
+                             "arithmetic) can hold (its largest value is {}); rescale the data", where_,
+                             sample_type_name(f_.type), rules::number(big), x0 + i, y, channel,
+                             rules::float32_max_text);
                 if (f_.invert) v = 1.0f - v;
                 at[i + std::size_t(channel) * plane_] = v;
             }

@@ -221,3 +221,21 @@ TEST_CASE("npy format errors are explained", "[io][npy][error]") {
         require_error_naming(path, [&] { proxgen::load_image(path); }, c.says);
     }
 }
+
+TEST_CASE("npy: a float64 value float32 cannot hold is refused, named with its position and value", "[io][npy][error]") {
+    // NaN and Inf stored as float64 stay what they are (the solvers refuse them, named); a finite
+    // 1e308 would silently become inf in float32
+    std::vector<double> v(4 * 3 * 2, 0.25);
+    v[(2 * 4 + 1) * 2 + 1] = -1e308;  // array[2, 1, 1]: (x, y, c) = (1, 2, 1)
+    const std::string path = temp_path("huge_value.npy");
+    write_bytes(path, npy_bytes("<f8", "(3, 4, 2)", le_bytes(v)));
+    CHECK_THROWS_WITH(proxgen::load_image(path),
+                      "'" + path + "': the float64 value -1e+308 at (x, y, c) = (1, 2, 1) is more than float32 "
+                      "(ProxGen's arithmetic) can hold (its largest value is 3.4028235e+38); rescale the data");
+    v[(2 * 4 + 1) * 2 + 1] = INFINITY;
+    write_bytes(path, npy_bytes("<f8", "(3, 4, 2)", le_bytes(v)));
+    CHECK(std::isinf(proxgen::load_image(path)(1, 2, 1)));
+    v[(2 * 4 + 1) * 2 + 1] = 3.4e38;  // within float32's range: read
+    write_bytes(path, npy_bytes("<f8", "(3, 4, 2)", le_bytes(v)));
+    CHECK(proxgen::load_image(path)(1, 2, 1) == 3.4e38f);
+}
