@@ -17,8 +17,9 @@ enum Exit : int {
     ok = 0,
     bad_input = 1,       ///< the command line, the problem file, an input image, a name
     not_converged = 2,   ///< the solve ran --iters without meeting --eps, or stopped as likely infeasible
-                         ///< (the outputs are written)
-    failed = 3,          ///< solving or generating failed (divergence, a Halide error, an unwritable output)
+                         ///< or unbounded (the outputs are written)
+    failed = 3,          ///< solving or generating failed (divergence, memory that cannot be allocated, a
+                         ///< Halide error, an unwritable output)
     internal_error = 4   ///< a ProxGen bug
 };
 

@@ -13,9 +13,9 @@ using namespace proxgen::cli;
 
 constexpr const char* exit_codes =
     "Exit codes: 0 done (a solve converged, or ran exactly --iters with --eps 0); 1 bad command line, problem "
-    "file, input image or name; 2 the solve did not converge within --iters or stopped as likely infeasible "
-    "(outputs written); 3 solving or "
-    "generating failed (divergence, a Halide error, an unwritable output); 4 internal error (a ProxGen bug).";
+    "file, input image, option value, weight or name; 2 the solve did not converge within --iters or stopped as "
+    "likely infeasible or unbounded (outputs written); 3 solving or generating failed (divergence, memory that "
+    "cannot be allocated, a Halide error, an unwritable output); 4 internal error (a ProxGen bug).";
 
 void add_data(CLI::App* c, DataOptions& d) {
     c->add_option("-i,--input", d.inputs, "a data image of the problem: NAME=FILE (.png, .jpg, .npy, .pfm)")

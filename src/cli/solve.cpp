@@ -96,8 +96,10 @@ int solve(const SolveOptions& o) {
                    r.solve_seconds, r.iterations ? 1e3 * r.solve_seconds / r.iterations : 0.0);
         for (const auto& [name, file] : outputs) fmt::print(stderr, "wrote {} ({}) to {}\n", name, r[name].shape_string(), file);
     }
-    // (a solve stopped early as likely infeasible did not converge either)
-    return (o.eps > 0 && !r.converged) || r.status == Status::likely_infeasible ? not_converged : ok;
+    // (a solve stopped early as likely infeasible or unbounded did not converge either)
+    return (o.eps > 0 && !r.converged) || r.status == Status::likely_infeasible || r.status == Status::unbounded
+               ? not_converged
+               : ok;
 }
 
 }  // namespace proxgen::cli

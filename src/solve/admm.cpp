@@ -378,7 +378,12 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
         if (mon.should_check(it)) {
             converged = state.check(x, rho, mon, it);
             if (!converged && mon.likely_infeasible()) break;
-            if (hqs) converged = converged && rho >= rho_max;  // the penalty must have grown first
+            if (hqs) {
+                // the penalty must have grown first, unless nothing is left to split: z = K x and z
+                // unchanged make x optimal at any ρ (a Ψ-free problem, whose x-update is the answer)
+                const HistoryEntry& h = res.history.back();
+                converged = converged && (rho >= rho_max || (h.primal_residual == 0 && h.dual_residual == 0));
+            }
             else if (opt.adaptive_rho && !converged) {
                 const double factor = balancing.factor(res.history.back());
                 if (factor != 1.0) {

@@ -18,6 +18,7 @@ const char* name(Status s) {
     case Status::max_iterations: return "max_iterations";
     case Status::stopped_by_callback: return "stopped_by_callback";
     case Status::likely_infeasible: return "likely_infeasible";
+    case Status::unbounded: return "unbounded";
     }
     return "?";
 }
@@ -122,7 +123,20 @@ Monitor::Monitor(const ir::Problem& p, const Options& opt, Result& r)
     }
 }
 
-bool Monitor::should_check(int it) const { return it % opt_.check_every == 0 || it == opt_.max_iters; }
+// With nothing split (Ψ empty) the x-update alone solves the problem: check at once, so that a
+// problem it solves exactly stops after one iteration.
+bool Monitor::should_check(int it) const {
+    return it % opt_.check_every == 0 || it == opt_.max_iters || (it == 1 && problem_.psi.empty());
+}
+
+double Monitor::objective_at(const Image& x) {
+    double compile_s = 0;
+    const double f = objective_ir(problem_, x, compile_s);
+    // the iterations' clock started before this compilation: move it on by as much
+    start_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(compile_s));
+    result_.compile_seconds += compile_s;
+    return f;
+}
 
 bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x,
                      const char* other_step) {
@@ -134,7 +148,8 @@ bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double
              "reduce the step sizes or check the problem's scaling",
              name(problem_.algorithm), it, x_finite ? other_step : "the x-update", r_pri, r_dual);
     }
-    if (track_) h.objective = objective_ir(problem_, x);
+    if (track_) h.objective = objective_at(x);
+    last_x_ = &x;
     result_.history.push_back(h);
     result_.primal_residual = r_pri;
     result_.dual_residual = r_dual;
@@ -162,7 +177,24 @@ bool Monitor::likely_infeasible() {
         stall_reference_ = r;
         return false;
     }
-    if (++stalled_checks_ < kChecks) return false;
+    // where the stall began: an unbounded problem stalls the same way, but its x runs away while
+    // the objective falls (a copy once per stall, which a healthy solve rarely enters)
+    if (++stalled_checks_ == 1 && last_x_) stall_x_ = last_x_->copy();
+    if (stalled_checks_ < kChecks) return false;
+    if (last_x_ && !stall_x_.empty()) {
+        const double n0 = norm2(stall_x_), n1 = norm2(*last_x_);
+        const double f0 = objective_at(stall_x_), f1 = objective_at(*last_x_);
+        // falling by more than rounding while x grew by more than 1 %: no minimum to reach
+        if (std::isfinite(f0) && f1 < f0 - 1e-6 * std::max(1.0, std::abs(f0)) && n1 > 1.01 * n0) {
+            result_.status = Status::unbounded;
+            result_.message = fmt::format(
+                "the problem looks unbounded: over the last {} checks (to iteration {}) the objective fell from "
+                "{:.6g} to {:.6g} while ||x|| grew from {:.4g} to {:.4g} and the {} residual stayed at {:.4g}; the "
+                "objective has no minimum (is a data term, a constraint or a regularizer that bounds x missing?)",
+                kChecks, h.iteration, f0, f1, n0, n1, primal_stuck ? "primal" : "dual", r);
+            return true;
+        }
+    }
     result_.status = Status::likely_infeasible;
     result_.message = fmt::format(
         "likely infeasible: after {} iterations the {} residual has stayed at {:.4g} ({:.3g}x its tolerance) for {} "
@@ -182,14 +214,15 @@ bool Monitor::after_iteration(int it) {
 void Monitor::finish(int it, bool converged, bool stopped) {
     result_.iterations = it;
     result_.converged = converged;
-    if (result_.status != Status::likely_infeasible)
+    if (result_.status != Status::likely_infeasible && result_.status != Status::unbounded)
         result_.status = converged ? Status::converged : stopped ? Status::stopped_by_callback : Status::max_iterations;
     result_.solve_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     result_.algorithm = problem_.algorithm;
     result_.signature = ir::signature(problem_);
     if (opt_.verbose) {
-        fmt::print("{} after {} iterations, {:.3f} s ({:.3f} ms/iteration)\n", name(result_.status), it,
-                   result_.solve_seconds, it ? 1e3 * result_.solve_seconds / it : 0.0);
+        fmt::print("{} after {} iterations, {:.3f} s ({:.3f} ms/iteration); JIT compilation apart: {:.3f} s\n",
+                   name(result_.status), it, result_.solve_seconds, it ? 1e3 * result_.solve_seconds / it : 0.0,
+                   result_.compile_seconds);
         if (!result_.message.empty()) fmt::print("{}\n", result_.message);
     }
 }
@@ -223,10 +256,14 @@ std::vector<Halide::Argument> TermValues::arguments() const {
 }
 
 double objective_ir(const ir::Problem& p, const Image& x) {
+    double compile_s = 0;
+    return objective_ir(p, x, compile_s);
+}
+
+double objective_ir(const ir::Problem& p, const Image& x, double& compile_s) {
     ir::validate(p);
     if (x.sizes() != p.variable_shape)
         fail("objective: x is {} but the variable is {}", x.shape_string(), shape_string(p.variable_shape));
-    double compile_s = 0;
     auto values_kernel = cached_as<jit::Kernel>("objective:" + ir::signature(p), [&] {
         LazyPipelines<TermValues> tv(p);
         return kernel_for(p, "objective", tv.source(&TermValues::pipeline));

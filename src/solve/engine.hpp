@@ -89,13 +89,18 @@ public:
     bool record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x,
                 const char* other_step);
     /// After a check that did not converge: true when the residuals show the problem is likely
-    /// infeasible (see Status::likely_infeasible); the solve should stop.
+    /// infeasible (Status::likely_infeasible) or, with the objective falling while x grows,
+    /// unbounded (Status::unbounded); the solve should stop.
     bool likely_infeasible();
     /// Calls the user's callback; returns false to stop.
     bool after_iteration(int it);
     void finish(int it, bool converged, bool stopped);
 
 private:
+    /// The objective at x (float64); the JIT compilation it may need is counted as compilation,
+    /// not as iteration time.
+    double objective_at(const Image& x);
+
     const ir::Problem& problem_;
     const Options& opt_;
     Result& result_;
@@ -103,8 +108,13 @@ private:
     bool track_;
     int stalled_checks_ = 0;
     double stall_reference_ = 0;
+    const Image* last_x_ = nullptr;  // the x of the last record(), valid until the next iteration
+    Image stall_x_;                  // x where the current stall began (unbounded or infeasible?)
     std::chrono::steady_clock::time_point start_;
 };
+
+/// objective_ir, adding the seconds spent compiling its pipeline (0 when cached) to compile_seconds.
+double objective_ir(const ir::Problem& p, const Image& x, double& compile_seconds);
 
 /// Pipeline that evaluates every term's K_i x + c_i (Ω then Ψ) at an input x.
 struct TermValues {

@@ -22,8 +22,10 @@ enum class Status {
     converged,          ///< both residuals met their tolerance
     max_iterations,     ///< ran max_iters without meeting the tolerance
     stopped_by_callback, ///< the callback returned false
-    likely_infeasible   ///< stopped early: one residual stalled far above its tolerance while the other
+    likely_infeasible,  ///< stopped early: one residual stalled far above its tolerance while the other
                         ///< vanished, the signature of constraints with no common point (Result::message)
+    unbounded           ///< stopped early: the residuals stalled like that while the objective kept
+                        ///< falling and x kept growing: the problem has no minimum (Result::message)
 };
 
 const char* name(Status s);
@@ -45,7 +47,7 @@ struct Result {
     double compile_seconds = 0;  ///< JIT compilation in this call (0 on a cache hit)
     Algorithm algorithm = Algorithm::pock_chambolle;  ///< the one that ran: the plan's
     int cg_iterations = 0;       ///< inner CG iterations in total (CG x-updates only)
-    std::string message;         ///< why the solve stopped, when that needs a sentence (likely_infeasible)
+    std::string message;         ///< why the solve stopped, when that needs a sentence (likely_infeasible, unbounded)
 
     /// The solution for variable v.
     template <class Tag, int R>

@@ -42,7 +42,11 @@ inline PockChambolle pock_chambolle(const Inputs& in) {
     s.gamma = in.strong_convexity;
     s.accelerated = in.accelerate && s.gamma > 0;
     if (L <= 0) {  // nothing split: the x-update alone solves the problem
-        s.tau = in.tau > 0 ? in.tau : 1.0;
+        // x⁺ = prox_τΩ(x) is then a proximal-point step, whose error shrinks by 1/(1 + γτ): with a
+        // strongly convex Ω a step of γτ = 1e6 makes the first x-update the minimizer to float32
+        // precision (and the accelerated rule, which shrinks τ, would only slow it down)
+        s.accelerated = false;
+        s.tau = in.tau > 0 ? in.tau : s.gamma > 0 ? 1e6 / s.gamma : 1.0;
         s.sigma = 1.0;
         return s;
     }
