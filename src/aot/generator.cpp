@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 
@@ -21,6 +22,36 @@
 #include "solver_header.hpp"
 
 namespace proxgen::aot {
+
+std::string solver_name_problem(const std::string& name) {
+    // C++20's keywords and alternative tokens: the name becomes a namespace and prefixes functions
+    static const std::set<std::string> keywords = {
+        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+        "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+        "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+        "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+        "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+        "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+        "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+        "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+        "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while"};
+    // namespaces the generated header itself uses, or that a program already has
+    static const std::set<std::string> taken = {"std", "proxgen", "Halide", "main"};
+    const std::string why =
+        name.empty() ? "is empty"
+        : !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') ||
+                name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+                    std::string::npos
+            ? "is not a C identifier (letters, digits and '_', not starting with a digit)"
+        : keywords.count(name) ? "is a C++ keyword"
+        : taken.count(name)    ? "is a namespace the generated code or the program already uses"
+        : name.find("__") != std::string::npos || (name[0] == '_' && (name.size() == 1 || std::isupper(static_cast<unsigned char>(name[1]))))
+            ? "is reserved for the C++ implementation (a double underscore, or '_' and a capital letter)"
+            : "";
+    if (why.empty()) return {};
+    return fmt::format("the solver name '{}' {}; it names the solver's namespace and prefixes its functions, so "
+                       "it must be a valid C++ identifier, e.g. deblur", name, why);
+}
 
 namespace {
 
@@ -44,9 +75,8 @@ CommandLine parse(int argc, char** argv) {
     }
     if (c.out_dir.empty() || c.target.empty() || (c.name.empty() == c.runtime_stem.empty()))
         fail("generator: need -o <dir>, -t <target> and exactly one of -n <name> or -r <runtime stem>");
-    for (char ch : c.name)
-        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_')
-            fail("generator: the solver name '{}' must be a C identifier (it prefixes every symbol)", c.name);
+    if (!c.name.empty())
+        if (std::string m = solver_name_problem(c.name); !m.empty()) fail("generator: {}", m);
     const int n = std::atoi(c.iterations_per_call.c_str());
     if (n < 1 || n > 64 || std::to_string(n) != c.iterations_per_call)
         fail("generator: iterations per call (-i) must be an integer in [1, 64], got '{}'", c.iterations_per_call);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <proxgen/aot/generator.hpp>
 #include <proxgen/ir/ir.hpp>
@@ -26,10 +27,13 @@ int run_generator(const ir::Problem& planned, std::vector<std::string> args) {
 
 int generate(const GenerateOptions& o) {
     const Algorithm algorithm = algorithm_option(o.algorithm);
-    if (o.name.empty() || !(std::isalpha(static_cast<unsigned char>(o.name[0])) || o.name[0] == '_') ||
-        o.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
-        throw Stop(bad_input, fmt::format("--name '{}' must be a C identifier (it prefixes every symbol of the solver)", o.name));
+    if (std::string m = aot::solver_name_problem(o.name); !m.empty()) throw Stop(bad_input, "--name: " + m);
     if (o.targets.empty()) throw Stop(bad_input, "--targets: give at least one Halide target, e.g. x86-64-linux-avx2");
+    for (const auto& t : o.targets)
+        if (t.empty())
+            throw Stop(bad_input, fmt::format("--targets '{}': an empty target name; give Halide targets separated by "
+                                              "commas, e.g. x86-64-linux-avx2,arm-64-linux",
+                                              fmt::join(o.targets, ",")));
     if (o.iterations_per_call < 1 || o.iterations_per_call > 64)
         throw Stop(bad_input, fmt::format("--iterations-per-call must be in [1, 64], got {}", o.iterations_per_call));
     const rt::Problem problem = load_problem(o.problem, load_bindings(o.data));

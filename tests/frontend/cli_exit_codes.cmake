@@ -82,7 +82,8 @@ expect(0 "== admm ==\nnot plannable: .*== pc ==\nProxGen plan" describe admm_sin
 # generate: only Pock-Chambolle has an ahead-of-time loop so far
 expect(1 "only pock_chambolle has a generated loop so far, not admm" generate ${problem} ${data} --name d
        --targets host --out-dir gen --algorithm admm)
-expect(1 "--name '2d' must be a C identifier" generate ${problem} ${data} --name 2d --targets host --out-dir gen)
+expect(1 "--name: the solver name '2d' is not a C identifier" generate ${problem} ${data} --name 2d --targets host
+       --out-dir gen)
 # apply and compare
 expect(0 "wrote conv\\(k\\[9x9\\], x\\) \\(32x32\\) to blurred2.npy" apply "conv(k, x)" --input k=kernel.npy
        --at x=clean.png --out blurred2.npy)

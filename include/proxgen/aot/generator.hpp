@@ -3,6 +3,8 @@
 // links libHalide; what it emits needs the Halide runtime alone.
 #pragma once
 
+#include <string>
+
 #include "proxgen/ir/ir.hpp"
 #include "proxgen/typed/solve.hpp"
 
@@ -15,6 +17,10 @@ namespace proxgen::aot {
 /// already Halide-only come back unchanged. Throws proxgen::Error for algorithms without an
 /// ahead-of-time loop (only Pock–Chambolle has one).
 ir::Problem halide_only(ir::Problem p);
+
+/// Why `name` cannot name a generated solver (it becomes a C++ namespace and prefixes C symbols):
+/// not an identifier, a C++ keyword, a reserved or already used name; "" when it can.
+std::string solver_name_problem(const std::string& name);
 
 /// The generator's command line for one planned problem:
 ///   <generator> -o <dir> -n <name> -t <halide target> [-s <autoscheduler plugin name>]
