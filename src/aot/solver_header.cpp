@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "../lower/lowering.hpp"
+#include "proxgen/catalogue/card.hpp"
 #include "slot_formulas.hpp"
 
 namespace proxgen::aot {
@@ -40,6 +41,8 @@ void add_node_slots(const ir::Node& n, const std::string& term, const std::strin
         slot.doc = fmt::format("{} of {} in {}", role, ir::to_string(n), term_text);
         // what its card requires: a kernel may have any size, a weight must match the node it feeds
         slot.shape_code = image_shape_code(n);
+        // and its card's rule relating the image to the operand (conv: the kernel fits the plane)
+        if (!n.args.empty()) slot.fit_code = catalogue::card_of(n).image_check_code(n, shape_code(n.args[0]));
     }
     if (n.scalar_slot >= 0) {
         auto& slot = s.scalars[n.scalar_slot];
@@ -76,6 +79,7 @@ SlotTable slot_table(const ir::Problem& p) {
             };
             const std::string out = shape_code(t.expr);
             scalar(t.weight_slot, "weight", t.weight, fmt::format("alpha of {}", t.text));
+            if (t.weight_slot >= 0) s.scalars[t.weight_slot].weight = true;
             scalar(t.beta_slot, "beta", t.beta, fmt::format("beta (scale of the argument) of {}", t.text));
             image(t.arg_weight_slot, "arg_weight", t.arg_weight,
                   t.penalty->weights_groups() ? shape_without_last_axis_code(t.expr) : out,
@@ -149,6 +153,9 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     list("int", "image_ranks", [](const SlotInfo& s) { return std::to_string(s.rank); }, slots.images);
     list("const char*", "image_names", [](const SlotInfo& s) { return "\"" + s.name + "\""; }, slots.images);
     list("const char*", "scalar_names", [](const SlotInfo& s) { return "\"" + s.name + "\""; }, slots.scalars);
+    line("    /// true: a penalty's weight (finite, >= 0); false: a scale factor (finite)");
+    list("bool", "scalar_is_weight", [](const SlotInfo& s) { return std::string(s.weight ? "true" : "false"); },
+         slots.scalars);
     line("");
     line("    static void bind(Data& d, halide_buffer_t** images, float* scalars) {");
     for (std::size_t i = 0; i < slots.images.size(); ++i)
@@ -164,6 +171,15 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     for (std::size_t i = 0; i < slots.images.size(); ++i)
         if (!slots.images[i].shape_code.empty())
             line(fmt::format("        case {}: return {};", i, slots.images[i].shape_code));
+    line("        default: return {};");
+    line("        }");
+    line("    }");
+    line("    /// Why data image `slot` does not fit the variable's extents v (\"\": it does).");
+    line("    static std::string image_fit(int slot, const std::vector<int>& v, halide_buffer_t* const* images) {");
+    line("        (void)v, (void)images;");
+    line("        switch (slot) {");
+    for (std::size_t i = 0; i < slots.images.size(); ++i)
+        if (!slots.images[i].fit_code.empty()) line(fmt::format("        case {}: return {};", i, slots.images[i].fit_code));
     line("        default: return {};");
     line("        }");
     line("    }");

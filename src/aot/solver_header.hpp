@@ -13,7 +13,11 @@ struct SlotInfo {
     std::string doc;         ///< what it is, with the term's text
     int rank = 0;            ///< images: dimensions
     std::string shape_code;  ///< images: C++ for the required extents ("" = any)
+    /// images of any extents (conv kernels): C++ for the std::string saying why the given image does
+    /// not fit ("" when it does), a proxgen/check/rules.hpp rule, the JIT's check ("" = none)
+    std::string fit_code;
     float default_value = 0; ///< scalars: the value in the problem the generator was built from
+    bool weight = false;     ///< scalars: a penalty's weight α (finite, >= 0, as the JIT requires)
 };
 
 struct SlotTable {

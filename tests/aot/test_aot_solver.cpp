@@ -10,6 +10,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <proxgen/check/rules.hpp>
+#include <proxgen/proxgen.hpp>
+
 #include "deblur.h"
 #include "denoise.h"
 #include "denoise_fused.h"
@@ -107,6 +110,66 @@ TEST_CASE("solver: bad input returns a status and a message, never aborts") {
     CHECK(deblur_step(s, -1) == deblur::Status::invalid_argument);
     CHECK(deblur_step(s, 3) == deblur::Status::ok);
     CHECK(deblur_state(s).iterations == 3);
+}
+
+TEST_CASE("solver: options, weights, kernels and data are refused as pg::solve refuses them") {
+    // the JIT's sentence for the same mistake, which the generated solver must say too
+    auto jit_error = [](auto&& f) {
+        try {
+            f();
+        } catch (const pg::Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    deblur::Solver s;
+    const deblur::Data good = deblur_data(32);
+
+    // a negative weight (the JIT refuses -1 * penalty)
+    deblur::Data d = good;
+    d.group_norm1_weight = -1.0f;
+    CHECK(deblur_init(s, {32, 32}, d) == deblur::Status::invalid_argument);
+    const std::string jit_weight = jit_error([] { (void)(-1.0 * pg::norm1(pg::variable(8, 8))); });
+    REQUIRE_THAT(jit_weight, Catch::Matchers::EndsWith(pg::rules::weight(-1)));
+    CHECK(std::string(s.last_error()) == "deblur: scalar 'group_norm1_weight': " + pg::rules::weight(-1));
+
+    // a kernel larger than the image (the JIT refuses conv's operand being smaller)
+    d = good;
+    d.sum_squares_kernel = Buffer(15, 15);
+    d.sum_squares_kernel.fill(1.0f / 225);
+    d.sum_squares_offset = Buffer(8, 8);
+    d.sum_squares_offset.fill(0.5f);
+    CHECK(deblur_init(s, {8, 8}, d) == deblur::Status::shape_mismatch);
+    const std::string jit_kernel = jit_error([] { pg::conv(pg::Image(15, 15), pg::variable(8, 8)); });
+    REQUIRE(jit_kernel == "conv: the kernel is 15x15 but its operand is only 8x8");
+    CHECK(std::string(s.last_error()) == "deblur: data image 'sum_squares_kernel': " + jit_kernel);
+
+    // options: the ranges and sentences of pg::Options
+    deblur::Options o;
+    o.tau = -1;
+    CHECK(deblur_init(s, {32, 32}, good, o) == deblur::Status::invalid_argument);
+    pg::Options jo;
+    jo.tau = -1;
+    const std::string jit_option = jit_error([&] { pg::check_options(jo); });
+    REQUIRE(jit_option == "Options: " + pg::rules::option("tau", -1));
+    CHECK(std::string(s.last_error()) == "deblur: " + jit_option);
+
+    // non-finite data: named, at coordinates
+    d = good;
+    d.sum_squares_offset = good.sum_squares_offset.copy();
+    d.sum_squares_offset(7, 3) = -INFINITY;
+    CHECK(deblur_init(s, {32, 32}, d) == deblur::Status::non_finite_input);
+    CHECK_THAT(std::string(s.last_error()),
+               Catch::Matchers::StartsWith("deblur: data image 'sum_squares_offset' holds a non-finite value, -inf, at "
+                                           "(x, y) = (7, 3)"));
+
+    // an ok leaves no earlier failure's message behind
+    CHECK(deblur_init(s, {32, 32}, good) == deblur::Status::ok);
+    CHECK(std::string(s.last_error()).empty());
+    CHECK(deblur_step(s, -1) == deblur::Status::invalid_argument);
+    CHECK_FALSE(std::string(s.last_error()).empty());
+    CHECK(deblur_step(s, 2) == deblur::Status::ok);
+    CHECK(std::string(s.last_error()).empty());
 }
 
 TEST_CASE("solver: tolerances stop the loop at a check, and step() in pieces equals solve()") {

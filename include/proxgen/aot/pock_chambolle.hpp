@@ -16,6 +16,7 @@
 #include <array>
 
 #include "proxgen/aot/support.hpp"
+#include "proxgen/check/rules.hpp"
 #include "proxgen/solve/step_rules.hpp"
 
 namespace proxgen::aot {
@@ -30,6 +31,7 @@ public:
     /// `variable_extents`: the variable's extents in Halide order (width, height[, channels]).
     Status init(const std::vector<int>& variable_extents, const Data& data, const Options& options = {}) {
         install_error_handler();
+        last_error_message().clear();  // an ok leaves no earlier failure's message behind
         ready_ = false;
         if (Status s = check_library(); s != Status::ok) return s;
         if (int(variable_extents.size()) != Description::variable_rank)
@@ -37,10 +39,12 @@ public:
                                                       ", got " + std::to_string(variable_extents.size()) + " extents");
         for (int e : variable_extents)
             if (e < 1) return fail(Status::invalid_argument, "variable extents must be >= 1, got " + shape_text(variable_extents));
-        if (options.max_iters < 0 || options.check_every < 1 || !(options.eps_abs >= 0) || !(options.eps_rel >= 0) ||
-            !(options.tau >= 0) || !(options.sigma >= 0))
-            return fail(Status::invalid_argument,
-                        "options: need max_iters >= 0, check_every >= 1 and non-negative eps_abs, eps_rel, tau, sigma");
+        // the ranges and sentences of pg::Options (proxgen/check/rules.hpp)
+        for (const auto& [name, value] :
+             {std::pair<const char*, double>{"max_iters", double(options.max_iters)},
+              {"check_every", double(options.check_every)},
+              {"eps_abs", options.eps_abs}, {"eps_rel", options.eps_rel}, {"tau", options.tau}, {"sigma", options.sigma}})
+            if (std::string m = rules::option(name, value); !m.empty()) return fail(Status::invalid_argument, "Options: " + m);
         data_ = data;
         options_ = options;
         shape_ = variable_extents;
@@ -55,12 +59,19 @@ public:
             if (!want.empty() && want != extents(b))
                 return fail(Status::shape_mismatch,
                             what + " is " + shape_text(extents(b)) + " but the problem needs " + shape_text(want));
-            if (!all_finite(b)) return fail(Status::non_finite_input, what + " contains NaN or Inf");
+            // the JIT's per-operator checks of sizes the header cannot fix (a conv kernel's)
+            if (std::string m = Description::image_fit(i, shape_, images_.data()); !m.empty())
+                return fail(Status::shape_mismatch, what + ": " + m);
+            if (std::string m = rules::finite_data(what, floats(b), extents(b)); !m.empty())
+                return fail(Status::non_finite_input, m);
         }
-        for (int i = 0; i < Description::scalar_slots; ++i)
-            if (!std::isfinite(scalars_[i]))
-                return fail(Status::non_finite_input,
-                            std::string("scalar '") + Description::scalar_names[i] + "' is not finite");
+        for (int i = 0; i < Description::scalar_slots; ++i) {
+            const std::string what = std::string("scalar '") + Description::scalar_names[i] + "'";
+            const std::string m = Description::scalar_is_weight[i] ? rules::weight(scalars_[i]) : rules::scale(scalars_[i]);
+            if (!m.empty())
+                return fail(std::isfinite(scalars_[i]) ? Status::invalid_argument : Status::non_finite_input,
+                            what + ": " + m);
+        }
         if (Status s = compute_steps(); s != Status::ok) return s;
         try {
             x_ = state_buffer(shape_);
@@ -99,10 +110,12 @@ public:
 
     /// Starts again from x0 (dense float32 with the variable's extents) and y = 0.
     Status set_x0(const Buffer& x0) {
+        last_error_message().clear();
         if (!ready_) return fail(Status::not_initialized, "set_x0 before a successful init");
         if (!dense_float(x0.raw_buffer()) || extents(x0.raw_buffer()) != shape_)
             return fail(Status::shape_mismatch, "x0 must be dense float32 of extents " + shape_text(shape_));
-        if (!all_finite(x0.raw_buffer())) return fail(Status::non_finite_input, "x0 contains NaN or Inf");
+        if (std::string m = rules::finite_data("x0", floats(x0.raw_buffer()), shape_); !m.empty())
+            return fail(Status::non_finite_input, m);
         x_.copy_from(x0);
         x_.set_host_dirty();
         for (auto& y : y_) {
@@ -116,6 +129,7 @@ public:
     /// Runs up to `iterations` more iterations (fewer when the tolerances are met or max_iters is
     /// reached); residuals are measured as in solve().
     Status step(int iterations) {
+        last_error_message().clear();
         if (!ready_) return fail(Status::not_initialized, "step before a successful init");
         if (iterations < 0) return fail(Status::invalid_argument, "step: iterations must be >= 0");
         for (int left = iterations; left > 0 && !state_.finished;) {
@@ -128,6 +142,7 @@ public:
 
     /// Iterates until the tolerances are met or options.max_iters iterations have run.
     Status solve() {
+        last_error_message().clear();
         if (!ready_) return fail(Status::not_initialized, "solve before a successful init");
         while (!state_.finished)
             if (Status s = iterate(options_.max_iters); s != Status::ok) return s;

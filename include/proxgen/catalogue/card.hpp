@@ -141,6 +141,10 @@ public:
     virtual std::vector<Code> extents_code(const ir::Node& n, std::span<const std::vector<Code>> operands) const = 0;
     /// The extents n's image must have as code (empty: any, e.g. a kernel; default: n's output's).
     virtual std::vector<Code> image_extents_code(const ir::Node& n, const std::vector<Code>& out) const = 0;
+    /// A C++ expression a generated solver evaluates to check n's image against its operand's
+    /// extents (given as a std::vector<int> expression): "" when it fits, else the sentence
+    /// (default: none, "").
+    virtual std::string image_check_code(const ir::Node& n, const std::string& operand_extents) const = 0;
 
     /// The extent of n's last axis when its structure fixes it (grad stacks its components), else
     /// 0 (default: its first operand's, for operators that keep the operand's axes).
@@ -251,6 +255,10 @@ public:
     std::vector<Code> image_extents_code(const ir::Node& n, const std::vector<Code>& out) const override {
         if constexpr (requires { C::template image_extents<Code>(n, out); }) return C::template image_extents<Code>(n, out);
         else return out;
+    }
+    std::string image_check_code(const ir::Node& n, const std::string& operand_extents) const override {
+        if constexpr (requires { C::image_check_code(n, operand_extents); }) return C::image_check_code(n, operand_extents);
+        else return {};
     }
     int static_last_extent(const ir::Node& n, std::span<const int> a) const override {
         if constexpr (requires { C::static_last_extent(n, a); }) return C::static_last_extent(n, a);

@@ -76,9 +76,14 @@ struct conv {
             l1 = l1 * sqrt((floor(d.image_extent(n, 0) / 2.0) + 1.0) * (floor(d.image_extent(n, 1) / 2.0) + 1.0));
         return l1 * a[0];
     }
-    /// A kernel may have any size (no larger than its operand).
+    /// A kernel may have any size no larger than its operand's plane (rules::conv_kernel, the rule
+    /// shape() applies, evaluated by a generated solver on the kernel it is given).
     template <class V>
     static std::vector<V> image_extents(const ir::Node&, const std::vector<V>&) { return {}; }
+    static std::string image_check_code(const ir::Node& n, const std::string& operand_extents) {
+        return fmt::format("proxgen::rules::conv_kernel(proxgen::aot::extents(images[{}]), {})", n.image_slot,
+                           operand_extents);
+    }
     /// Taps are an update definition: fine per strip, not inside a sliding window; circular and
     /// replicate read across the image.
     static bool local(const ir::Node& n, bool blocking) { return !blocking && boundary(n) == Boundary::zero; }
