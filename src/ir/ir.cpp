@@ -116,6 +116,23 @@ void validate(const Problem& p) {
                 fail("{}: weight must be finite and non-negative, got {}", t.text, t.weight);
 }
 
+namespace {
+// to_string_named's switch: the texts describe prints keep the letters k, b, w, ... (a typed
+// problem names no data, and describe reads the same for both front ends)
+thread_local bool with_names = false;
+
+}  // namespace
+
+std::string data_label(const Node& n, const char* letter) { return with_names && !n.name.empty() ? n.name : letter; }
+
+std::string to_string_named(const Term& t) {
+    struct Scope {
+        Scope() { with_names = true; }
+        ~Scope() { with_names = false; }
+    } scope;
+    return to_string(t);
+}
+
 std::string to_string(const Term& t) {
     std::string arg = to_string(t.expr);
     if (t.beta != 1.0f) arg = fmt::format("{:g}*{}", t.beta, arg);

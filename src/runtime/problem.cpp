@@ -233,7 +233,7 @@ void Problem::declare(const Expr& variable) {
 
 std::string Problem::to_string() const {
     std::vector<std::string> terms;
-    for (const auto& t : data_->terms) terms.push_back(ir::to_string(t.ir));
+    for (const auto& t : data_->terms) terms.push_back(ir::to_string_named(t.ir));
     return terms.empty() ? std::string("(no terms)") : fmt::format("{}", fmt::join(terms, " + "));
 }
 

@@ -102,5 +102,11 @@ void validate(const Problem& p);
 std::string to_string(const Node& n);
 /// The term's text, with its absorbed parameters.
 std::string to_string(const Term& t);
+/// The same with the names the run-time front end gave its inputs ("conv(kernel[9x9], x)") where
+/// to_string writes letters (k, b, w): a problem as its user built it (rt::Problem::to_string).
+std::string to_string_named(const Term& t);
+/// For a kind's text (OpKind::text): a data node's label — its input's name inside
+/// to_string_named when it has one, else the letter ("k", "b", "w").
+std::string data_label(const Node& n, const char* letter);
 
 }  // namespace proxgen::ir

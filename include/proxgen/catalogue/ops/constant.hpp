@@ -18,7 +18,7 @@ struct constant {
         return n;
     }
     static std::string text(const ir::Node& n, const std::vector<std::string>&) {
-        return fmt::format("b[{}]", n.image.shape_string());
+        return fmt::format("{}[{}]", ir::data_label(n, "b"), n.image.shape_string());
     }
 
     /// No linear part: nothing to know (an offset node reads its other operand's facts).

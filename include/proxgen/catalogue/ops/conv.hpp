@@ -54,7 +54,7 @@ struct conv {
     }
     static std::string text(const ir::Node& n, const std::vector<std::string>& a) {
         const Boundary b = boundary(n);
-        return fmt::format("conv(k[{}], {}{})", n.image.shape_string(), a[0],
+        return fmt::format("conv({}[{}], {}{})", ir::data_label(n, "k"), n.image.shape_string(), a[0],
                            b == Boundary::zero ? ", zero" : b == Boundary::replicate ? ", replicate" : "");
     }
 

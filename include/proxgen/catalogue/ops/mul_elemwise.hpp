@@ -28,7 +28,9 @@ struct mul_elemwise {
         }}};
         return e;
     }
-    static std::string text(const ir::Node&, const std::vector<std::string>& a) { return fmt::format("mul_elemwise(w, {})", a[0]); }
+    static std::string text(const ir::Node& n, const std::vector<std::string>& a) {
+        return fmt::format("mul_elemwise({}, {})", ir::data_label(n, "w"), a[0]);
+    }
 
     static constexpr LinearFacts combine(const LinearFacts& arg) {
         LinearFacts f = unary_facts(arg);
