@@ -39,7 +39,8 @@ def test_nan_in_data_is_reported_at_solve():
     b = np.ones((H, W))
     b[3, 4] = np.nan
     prob = pg.Problem(pg.sum_squares(pg.Variable((H, W)) - b))
-    with pytest.raises(pg.Error, match=r"contains a non-finite value \(nan\)"):
+    # the position as (x, y) = (column, row) of the NumPy array's [3, 4]
+    with pytest.raises(pg.Error, match=r"holds a non-finite value, nan, at \(x, y\) = \(4, 3\)"):
         prob.solve(max_iters=5)
     k = np.ones((3, 3))
     k[1, 1] = np.inf
@@ -155,3 +156,53 @@ def test_bad_calls_do_not_crash_the_interpreter():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["caught", "16"], out.stdout + out.stderr
+
+
+def test_options_out_of_range_get_the_shared_sentence():
+    prob = pg.Problem(pg.sum_squares(pg.Variable((H, W)) - 1.0))
+    with pytest.raises(pg.Error, match="solve: max_iters must be an integer from 0 to 2147483647, got 1099511627776"):
+        prob.solve(max_iters=2**40)
+    with pytest.raises(pg.Error, match="solve: max_iters must be an integer from 0 to 2147483647, got "
+                                       + str(2**1100)):
+        rt.solve(prob._problem, max_iters=2**1100)
+    with pytest.raises(pg.Error, match="solve: max_iters must be an integer from 0 to 2147483647, got 10.5"):
+        rt.solve(prob._problem, max_iters=10.5)
+    with pytest.raises(pg.Error, match="solve: cg_max_iters must be an integer from 1 to 2147483647, got 0"):
+        prob.solve(solver="admm", cg_max_iters=0)
+    with pytest.raises(pg.Error, match="solve: cg_tol must be a number >= 0 and < 1"):
+        prob.solve(solver="admm", lin_solver_options=pg.cg_options(tol=-1e-3))
+    with pytest.raises(pg.Error, match=r"solve: tau must be 0 \(automatic\) or a positive number"):
+        rt.solve(prob._problem, tau=-1)
+    with pytest.raises(pg.Error, match="solve: hqs_max_ratio must be a finite number >= 1, got 0"):
+        rt.solve(prob._problem, algorithm="hqs", hqs_max_ratio=0)
+    with pytest.raises(pg.Error, match="solve: rho must be 0 .*, got 1e\\+39, which float32"):
+        rt.solve(prob._problem, algorithm="admm", rho=1e39)
+    with pytest.raises(TypeError, match="option 'max_iters' has the wrong type \\(str\\)"):
+        rt.solve(prob._problem, max_iters="many")
+
+
+def test_weights_float32_cannot_hold_are_refused_with_what_was_given():
+    v = pg.Variable((H, W))
+    with pytest.raises(pg.Error, match="a penalty's weight must be finite and non-negative, got 1e\\+300, which "
+                                       "float32 \\(ProxGen's arithmetic\\) cannot hold"):
+        pg.Problem(1e300 * pg.norm1(v) + pg.sum_squares(v))
+    x = rt.variable("x", (H, W))
+    with pytest.raises(pg.Error, match="parameter 'lam': a penalty's weight must be finite and non-negative, got -1"):
+        rt.parameter("lam", -1.0) * rt.norm1(x)
+
+
+def test_a_variable_too_large_for_memory_is_an_error_naming_it_and_the_bytes():
+    """Under a capped address space (a child interpreter), never a crash."""
+    script = textwrap.dedent("""
+        import resource, proxgen as pg
+        resource.setrlimit(resource.RLIMIT_AS, (6 << 30, resource.RLIM_INFINITY))
+        x = pg.Variable((100000, 100000))
+        try:
+            pg.Problem(pg.sum_squares(x)).solve()
+        except pg.Error as e:
+            print(e)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "(100000x100000, 40000000000 bytes per float32 copy): cannot allocate 40000000000 bytes" in out.stdout, \
+        out.stdout + out.stderr
