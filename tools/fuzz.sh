@@ -5,7 +5,7 @@
 # target finds a crash, a sanitizer report, a leak, a timeout (10 s per input) or an input that
 # needs more than 2 GiB. New inputs go to a scratch directory, never into the committed corpus.
 #
-# Usage: tools/fuzz.sh [SECONDS] [TARGET...]      (targets: npy npz png jpeg pfm tiff problem_text problem_json; default all)
+# Usage: tools/fuzz.sh [SECONDS] [TARGET...]      (targets: npy npz png jpeg pfm tiff problem_text problem_json rt_options; default all)
 # Environment: PROXGEN_FUZZ_BUILD_DIR (default build-fuzz), JOBS (build parallelism, default 2),
 # FUZZ_JOBS (targets run at once, one core each, default 1: on 2 cores, FUZZ_JOBS=2 halves the time).
 # A failing input is kept as $PROXGEN_FUZZ_BUILD_DIR/artifacts/<target>/crash-*; replay it with
@@ -23,7 +23,8 @@ if command -v ccache > /dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 mkdir -p "$build"
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# (the library as a unity build: fuzz_rt_options links all of it)
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROXGEN_UNITY_BUILD=ON \
   -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 "${launcher[@]}" \
   -DPROXGEN_BUILD_TESTS=OFF -DPROXGEN_BUILD_EXAMPLES=OFF -DPROXGEN_BUILD_BENCH=OFF \
   -DPROXGEN_BUILD_FUZZERS=ON > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
