@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -131,11 +132,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (opt.cg_max_iters > 60) opt.cg_max_iters = 60;
         if (opt.iterations_per_call > 2) opt.iterations_per_call = 2;  // each n is a kernel to compile
         const pg::Result r = rt::solve(prob, opt);
-        if (!finite(r.x)) std::abort();  // a non-finite iterate must be an error, never a result
-        if (r.converged && !(r.primal_residual <= r.history.back().eps_primal &&
-                             r.dual_residual <= r.history.back().eps_dual))
+        const bool bad = !finite(r.x) ||  // a non-finite iterate must be an error, never a result
+                         (r.converged && !(r.primal_residual <= r.history.back().eps_primal &&
+                                           r.dual_residual <= r.history.back().eps_dual)) ||
+                         r.converged != (r.status == pg::Status::converged);
+        if (bad) {
+            std::fprintf(stderr,
+                         "finding: %s on %s (%dx%d): status %s after %d iterations, residuals %g %g, x finite %d; "
+                         "options max_iters %d check_every %d eps %g %g tau %g sigma %g lambda %g mu %g rho %g "
+                         "adaptive %d accelerate %d hqs %g %d %g cg %g %d per_call %d x0 %d\n",
+                         pg::name(opt.algorithm), prob.to_string().c_str(), w, h, pg::name(r.status), r.iterations,
+                         r.primal_residual, r.dual_residual, int(finite(r.x)), opt.max_iters, opt.check_every,
+                         opt.eps_abs, opt.eps_rel, opt.tau, opt.sigma, opt.lambda, opt.mu, opt.rho,
+                         int(opt.adaptive_rho), int(opt.accelerate), opt.hqs_growth, opt.hqs_every,
+                         opt.hqs_max_ratio, opt.cg_tol, opt.cg_max_iters, opt.iterations_per_call, int(!opt.x0.empty()));
             std::abort();
-        if (r.converged != (r.status == pg::Status::converged)) std::abort();
+        }
     } catch (const pg::Error&) {
         // bad input or a named failure (divergence, infeasible plan): the expected outcomes
     }

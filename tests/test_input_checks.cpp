@@ -296,3 +296,15 @@ TEST_CASE("a run-time problem prints its inputs by the names it gave them", "[ch
     // anonymous data keeps the letters
     CHECK_THAT(rt::sum_squares(rt::conv(k, x) - b).to_string(), Contains("conv(k[3x3], x)") && Contains("b[16x12]"));
 }
+
+TEST_CASE("a non-finite x is never a result, even where the residuals cannot see it", "[checks][status]") {
+    // nothing split: the residuals of ADMM and L-ADMM are 0 whatever x is; steps of 1e30 on a weight
+    // of 1e30 overflow the x-update (found by fuzz/fuzz_rt_options)
+    const pg::Image b = pg::test::random_image({9, 7}, 13, 0, 1);
+    const rt::Expr x = rt::variable("x", {9, 7});
+    pg::Options opt;
+    opt.algorithm = pg::Algorithm::ladmm;
+    opt.lambda = opt.mu = 1e30;
+    CHECK_THAT(error_of([&] { rt::solve(1e30 * rt::sum_squares(x - rt::input("b", b)), opt); }),
+               StartsWith("ladmm: diverged at iteration 1: the x-update produced non-finite values"));
+}

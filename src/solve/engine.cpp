@@ -141,13 +141,22 @@ double Monitor::objective_at(const Image& x) {
 bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x,
                      const char* other_step) {
     HistoryEntry h{it, std::numeric_limits<double>::quiet_NaN(), r_pri, r_dual, eps_pri, eps_dual};
-    if (!std::isfinite(r_pri) || !std::isfinite(r_dual)) {
-        bool x_finite = true;
-        for (std::size_t i = 0; i < x.size() && x_finite; ++i) x_finite = std::isfinite(x.data()[i]);
+    auto x_finite = [&] {
+        for (std::size_t i = 0; i < x.size(); ++i)
+            if (!std::isfinite(x.data()[i])) return false;
+        return true;
+    };
+    auto diverged = [&](const char* step) {
         fail("{}: diverged at iteration {}: {} produced non-finite values (primal residual {}, dual residual {}); "
              "reduce the step sizes or check the problem's scaling",
-             name(problem_.algorithm), it, x_finite ? other_step : "the x-update", r_pri, r_dual);
-    }
+             name(problem_.algorithm), it, step, r_pri, r_dual);
+    };
+    if (!std::isfinite(r_pri) || !std::isfinite(r_dual)) diverged(x_finite() ? other_step : "the x-update");
+    const bool tolerance_set = opt_.eps_abs > 0 || opt_.eps_rel > 0;
+    const bool converged = tolerance_set && r_pri <= eps_pri && r_dual <= eps_dual;
+    // With nothing split the residuals never see x (ADMM, L-ADMM), and no x is reported converged
+    // unchecked: a non-finite x is divergence there too.
+    if ((converged || problem_.psi.empty()) && !x_finite()) diverged("the x-update");
     if (track_) h.objective = objective_at(x);
     last_x_ = &x;
     result_.history.push_back(h);
@@ -157,8 +166,7 @@ bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double
     if (opt_.verbose)
         fmt::print("{:>6} {:>14.6f} {:>11.3e} {:>11.3e} {:>11.3e} {:>11.3e} {:>9.3f}\n", it, h.objective, r_pri,
                    eps_pri, r_dual, eps_dual, std::chrono::duration<double>(Clock::now() - start_).count());
-    const bool tolerance_set = opt_.eps_abs > 0 || opt_.eps_rel > 0;
-    return tolerance_set && r_pri <= eps_pri && r_dual <= eps_dual;
+    return converged;
 }
 
 bool Monitor::likely_infeasible() {
