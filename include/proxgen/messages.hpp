@@ -3,7 +3,7 @@
 // (proxgen/runtime.hpp) throws the same sentence as a proxgen::Error when it finds the same mistake
 // while building a node. Tests match them from here (failtests match their text).
 //
-// Run-time-only errors (sizes, data) are written once, in the shared checks (src/dsl/checks.cpp).
+// Run-time-only errors (sizes, data) are written once, in the cards (proxgen/catalogue/) and proxgen/check/rules.hpp.
 #pragma once
 
 // ---- variables and expressions ----
