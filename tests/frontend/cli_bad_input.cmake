@@ -77,6 +77,18 @@ expect(0 "problem: .*conv\\(kernel\\[9x9\\], x\\).*blurred\\[32x32\\]" describe 
 
 # status: a problem the x-update solves exactly converges at once (HQS and Pock-Chambolle)
 expect(0 "hqs converged after 1 iterations" solve denoise.txt --input b=clean.png --algorithm hqs --out x.npy)
+# the same for a burst of 17 frames (one data term per frame): the sum is still solved exactly
+set(burst "")
+set(frames)
+foreach(i RANGE 16)
+  if(i GREATER 0)
+    string(APPEND burst " + ")
+  endif()
+  string(APPEND burst "sum_squares(x - b${i})")
+  list(APPEND frames --input b${i}=clean.png)
+endforeach()
+file(WRITE ${WORK_DIR}/burst17.txt "${burst}\n")
+expect(0 "hqs converged after 1 iterations" solve burst17.txt ${frames} --algorithm hqs --out x.npy)
 expect(0 "pock_chambolle converged after 1 iterations.*time: JIT compilation [0-9.]+ s, iterations"
        solve denoise.txt --input b=clean.png --algorithm pc --out x.npy)
 # an unbounded problem is not called infeasible; exit 2 (stopped early, outputs written)
