@@ -191,6 +191,12 @@ float weight(double w, const std::string& parameter) {
     return static_cast<float>(w);
 }
 
+float weight_product(double w, std::string_view penalty) {
+    if (!(w <= rules::float32_max))
+        fail("scalar * penalty: the weights of {} multiply to {:.4g}{}", penalty, w, rules::float32_overflow_note(w));
+    return static_cast<float>(w);
+}
+
 float scale(double factor) {
     if (std::string m = rules::scale(factor); !m.empty()) throw Error("scalar * expression: " + m);
     return static_cast<float>(factor);

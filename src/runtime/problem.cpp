@@ -27,10 +27,7 @@ float term_weight(const Term& t, const Names& names) {
     for (const auto& f : t.factors)
         w *= f.parameter.empty() ? double(f.number)
                                  : double(catalogue::check::weight(names.parameters.at(f.parameter).value, f.parameter));
-    if (!(w <= rules::float32_max))
-        fail("scalar * penalty: the weights of {} multiply to {:.4g}{}", ir::name(t.ir), w,
-             rules::float32_overflow_note(w));
-    return float(w);
+    return catalogue::check::weight_product(w, ir::name(t.ir));
 }
 
 }  // namespace detail

@@ -395,6 +395,9 @@ void plane(std::string_view op, const std::vector<int>& operand);
 float weight(double w);
 /// The same for the value of a named parameter (named in the sentence; "" for a plain number).
 float weight(double w, const std::string& parameter);
+/// A term's weight after its factors were multiplied (in double): refused where float32 cannot
+/// hold the product although each factor fits ("the weights of norm1 multiply to 1e+60 ...").
+float weight_product(double w, std::string_view penalty);
 /// A scalar multiple's factor, as float.
 float scale(double factor);
 /// A variable's shape: rank 2 or 3, every size positive.

@@ -86,10 +86,17 @@ template <Problem P>
 P as_problem(P p) { return p; }
 
 inline float checked_weight(double w) { return catalogue::check::weight(w); }
+// The factor and the product are both checked: 1e30f * (1e30f * f) has two factors float32 holds
+// and a product it does not, which would otherwise surface as "inf" at solve time.
+template <class Card>
+float scaled_weight(float weight, double s) {
+    checked_weight(s);
+    return catalogue::check::weight_product(static_cast<double>(weight) * s, Card::name);
+}
 
 template <Scalar S, class K, class E, bool W>
 auto operator*(S s, penalty_t<K, E, W> p) {
-    p.weight *= checked_weight(static_cast<double>(s));
+    p.weight = scaled_weight<K>(p.weight, static_cast<double>(s));
     return p;
 }
 template <class K, class E, bool W, Scalar S>
@@ -97,8 +104,11 @@ auto operator*(penalty_t<K, E, W> p, S s) { return s * std::move(p); }
 
 template <Scalar S, class... T>
 auto operator*(S s, problem_t<T...> p) {
-    const float w = checked_weight(static_cast<double>(s));
-    auto scaled = boost::hana::transform(std::move(p.terms), [w](auto t) { t.weight *= w; return t; });
+    const double w = static_cast<double>(s);
+    auto scaled = boost::hana::transform(std::move(p.terms), [w](auto t) {
+        t.weight = scaled_weight<typename decltype(t)::card>(t.weight, w);
+        return t;
+    });
     return boost::hana::unpack(std::move(scaled), [](auto... ts) {
         return problem_t<decltype(ts)...>{boost::hana::make_tuple(std::move(ts)...)};
     });
