@@ -170,7 +170,7 @@ TEST_CASE("weights and scale factors float32 cannot hold are refused with what w
     // the typed front end says the same when the product is formed, not as "inf" at solve time
     CHECK(error_of([&] { (void)(1e30f * (1e30f * pg::norm1(x))); }) == error_of([&] { (void)(1e30 * (1e30 * rt::norm1(rx))); }));
     CHECK_THAT(error_of([&] { (void)(1e30f * (1e30f * (pg::norm1(x) + pg::sum_squares(x)))); }),
-               StartsWith("scalar * penalty: the weights of norm1 multiply to 1e+60"));
+               StartsWith("scalar * penalty: the weights of ") && Contains(" multiply to 1e+60"));
     CHECK_THAT(error_of([&] { (void)(1e39 * rx); }),
                Equals("scalar * expression: the scalar must be finite, got 1e+39, which float32 (ProxGen's "
                       "arithmetic) cannot hold: its largest value is 3.4028235e+38"));
