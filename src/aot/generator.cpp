@@ -9,7 +9,6 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <optional>
 #include <string>
 
 #include <Halide.h>
@@ -170,23 +169,25 @@ int run(const ir::Problem& planned, const CommandLine& c) {
     if (fused) steps = {{&pc.step, "_step"}, {&pc.check, "_check"}};
     else steps = {{&pc.dual, "_dual"}, {&pc.primal, "_primal"}, {&pc.residual, "_residual"}};
     if (block.defined()) steps.emplace_back(&block, "_iterate");
-    std::optional<Halide::Module> m;
+    const std::string stem = c.out_dir + "/" + c.name;
+    // One object per step: a GPU module keeps its kernels in a buffer named after the GPU API
+    // alone ("cuda_gpu_source_kernels"), so steps merged into one module would all share the
+    // first step's kernels.
+    std::vector<Halide::Module> modules;
+    std::vector<std::string> objects;
     for (auto& [pipe, step] : steps) {
         const auto& inputs = pipe == &block ? pc.iteration_arguments() : args;
-        Halide::Module more = pipe->compile_to_module(inputs, c.name + step, lib_target);
-        if (!m) {
-            m = std::move(more);
-            continue;
-        }
-        // merged function by function (Module::append(Module) would nest it as a submodule)
-        for (const auto& f : more.functions()) m->append(f);
-        for (const auto& b : more.buffers()) m->append(b);
-        for (const auto& e : more.external_code()) m->append(e);
-        for (const auto& s : more.submodules()) m->append(s);
+        modules.push_back(pipe->compile_to_module(inputs, c.name + step, lib_target));
+        objects.push_back(stem + step + (lib_target.os == Halide::Target::Windows ? ".obj" : ".o"));
+        modules.back().compile({{Halide::OutputFileType::object, objects.back()}});
     }
-    const std::string stem = c.out_dir + "/" + c.name;
-    m->compile({{Halide::OutputFileType::static_library, stem + ".a"},
-                {Halide::OutputFileType::c_header, stem + "_pipelines.h"}});
+    Halide::create_static_library(objects, lib_target, stem + ".a");
+    for (const auto& o : objects) std::remove(o.c_str());
+    // the declarations of every step, from a module holding them all (no code generated from it)
+    Halide::Module declarations = modules.front();
+    for (std::size_t i = 1; i < modules.size(); ++i)
+        for (const auto& f : modules[i].functions()) declarations.append(f);
+    declarations.compile({{Halide::OutputFileType::c_header, stem + "_pipelines.h"}});
     write_file(stem + ".h", solver_header(p, c.name, c.target, plan_text(p), fused, iterations_per_call));
     std::printf("generator: %s for %s in %.2f s\n", c.name.c_str(), c.target.c_str(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
