@@ -57,9 +57,6 @@ double norm2_diff(const Image& a, const Image& b);  // ‖a − b‖₂
 double power_iteration_norm(const ir::Problem& p, const ir::Term& t);
 /// ‖[K_1; …; K_n]‖ of all Ψ operators, estimated the same way.
 double stacked_norm_estimate(const ir::Problem& p);
-/// The planner's bound on ‖K‖ of expr is exact (a lone circular convolution with a single-signed
-/// kernel, grad, weights on a diagonal operator, selections): nothing to estimate.
-bool norm_bound_exact(const ir::Node& expr);
 struct NormEstimates {
     ir::Problem problem;          ///< with each Ψ term's norm_bound tightened where estimated
     std::vector<bool> estimated;  ///< per Ψ term: its norm_bound is an estimate (below the bound)

@@ -1,10 +1,11 @@
 // ‖K‖ for the step-size rules. τσ‖K‖² ≤ 1 (PC) and μ ≤ λ/‖K‖² (L-ADMM) need an upper bound on
 // the norm of the stacked Ψ operator, and ρ₀ = ω/‖K‖² uses the same numbers: a bound that is 2×
-// too large halves the steps (and skews ρ₀ by 4×). The planner's bounds are exact for a lone
-// circular convolution with a single-signed kernel, grad, scalars and weights on a diagonal
-// operator; they are loose for sums (triangle inequality: four weighted convolutions whose weights
-// sum to one get 4 where the norm is ≤ 1), for masks and subsampling after a non-diagonal operator,
-// for compositions, and for the stack of several Ψ operators (√Σ‖K_i‖² ≥ ‖[K_1; …; K_n]‖, equal only
+// too large halves the steps (and skews ρ₀ by 4×). The cards' bounds are exact on the variable
+// itself for most operators (a circular convolution with a single-signed kernel, grad, weights,
+// selections, colour and per-pixel matrices, scales: each card says so, plan::norm_bound_exact);
+// they are loose for sums (triangle inequality: four weighted convolutions whose weights sum to one
+// get 4 where the norm is ≤ 1), for masks and subsampling after a non-diagonal operator, for
+// compositions, and for the stack of several Ψ operators (√Σ‖K_i‖² ≥ ‖[K_1; …; K_n]‖, equal only
 // when the top singular vectors coincide).
 //
 // Where a bound is not known to be exact (or there is none: user operators), ‖K‖ is estimated on
@@ -72,58 +73,6 @@ struct GramOfTerm {
 
 bool known(double bound) { return std::isfinite(bound) && bound > 0; }
 
-const ir::Node& linear_part(const ir::Node& n) {
-    return n.op == ir::Op::sum && plan::is_offset(n) ? linear_part(n.args[0]) : n;
-}
-
-/// s·I for some scalar s (the variable, scaled).
-bool scaled_identity(const ir::Node& n) {
-    const ir::Node& l = linear_part(n);
-    return l.op == ir::Op::variable || (l.op == ir::Op::scale && scaled_identity(l.args[0]));
-}
-
-/// Diagonal: weights and scales of the variable (‖·‖ = max |product of weights|, exactly).
-bool diagonal(const ir::Node& n) {
-    const ir::Node& l = linear_part(n);
-    return l.op == ir::Op::variable ||
-           ((l.op == ir::Op::scale || l.op == ir::Op::mul_elemwise) && diagonal(l.args[0]));
-}
-
-bool single_signed(const Image& k) {
-    bool pos = false, neg = false;
-    for (std::size_t i = 0; i < k.size(); ++i) {
-        pos = pos || k.data()[i] > 0;
-        neg = neg || k.data()[i] < 0;
-    }
-    return !(pos && neg);
-}
-
-}  // namespace
-
-bool norm_bound_exact(const ir::Node& expr) {
-    const ir::Node& n = linear_part(expr);
-    switch (n.op) {
-    case ir::Op::variable: return true;
-    case ir::Op::scale: return norm_bound_exact(n.args[0]);
-    // max|w| is attained at the largest weight's pixel when the operand is diagonal
-    case ir::Op::mul_elemwise: return diagonal(n.args[0]);
-    // a circular convolution's norm is max|k̂|, = ‖k‖₁ at frequency 0 for a single-signed kernel
-    case ir::Op::conv:
-        return n.boundary == ir::ConvBoundary::circular && single_signed(n.image) && scaled_identity(n.args[0]);
-    // √(4·axes): exact for periodic differences on even sizes, within O(1/N²) for Neumann ones
-    case ir::Op::grad: return scaled_identity(n.args[0]);
-    // selections of the variable's samples: norm 1
-    case ir::Op::subsample:
-    case ir::Op::crop:
-    case ir::Op::transpose:
-    case ir::Op::reshape:
-    case ir::Op::pad: return scaled_identity(n.args[0]);
-    default: return false;
-    }
-}
-
-namespace {
-
 /// FNV-1a over the data a term's operator reads (its images and scalars): the cache key's data part.
 void fingerprint(const ir::Node& n, std::uint64_t& h) {
     auto mix = [&](const void* p, std::size_t bytes) {
@@ -137,7 +86,10 @@ void fingerprint(const ir::Node& n, std::uint64_t& h) {
         mix(sizes.data(), sizes.size() * sizeof(int));
         mix(n.image.data(), n.image.size() * sizeof(float));
     }
-    if (n.user) mix(&n.user, sizeof n.user);  // process-local code: its address names it
+    if (n.code) {  // process-local code (user operators): its address names it
+        const void* c = n.code.get();
+        mix(&c, sizeof c);
+    }
     for (const auto& a : n.args) fingerprint(a, h);
 }
 
@@ -330,7 +282,7 @@ NormEstimates estimate_norms(const ir::Problem& p) {
         if (!known(t.norm_bound)) {
             t.norm_bound = power_iteration_norm(e.problem, t);
             e.estimated.push_back(true);
-        } else if (tight && !norm_bound_exact(t.expr)) {
+        } else if (tight && !plan::norm_bound_exact(t.expr)) {
             const double est = power_iteration_norm(e.problem, t);
             e.estimated.push_back(est < t.norm_bound);
             t.norm_bound = std::min(t.norm_bound, est);
@@ -343,7 +295,7 @@ NormEstimates estimate_norms(const ir::Problem& p) {
     // √Σ‖K_i‖² is as tight as its parts when at most one operator is not a multiple of the
     // identity (s·I commutes with KᵀK: ‖[K; sI]‖² = ‖K‖² + s²)
     int general = 0;
-    for (const auto& t : e.problem.psi) general += scaled_identity(t.expr) ? 0 : 1;
+    for (const auto& t : e.problem.psi) general += plan::linear_facts(t.expr).scalar_identity ? 0 : 1;
     if (tight && general >= 2) {
         const double est = stacked_norm_estimate(e.problem);
         if (est < e.stacked) {

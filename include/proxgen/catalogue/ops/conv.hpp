@@ -75,6 +75,12 @@ struct conv {
             l1 = l1 * sqrt((floor(d.image_extent(n, 0) / 2.0) + 1.0) * (floor(d.image_extent(n, 1) / 2.0) + 1.0));
         return l1 * a[0];
     }
+    /// A circular convolution's norm is max |k̂|, which is ‖k‖₁ (at frequency 0) for a single-signed
+    /// kernel; zero and replicate boundaries, and kernels of both signs, get a bound.
+    static bool norm_exact(const ir::Node& n, std::span<const NormTightness> a) {
+        return boundary(n) == Boundary::circular && data::single_signed(n.image.buffer().raw_buffer()) &&
+               exact_on_scaled_identity(a);
+    }
     /// A kernel may have any size (no larger than its operand).
     template <class V>
     static std::vector<V> image_extents(const ir::Node&, const std::vector<V>&) { return {}; }
