@@ -141,3 +141,79 @@ TEST_CASE("generated solvers compute the JIT's norm bounds and diagonal minima f
     CHECK(pg::plan::norm_bound(all[2].expr) == Approx(2.0));
     CHECK(pg::plan::norm_bound(all[6].expr) > pg::plan::norm_bound(all[5].expr));
 }
+
+namespace {
+/// ‖A‖₂ of a small dense matrix (row-major, rows × cols) by power iteration on AᵀA to convergence.
+double power_norm(const std::vector<double>& a, int rows, int cols) {
+    std::vector<double> v(cols, 1.0), w(rows);
+    double lambda = 0;
+    for (int it = 0; it < 2000; ++it) {
+        double nv = 0;
+        for (double e : v) nv += e * e;
+        for (double& e : v) e /= std::sqrt(nv);
+        for (int i = 0; i < rows; ++i) {
+            w[i] = 0;
+            for (int j = 0; j < cols; ++j) w[i] += a[i * cols + j] * v[j];
+        }
+        std::vector<double> u(cols, 0.0);
+        for (int j = 0; j < cols; ++j)
+            for (int i = 0; i < rows; ++i) u[j] += a[i * cols + j] * w[i];
+        lambda = 0;
+        for (int j = 0; j < cols; ++j) lambda += u[j] * v[j];
+        v = u;
+    }
+    return std::sqrt(lambda);
+}
+}  // namespace
+
+TEST_CASE("cards whose norm is known exactly give it, and say so; compositions and sums are bounds", "[plan][norm]") {
+    const std::vector<Case> all = cases();
+    auto find = [&](const std::string& name) -> const pg::ir::Node& {
+        for (const auto& c : all)
+            if (c.name == name) return c.expr;
+        FAIL("no case " << name);
+        return all[0].expr;
+    };
+    // the colour matrix: ‖M‖₂, not ‖M‖_F
+    {
+        const pg::Image m = pg::color::yuv();
+        std::vector<double> a;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) a.push_back(m(j, i));
+        const double truth = power_norm(a, 3, 3);
+        CHECK(pg::plan::norm_bound(find("colour matrix")) == Approx(truth).epsilon(1e-9));
+        double frob = 0;
+        for (double e : a) frob += e * e;
+        CHECK(truth < std::sqrt(frob) * 0.99);  // the former bound was loose here
+        CHECK(pg::plan::norm_bound_exact(find("colour matrix")));
+    }
+    // per-pixel matrices: the largest ‖A(p)‖₂
+    {
+        const pg::Image A = random_image({16, 12, 2, 3}, 6, -1.0f, 1.0f);
+        double most = 0;
+        for (int y = 0; y < 12; ++y)
+            for (int x = 0; x < 16; ++x) {
+                std::vector<double> a;
+                for (int i = 0; i < 2; ++i)
+                    for (int j = 0; j < 3; ++j) a.push_back(A.data()[((std::size_t(j) * 2 + i) * 12 + y) * 16 + x]);
+                most = std::max(most, power_norm(a, 2, 3));
+            }
+        CHECK(pg::plan::norm_bound(find("per-pixel matrices")) == Approx(most).epsilon(1e-9));
+        CHECK(pg::plan::norm_bound_exact(find("per-pixel matrices")));
+    }
+    // exact on the variable: grad, weights, scales, selections, a single-signed circular blur
+    for (const char* name : {"grad over x and y", "grad over three axes", "periodic grad", "subsample", "mul_elemwise",
+                             "scale"}) {
+        INFO(name);
+        CHECK(pg::plan::norm_bound_exact(find(name)));
+    }
+    auto x = pg::variable(24, 20);
+    const pg::Image box = random_image({3, 3}, 9, 0.1f, 1.0f);
+    const pg::Image b = random_image({24, 20}, 10, 0.0f, 1.0f);
+    CHECK(pg::plan::norm_bound_exact(numbered(pg::typed::to_ir(pg::conv(box, x)))));
+    CHECK(pg::plan::norm_bound_exact(numbered(pg::typed::to_ir(pg::conv(box, 2.0f * x) - b))));
+    // bounds, not norms: a kernel of both signs (‖k‖₁ > max|k̂|), other boundaries, sums, compositions
+    for (const char* name : {"circular conv", "sum with an offset", "zero-boundary conv", "replicate conv", "sum", "composition",
+                             "subsampled blur", "stack"})
+        CHECK_FALSE(pg::plan::norm_bound_exact(find(name)));
+}

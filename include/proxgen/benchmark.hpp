@@ -17,6 +17,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <limits>
+#include <utility>
 #include <string>
 
 #include "proxgen/typed/solve.hpp"
@@ -61,4 +63,28 @@ double state_bytes(const P& prob, Algorithm algorithm) {
     return state_bytes(detail::plan_for(detail::normalized(prob), algorithm));
 }
 
+/// Iterations and time to a relative objective gap (f − f*)/|f*| (the convergence benchmark,
+/// docs/performance.md). -1 / NaN: not reached within max_iters.
+struct ToTolerance {
+    int iterations_1e3 = -1, iterations_1e4 = -1;
+    /// Result::solve_seconds of a fresh, untracked solve of exactly that many iterations (kernels cached)
+    double seconds_1e3 = std::numeric_limits<double>::quiet_NaN();
+    double seconds_1e4 = std::numeric_limits<double>::quiet_NaN();
+    /// With the default stopping rule (opt's tolerances as given, max_iters as given).
+    int default_iterations = 0;
+    double default_seconds = 0, default_gap = 0;
+    bool default_converged = false;
+    /// The gap after the measuring run (at iterations_1e4, or at max_iters when not reached).
+    double final_gap = 0;
+    /// Found by fresh solves of n iterations rather than from the objective tracked at the checks
+    /// (the iterate was infeasible there, while the result a solve returns is a feasible copy).
+    bool searched = false;
+};
+/// A solve for to_tolerance: the result and its objective (pg::objective of the result).
+using MeasuredSolve = std::function<std::pair<Result, double>(const Options&)>;
+/// Measures `opt.algorithm` on a problem: solve(o) solves it with options o. The gap is measured
+/// at the solver's own checks (every opt.check_every iterations, with o.track_objective set; the
+/// objective the history holds, plus `shift`), so the counts are multiples of check_every. opt
+/// keeps its step options; its tolerances and max_iters are used for the default-rule run.
+ToTolerance to_tolerance(const MeasuredSolve& solve, const Options& opt, double optimum, double shift, int max_iters);
 }  // namespace proxgen::benchmark

@@ -58,6 +58,12 @@ struct BenchOptions {
     DataOptions data;
     std::string algorithm = "all";
     int short_iters = 20, long_iters = 220, repeats = 3;
+    /// --to-tolerance: iterations and time to a relative objective gap of 1e-3 and 1e-4 instead
+    bool to_tolerance = false;
+    double optimum = 0;          ///< f* (0 with optimum_given false: from long runs)
+    bool optimum_given = false;
+    int optimum_iters = 5000;    ///< iterations of each algorithm's run for f*
+    int max_iters = 3000;        ///< cap of the measuring runs
 };
 int bench(const BenchOptions& o);
 

@@ -105,6 +105,16 @@ int main(int argc, char** argv) {
     b->add_option("--short", bo.short_iters, "iterations of the short run")->capture_default_str();
     b->add_option("--long", bo.long_iters, "iterations of the long run")->capture_default_str();
     b->add_option("--repeats", bo.repeats, "runs of each length; the least disturbed counts")->capture_default_str();
+    b->add_flag("--to-tolerance", bo.to_tolerance,
+                "instead: iterations and time to a relative objective gap of 1e-3 and 1e-4, and to the default "
+                "stopping rule, per algorithm");
+    b->add_option("--optimum", bo.optimum, "--to-tolerance: the optimal objective f* (default: the lowest objective "
+                                           "of long runs of every algorithm that plans)")
+        ->each([&](const std::string&) { bo.optimum_given = true; });
+    b->add_option("--optimum-iters", bo.optimum_iters, "--to-tolerance: iterations of each long run for f*")
+        ->capture_default_str();
+    b->add_option("--max-iters", bo.max_iters, "--to-tolerance: at most this many iterations per measurement")
+        ->capture_default_str();
     b->footer(exit_codes);
 
     app.add_subcommand("ops", "list the operators and penalties a problem file can use");

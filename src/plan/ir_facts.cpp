@@ -42,6 +42,16 @@ double norm_bound(const ir::Node& n) {
     return fold<double>(n, [](const ir::Node& m, std::span<const double> a) { return card_of(m).norm_bound(m, a); });
 }
 
+bool norm_bound_exact(const ir::Node& n) {
+    using catalogue::NormTightness;
+    const NormTightness t = fold<NormTightness>(n, [](const ir::Node& m, std::span<const NormTightness> a) {
+        std::vector<LinearFacts> facts;
+        for (const auto& arg : m.args) facts.push_back(linear_facts(arg));
+        return NormTightness{card_of(m).norm_exact(m, a), card_of(m).facts(m, facts).scalar_identity};
+    });
+    return t.exact;
+}
+
 Code norm_bound_code(const ir::Node& n) {
     return fold<Code>(n, [](const ir::Node& m, std::span<const Code> a) { return card_of(m).norm_bound_code(m, a); });
 }

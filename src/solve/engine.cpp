@@ -97,6 +97,7 @@ double curvature_scale(const ir::Problem& p) {
 }
 
 double stacked_norm_bound(const ir::Problem& p) {
+    if (p.psi_norm > 0) return p.psi_norm;
     double s = 0;
     for (const auto& t : p.psi) s += t.norm_bound * t.norm_bound;
     return std::sqrt(s);
@@ -298,7 +299,9 @@ double objective_ir(const ir::Problem& p, const Image& x, double& compile_s) {
 // ---- describe / dispatch ----------------------------------------------------------------------
 
 std::string describe_ir(const ir::Problem& planned) {
-    const ir::Problem p = with_norm_bounds(planned);
+    const NormEstimates est = estimate_norms(planned);
+    ir::Problem p = est.problem;
+    p.psi_norm = est.stacked;
     const Algorithm a = p.algorithm;
     std::string s = fmt::format("ProxGen plan ({}), variable {}\n", name(a), shape_string(p.variable_shape));
     s += fmt::format("  x-update: {}\n", x_update_description(p));
@@ -309,9 +312,9 @@ std::string describe_ir(const ir::Problem& planned) {
     if (p.psi.empty()) s += "    (none)\n";
     for (std::size_t i = 0; i < p.psi.size(); ++i)
         s += fmt::format("    {}   ||K|| {} {:.4g}\n", p.psi[i].text,
-                         p.psi[i].norm_bound == planned.psi[i].norm_bound ? "<=" : "~ (power iteration)",
-                         p.psi[i].norm_bound);
-    s += fmt::format("  ||K|| bound (stacked Psi operators): {:.4g}\n", stacked_norm_bound(p));
+                         est.estimated[i] ? "~ (estimated on the data)" : "<=", p.psi[i].norm_bound);
+    s += fmt::format("  ||K|| (stacked Psi operators): {} {:.4g}\n", est.stacked_estimated ? "~ (estimated on the data)" : "<=",
+                     stacked_norm_bound(p));
     Options defaults;
     if (a == Algorithm::pock_chambolle) {
         auto st = pc_steps(p, defaults);

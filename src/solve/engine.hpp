@@ -52,9 +52,22 @@ private:
 double norm2(const Image& a);                     // ‖a‖₂ in float64
 double norm2_diff(const Image& a, const Image& b);  // ‖a − b‖₂
 
-/// ‖K‖ of one Ψ term by power iteration on KᵀK (40 steps, ×1.05 margin), pipelines cached.
+/// ‖K‖ of one Ψ term estimated on its data: Lanczos on KᵀK with an a-posteriori residual bound,
+/// × 1.003 (norm_estimate.cpp); cached per structure and data.
 double power_iteration_norm(const ir::Problem& p, const ir::Term& t);
-/// p with every Ψ term's missing norm bound (not finite, or ≤ 0) estimated by power iteration.
+/// ‖[K_1; …; K_n]‖ of all Ψ operators, estimated the same way.
+double stacked_norm_estimate(const ir::Problem& p);
+struct NormEstimates {
+    ir::Problem problem;          ///< with each Ψ term's norm_bound tightened where estimated
+    std::vector<bool> estimated;  ///< per Ψ term: its norm_bound is an estimate (below the bound)
+    double stacked = 0;           ///< ‖[K_1; …; K_n]‖ as the step rules use it
+    bool stacked_estimated = false;
+};
+/// Tight norms: each Ψ term's bound, where it is missing or not exact, replaced by the estimate
+/// when that is smaller; the stacked norm estimated when two or more operators are not multiples
+/// of the identity.
+NormEstimates estimate_norms(const ir::Problem& p);
+/// p with estimate_norms's bounds, and psi_norm set.
 ir::Problem with_norm_bounds(const ir::Problem& p);
 
 /// Swaps two lists of images element by element. Kernels are bound to the addresses of the
@@ -70,7 +83,7 @@ Image initial_x(const ir::Problem& p, const Options& opt, const Result* warm);
 const std::vector<double>* warm_steps(const ir::Problem& p, const Result* warm, std::size_t n);
 /// Shapes of the Ψ terms' outputs, one per term.
 std::vector<std::vector<int>> psi_shapes(const ir::Problem& p);
-/// ‖K‖ bound of the stacked Ψ operators: √Σ‖K_i‖².
+/// ‖K‖ bound of the stacked Ψ operators: p.psi_norm when set, else √Σ‖K_i‖².
 double stacked_norm_bound(const ir::Problem& p);
 /// Number of elements of all Ψ outputs (m) and of x (n), for the √dim·ε_abs tolerances.
 std::size_t psi_elements(const ir::Problem& p);

@@ -98,3 +98,6 @@ expect(1 "is 9x9 but the reference clean.png is 32x32" compare clean.png kernel.
 expect(0 "STREAM triad: [0-9.]+ GB/s.*algo +ms/iter +MB/iter +GB/s +of_triad.*\npc +-?[0-9.]+ +[0-9.]+ +-?[0-9.]+ +-?[0-9.]+"
        bench ${problem} ${data} --algorithm pc --short 1 --long 3 --repeats 1)
 expect(1 "--short 5 and --long 5: need 0 <= short < long" bench ${problem} ${data} --short 5 --long 5)
+# --to-tolerance: the report's columns and a row (f* from 60-iteration runs: the counts are not checked)
+expect(0 "optimum f\\* = .*algo +it_1e-3 +it_1e-4 +ms_1e-3 +ms_1e-4 +default_its.*\npc +[-0-9]+ +[-0-9]+"
+       bench ${problem} ${data} --algorithm pc --to-tolerance --optimum-iters 60 --max-iters 60)

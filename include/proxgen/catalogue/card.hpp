@@ -120,6 +120,20 @@ inline Parameter number_or_word(const char* name) { return {name, Parameter::Kin
 
 // ---- the interfaces every layer looks up ----------------------------------------------------------
 
+/// What a card's norm_exact reads of an operand: whether the operand's own bound is exact, and
+/// whether the operand is s·x (+ constants) — most bounds are exact on the variable itself and
+/// loose on compositions (‖AB‖ ≤ ‖A‖‖B‖ holds with equality only when singular vectors align).
+struct NormTightness {
+    bool exact = false;
+    bool scalar_identity = false;
+};
+/// The usual rule: exact when every operand is a multiple of the variable.
+inline bool exact_on_scaled_identity(std::span<const NormTightness> a) {
+    for (const auto& o : a)
+        if (!o.scalar_identity) return false;
+    return true;
+}
+
 /// An operator's card. The IR knows it as an ir::OpKind.
 class OpCard : public ir::OpKind {
 public:
@@ -134,6 +148,11 @@ public:
     virtual double norm_bound(const ir::Node& n, std::span<const double> operands) const = 0;
     /// The same bound as C++ code over a generated solver's data slots (an Error where none is known).
     virtual Code norm_bound_code(const ir::Node& n, std::span<const Code> operands) const = 0;
+    /// norm_bound(n) equals ‖K‖₂ of n's linear part (within rounding, or O(1/N²) for Neumann
+    /// differences), given whether its operands' are and what they are (default: false, a bound
+    /// that may be loose). Where it is not, the solver estimates ‖K‖ on the data
+    /// (src/solve/norm_estimate.cpp); an exact bound spares that estimate.
+    virtual bool norm_exact(const ir::Node& n, std::span<const NormTightness> operands) const = 0;
     /// For a diagonal operator, a lower bound on min |d| given its operands' (default: 0, unknown).
     virtual double diagonal_min_abs(const ir::Node& n, std::span<const double> operands) const = 0;
     virtual Code diagonal_min_abs_code(const ir::Node& n, std::span<const Code> operands) const = 0;
@@ -198,7 +217,8 @@ std::vector<V> first_operand(std::span<const std::vector<V>> operands) {
 
 /// The card struct C as an OpCard. What C may define (all static): name, summary, entries (a
 /// function returning a span of Entry), image_role, holds_scalar, text(n, operands),
-/// facts(n, operand facts), norm_bound<D>(n, operand bounds, D), diagonal_min_abs<D>(...),
+/// facts(n, operand facts), norm_bound<D>(n, operand bounds, D), norm_exact(n, operand tightness),
+/// diagonal_min_abs<D>(...),
 /// extents<V, D>(n, operand extents, D), image_extents<V>(n, output extents), static_last_extent,
 /// local, circulant, diagonal_in, prepare_transfer, transfer_row; and for the back end
 /// forward / adjoint / extents templates over it (src/lower).
@@ -238,6 +258,10 @@ public:
     Code norm_bound_code(const ir::Node& n, std::span<const Code> a) const override {
         if constexpr (requires { C::norm_bound(n, a, Emitter{}); }) return C::norm_bound(n, a, Emitter{});
         else fail("ahead-of-time solvers: {} has no norm bound a generated solver can compute", C::name);
+    }
+    bool norm_exact(const ir::Node& n, std::span<const NormTightness> a) const override {
+        if constexpr (requires { C::norm_exact(n, a); }) return C::norm_exact(n, a);
+        else return false;
     }
     double diagonal_min_abs(const ir::Node& n, std::span<const double> a) const override {
         if constexpr (requires { C::diagonal_min_abs(n, a, Numbers{}); }) return C::diagonal_min_abs(n, a, Numbers{});

@@ -31,6 +31,8 @@ struct Numbers {
     double abs_max(const ir::Node& n) const { return data::abs_max(raw(n.image)); }
     double frobenius(const ir::Node& n) const { return data::frobenius(raw(n.image)); }
     double largest_pixel_frobenius(const ir::Node& n) const { return data::largest_pixel_frobenius(raw(n.image)); }
+    double spectral_norm(const ir::Node& n) const { return data::spectral_norm(raw(n.image)); }
+    double largest_pixel_spectral_norm(const ir::Node& n) const { return data::largest_pixel_spectral_norm(raw(n.image)); }
     /// ‖K‖ of a node whose data the IR no longer holds, computed when it was built.
     double norm_factor(const ir::Node& n) const { return n.norm_factor; }
 
@@ -71,6 +73,8 @@ struct Emitter {
     Code abs_max(const ir::Node& n) const { return call("abs_max", n.image_slot); }
     Code frobenius(const ir::Node& n) const { return call("frobenius", n.image_slot); }
     Code largest_pixel_frobenius(const ir::Node& n) const { return call("largest_pixel_frobenius", n.image_slot); }
+    Code spectral_norm(const ir::Node& n) const { return call("spectral_norm", n.image_slot); }
+    Code largest_pixel_spectral_norm(const ir::Node& n) const { return call("largest_pixel_spectral_norm", n.image_slot); }
     /// Extents: the variable's (the generated solver's `v`) and a node image's.
     std::vector<Code> variable_extents(const ir::Node& n) const {
         std::vector<Code> e;

@@ -79,6 +79,9 @@ struct Problem {
     std::vector<Term> omega;       // absorbed into the x-update in closed form
     std::vector<Term> psi;         // split: z_i = K_i x, proxed separately
     double omega_strong_convexity = 0;  // μ such that Ω(x) − μ/2‖x‖² is convex (0: unknown)
+    /// ‖[K_1; …; K_n]‖ of the Ψ operators as the step rules use it, set by the solver (estimated on
+    /// the data where √Σ‖K_i‖² is loose); 0: not set, √Σ norm_bound² is used.
+    double psi_norm = 0;
     Algorithm algorithm = Algorithm::pock_chambolle;  // the plan was made for this algorithm
     plan::XUpdate x_update = plan::XUpdate::closed_form_prox;
     int image_slots = 0, scalar_slots = 0;

@@ -49,6 +49,9 @@ TermFacts term_facts(const ir::Term& t);
 /// An upper bound on ‖K‖₂ of the expression's linear part, from its nodes' cards (‖k‖₁ for a
 /// convolution, √(4·axes) for grad, |s|, max|w|, sums and products; reads the nodes' data).
 double norm_bound(const ir::Node& n);
+/// norm_bound(n) is ‖K‖₂ itself (each card says when its bound is exact: on the variable, mostly);
+/// where it is not, the solvers estimate ‖K‖ on the data (src/solve/norm_estimate.cpp).
+bool norm_bound_exact(const ir::Node& n);
 /// For a diagonal operator, a lower bound on min |d| (0 when unknown).
 double diagonal_min_abs(const ir::Node& n);
 /// The same two bounds as C++ code over a generated solver's data slots (src/aot).

@@ -76,6 +76,12 @@ struct conv {
             l1 = l1 * sqrt((floor(d.image_extent(n, 0) / 2.0) + 1.0) * (floor(d.image_extent(n, 1) / 2.0) + 1.0));
         return l1 * a[0];
     }
+    /// A circular convolution's norm is max |k̂|, which is ‖k‖₁ (at frequency 0) for a single-signed
+    /// kernel; zero and replicate boundaries, and kernels of both signs, get a bound.
+    static bool norm_exact(const ir::Node& n, std::span<const NormTightness> a) {
+        return boundary(n) == Boundary::circular && data::single_signed(n.image.buffer().raw_buffer()) &&
+               exact_on_scaled_identity(a);
+    }
     /// A kernel may have any size no larger than its operand's plane (rules::conv_kernel, the rule
     /// shape() applies, evaluated by a generated solver on the kernel it is given).
     template <class V>

@@ -48,6 +48,8 @@ struct haar {
     /// Orthonormal: ‖W‖ = 1 exactly.
     template <class D>
     static auto norm_bound(const ir::Node&, std::span<const typename D::value> a, const D&) { return a[0]; }
+    /// A selection or rearrangement of the variable's samples (or an orthonormal transform): norm 1.
+    static bool norm_exact(const ir::Node&, std::span<const NormTightness> a) { return exact_on_scaled_identity(a); }
 
     // ---- lowering ----
     /// One level on the top-left w × h block of f (the rest passes through): with q the pixel's

@@ -37,11 +37,12 @@ struct mul_color {
     /// Per-pixel matrices: block-diagonal Gram matrices, not diagonal.
     static constexpr LinearFacts combine(const LinearFacts& arg) { return moving_facts(arg, false); }
     static LinearFacts facts(const ir::Node&, std::span<const LinearFacts> a) { return combine(a[0]); }
-    /// ‖M‖₂ ≤ ‖M‖_F.
+    /// ‖M‖₂ (the same 3 × 3 matrix at every pixel): exact on the variable.
     template <class D>
     static auto norm_bound(const ir::Node& n, std::span<const typename D::value> a, const D& d) {
-        return d.frobenius(n) * a[0];
+        return d.spectral_norm(n) * a[0];
     }
+    static bool norm_exact(const ir::Node&, std::span<const NormTightness> a) { return exact_on_scaled_identity(a); }
     template <class V>
     static std::vector<V> image_extents(const ir::Node&, const std::vector<V>&) { return {V(3), V(3)}; }
     static int static_last_extent(const ir::Node&, std::span<const int>) { return 0; }

@@ -43,6 +43,9 @@ struct mul_elemwise {
     static auto norm_bound(const ir::Node& n, std::span<const typename D::value> a, const D& d) {
         return d.abs_max(n) * a[0];
     }
+    /// max|w| is attained at the largest weight's pixel when the operand is the variable; a mask
+    /// after a blur keeps the blur's bound, loosely.
+    static bool norm_exact(const ir::Node&, std::span<const NormTightness> a) { return exact_on_scaled_identity(a); }
     template <class D>
     static auto diagonal_min_abs(const ir::Node& n, std::span<const typename D::value> a, const D& d) {
         return d.abs_min(n) * a[0];

@@ -42,11 +42,12 @@ struct pxwise_matmul {
 
     static constexpr LinearFacts combine(const LinearFacts& arg) { return moving_facts(arg, false); }
     static LinearFacts facts(const ir::Node&, std::span<const LinearFacts> a) { return combine(a[0]); }
-    /// The largest per-pixel ‖A(p)‖_F.
+    /// The largest per-pixel ‖A(p)‖₂: the norm of a block-diagonal operator, exact on the variable.
     template <class D>
     static auto norm_bound(const ir::Node& n, std::span<const typename D::value> a, const D& d) {
-        return d.largest_pixel_frobenius(n) * a[0];
+        return d.largest_pixel_spectral_norm(n) * a[0];
     }
+    static bool norm_exact(const ir::Node&, std::span<const NormTightness> a) { return exact_on_scaled_identity(a); }
     template <class V, class D>
     static std::vector<V> extents(const ir::Node& n, std::span<const std::vector<V>> a, const D& d) {
         std::vector<V> e = a[0];

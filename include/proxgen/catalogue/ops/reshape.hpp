@@ -62,6 +62,8 @@ struct reshape {
     static LinearFacts facts(const ir::Node&, std::span<const LinearFacts> a) { return combine(a[0]); }
     template <class D>
     static auto norm_bound(const ir::Node&, std::span<const typename D::value> a, const D&) { return a[0]; }
+    /// A selection or rearrangement of the variable's samples (or an orthonormal transform): norm 1.
+    static bool norm_exact(const ir::Node&, std::span<const NormTightness> a) { return exact_on_scaled_identity(a); }
     template <class V, class D>
     static std::vector<V> extents(const ir::Node& n, std::span<const std::vector<V>>, const D&) {
         std::vector<V> e;

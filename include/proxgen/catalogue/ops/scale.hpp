@@ -36,6 +36,8 @@ struct scale {
         return f;
     }
     static LinearFacts facts(const ir::Node&, std::span<const LinearFacts> a) { return combine(a[0]); }
+    /// ‖sK‖ = |s|‖K‖.
+    static bool norm_exact(const ir::Node&, std::span<const NormTightness> a) { return a[0].exact; }
     template <class D>
     static auto norm_bound(const ir::Node& n, std::span<const typename D::value> a, const D& d) {
         using std::abs;

@@ -93,6 +93,8 @@ struct sum {
     /// ‖A + B‖ ≤ ‖A‖ + ‖B‖ (a constant operand's bound is 0).
     template <class D>
     static auto norm_bound(const ir::Node&, std::span<const typename D::value> a, const D&) { return a[0] + a[1]; }
+    /// e ± b has e's linear part; a sum of two operators is bounded by the triangle inequality.
+    static bool norm_exact(const ir::Node& n, std::span<const NormTightness> a) { return is_offset(n) && a[0].exact; }
     /// d₁ + d₂ may cancel anywhere: no bound without every pixel, except when one operand holds no
     /// variable (e ± b keeps e's diagonal).
     template <class D>

@@ -23,6 +23,7 @@ struct variable {
                 .fft_diagonal = true, .dct_diagonal = true, .grad_only = false, .has_offset = false, .data_free = true};
     }
     static LinearFacts facts(const ir::Node&, std::span<const LinearFacts>) { return combine(); }
+    static bool norm_exact(const ir::Node&, std::span<const NormTightness>) { return true; }
     template <class D>
     static auto norm_bound(const ir::Node&, std::span<const typename D::value>, const D&) {
         return typename D::value(1.0);
