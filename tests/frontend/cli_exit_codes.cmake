@@ -4,18 +4,7 @@
 # subcommand.
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
-# expect(<exit code> <regex the output must match> <arguments...>)
-function(expect code pattern)
-  execute_process(COMMAND ${PROXGEN} ${ARGN} WORKING_DIRECTORY ${WORK_DIR} RESULT_VARIABLE rc
-                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  message(STATUS "$ proxgen ${ARGN}  -> ${rc}\n${out}${err}")
-  if(NOT rc EQUAL code)
-    message(FATAL_ERROR "expected exit code ${code}, got ${rc}: proxgen ${ARGN}")
-  endif()
-  if(NOT "${out}${err}" MATCHES "${pattern}")
-    message(FATAL_ERROR "the output does not match '${pattern}': proxgen ${ARGN}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/cli_expect.cmake)
 
 execute_process(COMMAND ${MAKE_DATA} ${WORK_DIR} 32 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
