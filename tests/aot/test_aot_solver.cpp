@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -27,6 +28,11 @@ namespace pg = proxgen;
 using Buffer = Halide::Runtime::Buffer<float>;
 
 namespace {
+
+// Generated solvers take the planner's norm bounds; pg::solve would tighten loose ones by an
+// estimate on the data (docs/algorithms.md): the comparisons here are of the same steps. Set
+// before any solve of this process reads it.
+[[maybe_unused]] const bool planner_bounds = [] { return setenv("PROXGEN_TIGHT_NORMS", "0", 1) == 0; }();
 
 Buffer to_buffer(const pg::Image& img) {
     Buffer b(img.width(), img.height());
