@@ -107,7 +107,9 @@ struct Reference {
     int n = kSize;
     std::vector<double> k, b, ref;  // 3x3, n², n²
     double lambda = 0.05;
+    std::vector<double> lambda_schedule;     // per iteration (empty: λ throughout)
     std::vector<std::vector<double>> steps;  // per iteration, in step_names order
+    mutable double lam = 0;                  // this iteration's λ
 
     using Vec = std::vector<double>;
     std::size_t pixels() const { return std::size_t(n) * n; }
@@ -161,7 +163,7 @@ struct Reference {
             const std::size_t P = pixels();
             for (std::size_t j = 0; j < P; ++j) {
                 const double norm = std::hypot(q[j], q[P + j]);
-                const double s = norm > t * lambda ? 1 - t * lambda / norm : 0.0;
+                const double s = norm > t * lam ? 1 - t * lam / norm : 0.0;
                 z[j] = s * q[j];
                 z[P + j] = s * q[P + j];
             }
@@ -177,7 +179,7 @@ struct Reference {
         auto add = [&](const Vec& v, double c) {
             for (std::size_t j = 0; j < e.size(); ++j) out[j] += c * v[j];
         };
-        if (kind != Kind::tv) add(grad(grad(e, false), true), ch * lambda);
+        if (kind != Kind::tv) add(grad(grad(e, false), true), ch * lam);
         if (kind != Kind::poisson) add(conv(conv(e, false), true), ch);
         if (ck != 0)
             for (int i = 0; i < terms(); ++i) add(K(i, K(i, e, false), true), ck);
@@ -231,6 +233,7 @@ struct Reference {
         for (std::size_t it = 0; it < steps.size(); ++it) {
             const auto& s = steps[it];
             const auto& prev = steps[it > 0 ? it - 1 : 0];
+            lam = lambda_schedule.empty() ? lambda : lambda_schedule[it];
             if (algorithm == pg::Algorithm::pock_chambolle) {
                 const double sigma = s[0], tau = s[1], theta = s[2];
                 Vec xbar(P);
@@ -403,6 +406,42 @@ TEST_CASE("unrolled gradients against float64 finite differences: weight, data, 
                               << ", float64 finite differences " << d << " (largest " << largest << ")");
             CHECK(std::abs(analytic - d) <= 1e-3 * std::max(std::abs(analytic), std::abs(d)) + 1e-6 * largest);
         }
+}
+
+TEST_CASE("a parameter schedule: each iteration's weight against float64 finite differences", "[gradients]") {
+    const pg::Image clean = scene(kSize, 1);
+    const rt::Problem prob = deconvolution(clean, Kind::tv);
+    pg::Options opt;
+    opt.algorithm = pg::Algorithm::ladmm;
+    opt.max_iters = kRefIters;
+    pg::GradientOptions go;
+    go.wrt = {"lambda"};
+    for (int k = 0; k < kRefIters; ++k) go.parameter_schedule["lambda"].push_back(0.03 + 0.01 * k);
+    const pg::Loss loss = pg::Loss::sum_squares(clean);
+    const pg::Gradient g = rt::gradient(prob, opt, loss, go);
+    const std::vector<double>& per = g.schedule_gradients.at("lambda");
+    REQUIRE(int(per.size()) == kRefIters);
+    Reference r;
+    r.algorithm = opt.algorithm;
+    r.kind = Kind::tv;
+    r.k = to_vec(blur_kernel());
+    r.b = to_vec(clean);
+    r.ref = to_vec(clean);
+    r.steps = g.step_values;
+    r.lambda_schedule = go.parameter_schedule.at("lambda");
+    CHECK(rel(r.loss(), g.loss) < 1e-4);
+    for (int k = 0; k < kRefIters; ++k) {
+        const double numeric = [&] {
+            const double h = 1e-6;
+            Reference q = r;
+            q.lambda_schedule[k] += h;
+            const double up = q.loss();
+            q.lambda_schedule[k] -= 2 * h;
+            return (up - q.loss()) / (2 * h);
+        }();
+        INFO("iteration " << k << ": analytic " << per[k] << ", float64 finite differences " << numeric);
+        CHECK(rel(per[k], numeric) < 1e-3);
+    }
 }
 
 TEST_CASE("checkpointing recomputes the same states: the gradient does not depend on the states kept",
