@@ -310,34 +310,45 @@ Func reduce_strips(const Func& c, int data_rank, const std::vector<Expr>& out_ex
     for (int d = 0; d < data_rank; ++d) dv.push_back(c.args()[d]);
     Var lane("lane"), yo("strip");
     Expr W = out_extents[0], H = r >= 2 ? out_extents[1] : Expr(1);
-    Region dom{{0, (W + kLanes - 1) / kLanes}};
-    if (r >= 2) dom.push_back({0, lower::kStripRows});
-    for (int d = 2; d < r; ++d) dom.push_back({0, out_extents[d]});
-    RDom rd(dom, "reduce");
-    Expr x = rd[0] * kLanes + lane;
-    Expr y = r >= 2 ? yo * lower::kStripRows + rd[1] : Expr(0);
-    Expr inside = x < W && (r >= 2 ? y < H : yo == 0);
-    std::vector<Expr> call;
-    for (const Var& v : dv) call.push_back(v);
-    call.push_back(min(x, W - 1));
-    if (r >= 2) call.push_back(min(y, H - 1));
-    for (int d = 2; d < r; ++d) call.push_back(rd[d]);
     std::vector<Var> lhs = dv;
     lhs.push_back(lane);
     lhs.push_back(yo);
     Func part("grad_partial_sums");
     part(lhs) = cast<double>(0);
-    part(lhs) += select(inside, cast<double>(c(call)), cast<double>(0));
+    // Two updates: the whole blocks of kLanes columns, whose x = block·kLanes + lane stays affine
+    // in the lane (contiguous vector loads), and the last partial block, clamped and masked (a
+    // clamp in every block made each read a gather).
+    const Expr whole = W / kLanes;
+    std::vector<RDom> domains;
+    for (int part_index = 0; part_index < 2; ++part_index) {
+        Region dom{part_index == 0 ? Range(0, whole) : Range(0, 1)};
+        if (r >= 2) dom.push_back({0, lower::kStripRows});
+        for (int d = 2; d < r; ++d) dom.push_back({0, out_extents[d]});
+        RDom rd(dom, part_index == 0 ? "reduce" : "reduce_tail");
+        Expr x = (part_index == 0 ? rd[0] : whole) * kLanes + lane;
+        Expr y = r >= 2 ? yo * lower::kStripRows + rd[1] : Expr(0);
+        Expr inside = r >= 2 ? y < H : yo == 0;
+        if (part_index == 1) inside = inside && x < W;
+        std::vector<Expr> call;
+        for (const Var& v : dv) call.push_back(v);
+        call.push_back(part_index == 0 ? x : min(x, W - 1));
+        if (r >= 2) call.push_back(min(y, H - 1));
+        for (int d = 2; d < r; ++d) call.push_back(rd[d]);
+        part(lhs) += select(inside, cast<double>(c(call)), cast<double>(0));
+        domains.push_back(rd);
+    }
     Func out("grad_reduction");
     out(lhs) = cast<float>(part(lhs));
     if (lower::schedule_kind() == lower::ScheduleKind::cpu) {
         const int vec = std::min(kLanes, lower::schedule_target().natural_vector_size<float>());
         out.bound(lane, 0, kLanes).vectorize(lane, vec).parallel(yo);
         part.compute_at(out, yo).vectorize(lane, vec);
-        std::vector<VarOrRVar> order{lane};
-        for (int d = 0; d < rd.dimensions(); ++d) order.emplace_back(rd[d]);
-        for (const Var& v : dv) order.emplace_back(v);
-        part.update().reorder(order).vectorize(lane, vec);
+        for (int u = 0; u < 2; ++u) {
+            std::vector<VarOrRVar> order{lane};
+            for (int d = 0; d < domains[u].dimensions(); ++d) order.emplace_back(domains[u][d]);
+            for (const Var& v : dv) order.emplace_back(v);
+            part.update(u).reorder(order).vectorize(lane, vec);
+        }
         lower::schedule_stages(out, yo, st);
     }
     return out;
@@ -374,6 +385,11 @@ void add_data_vjp(StageBuilder& b, lower::Lowerer& L, const Request& req, const 
                 cur = &cur->args[i];
             }
             if (!g) continue;
+            // the upstream is read once per tap of a kernel: computed once per strip, not per tap
+            if (!g->staged) {
+                st.add(g->f);
+                g->staged = true;
+            }
             Lowered operand = L.forward(m->args[0], term.operand(st), Part::linear, st);
             auto d = lower::lowering(*m->op).data_vjp(back, *m, operand, *g);
             if (!d)

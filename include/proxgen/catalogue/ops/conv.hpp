@@ -229,6 +229,13 @@ struct conv {
         case Boundary::zero: padded = h.zero_exterior(in.f, bounds); break;
         case Boundary::replicate: padded = h.repeat_edge(in.f, bounds); break;
         }
+        // staged: each strip's padded operand computed once into a buffer, so that the taps read it
+        // with contiguous vector loads (read in place, the boundary's index arithmetic made every
+        // tap's read a gather)
+        typename H::Func staged("conv_kernel_vjp_operand");
+        staged(h.args(in.rank())) = padded(h.args(in.rank()));
+        h.stage(staged);
+        padded = staged;
         const auto& kernel = h.image(n);
         Expr kw = kernel.dim(0).extent(), kh = kernel.dim(1).extent();
         const int r = in.rank();
