@@ -6,6 +6,7 @@
 #include "proxgen/error.hpp"
 #include "proxgen/image.hpp"
 #include "proxgen/io/image_io.hpp"
+#include "proxgen/grad.hpp"
 #include "proxgen/io/plot.hpp"
 #include "proxgen/runtime.hpp"
 #include "proxgen/solve/options.hpp"

@@ -118,6 +118,10 @@ public:
     /// n's output extents, given its operands'.
     virtual std::vector<Halide::Expr> extents(Back& b, const ir::Node& n,
                                               std::span<const std::vector<Halide::Expr>> operands) const = 0;
+    /// Gradients (src/grad): the derivative of ⟨g, K(operand)⟩ with respect to n's data (its image
+    /// or its scale factor), nullopt when the card gives none.
+    virtual std::optional<catalogue::DataVJP<Halide::Func>> data_vjp(Back& b, const ir::Node& n, const Lowered& operand,
+                                                                     const Lowered& g) const = 0;
 };
 
 /// A penalty's lowering.
@@ -131,6 +135,12 @@ public:
     /// What the objective's pipeline computes for the term at argument value v (default: v itself,
     /// which the card's value() then turns into f; diff_fn applies its smooth function here).
     virtual Halide::Expr value_argument(Back& b, const ir::Term& t, Halide::Expr v) const = 0;
+    /// Gradients (src/grad): whether the card gives its prox's derivative, and that derivative at
+    /// the argument t_arg for the upstream gradient g (a Func of the argument's rank), as prox().
+    virtual bool has_prox_vjp() const = 0;
+    virtual catalogue::ProxVJP<Halide::Expr> prox_vjp(Back& b, const ProxSpec& f, const Halide::Func& t_arg,
+                                                      const std::vector<Halide::Expr>& extents, Halide::Expr tau,
+                                                      const Halide::Func& g) const = 0;
 };
 
 /// The lowering of a node's or a term's card.
@@ -165,6 +175,11 @@ public:
             return C::template extents<Halide::Expr>(n, a, b);
         else return a.empty() ? std::vector<Halide::Expr>{} : a[0];
     }
+    std::optional<catalogue::DataVJP<Halide::Func>> data_vjp(Back& b, const ir::Node& n, const Lowered& e,
+                                                             const Lowered& g) const override {
+        if constexpr (requires { C::data_vjp(b, n, e, g); }) return C::data_vjp(b, n, e, g);
+        else return std::nullopt;
+    }
 };
 
 template <class C>
@@ -182,6 +197,23 @@ public:
     Halide::Expr value_argument(Back& b, const ir::Term& t, Halide::Expr v) const override {
         if constexpr (requires { C::value_argument(b, t, v); }) return C::value_argument(b, t, v);
         else return v;
+    }
+    bool has_prox_vjp() const override {
+        return requires(Back& b, const ProxSpec& f, const Halide::Func& t, const std::vector<Halide::Expr>& x,
+                        Halide::Expr e) { C::prox_vjp(b, f, t, x, e, t); } ||
+               requires(Back& b, const ProxSpec& f, Halide::Expr e) { C::prox_vjp(b, f, e, e, e); };
+    }
+    catalogue::ProxVJP<Halide::Expr> prox_vjp(Back& b, const ProxSpec& f, const Halide::Func& t,
+                                              const std::vector<Halide::Expr>& extents, Halide::Expr tau,
+                                              const Halide::Func& g) const override {
+        if constexpr (requires { C::prox_vjp(b, f, t, extents, tau, g); }) {
+            return C::prox_vjp(b, f, t, extents, tau, g);
+        } else if constexpr (requires(Halide::Expr e) { C::prox_vjp(b, f, e, e, e); }) {  // elementwise
+            const auto at = Back::args(int(extents.size()));
+            return C::prox_vjp(b, f, Halide::Expr(t(at)), tau, Halide::Expr(g(at)));
+        } else {
+            fail("gradients: the prox of {} has no derivative in its card", C::name);
+        }
     }
 };
 

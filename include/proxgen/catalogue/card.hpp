@@ -355,6 +355,29 @@ public:
     }
 };
 
+/// What a penalty card's prox_vjp returns (gradients, docs/gradients.md): for an upstream gradient g
+/// of p = prox(u, τ), du = (∂p/∂u)ᵀ g and dtau = ⟨∂p/∂τ, g⟩ per element (for penalties on groups,
+/// each element's share of its group's), and where the penalty has them d(data) per element and
+/// d(group weight) at the group's axes. E is the back end's expression type. At a kink the cards
+/// take the derivative of the branch their prox selects there (a derivative almost everywhere).
+template <class E>
+struct ProxVJP {
+    E du, dtau;
+    std::optional<E> ddata, dweight;
+};
+
+/// What an operator card's data_vjp returns (gradients, docs/gradients.md): the derivative of
+/// ⟨g, K(e)⟩ with respect to the node's data at the operand e. With `reduce` false, `contribution`
+/// is a Func over the data image's axes (an elementwise weight); with `reduce` true, a Func over
+/// (the data's axes..., the output's axes...) that the caller sums over the output's axes (a
+/// kernel's taps; a scalar factor has no data axes). F is the back end's Func.
+template <class F>
+struct DataVJP {
+    F contribution;
+    int data_rank = 0;
+    bool reduce = false;
+};
+
 template <class C>
 concept PenaltyCardType = requires { C::facts.indicator; };
 

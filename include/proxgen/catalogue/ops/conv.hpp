@@ -215,6 +215,37 @@ struct conv {
                          h.select(yy == Hgt - 1, h.sum(h.at(zx, r, x, Hgt + my)), 0.0f);
         return out;
     }
+
+    /// ∂⟨g, k ⊛ e⟩/∂k(a, b) = Σ_p g(p) · padded(p − (a − kw/2), p_y − (b − kh/2)): the correlation of
+    /// the padded operand with g, one sum over the image per tap (the caller sums it, in parallel
+    /// strips). Every boundary pads as its forward does.
+    static auto data_vjp(auto& h, const ir::Node& n, const auto& in, const auto& g) {
+        using H = std::remove_cvref_t<decltype(h)>;
+        using Expr = typename H::Expr;
+        typename H::Func padded;
+        const auto bounds = h.bounds(in.extents, 2);
+        switch (boundary(n)) {
+        case Boundary::circular: padded = h.repeat_image(h.wrapped(in), bounds); break;
+        case Boundary::zero: padded = h.zero_exterior(in.f, bounds); break;
+        case Boundary::replicate: padded = h.repeat_edge(in.f, bounds); break;
+        }
+        // staged: each strip's padded operand computed once into a buffer, so that the taps read it
+        // with contiguous vector loads (read in place, the boundary's index arithmetic made every
+        // tap's read a gather)
+        typename H::Func staged("conv_kernel_vjp_operand");
+        staged(h.args(in.rank())) = padded(h.args(in.rank()));
+        h.stage(staged);
+        padded = staged;
+        const auto& kernel = h.image(n);
+        Expr kw = kernel.dim(0).extent(), kh = kernel.dim(1).extent();
+        const int r = in.rank();
+        typename H::Var a("tap_x"), b("tap_y");
+        std::vector<typename H::Var> lhs{a, b};
+        for (int d = 0; d < r; ++d) lhs.push_back(h.axis(d));
+        typename H::Func d("conv_kernel_vjp");
+        d(lhs) = g.f(h.args(r)) * h.at(padded, r, h.axis(0) - a + kw / 2, h.axis(1) - b + kh / 2);
+        return DataVJP<typename H::Func>{d, 2, true};
+    }
 };
 
 }  // namespace proxgen::catalogue::ops

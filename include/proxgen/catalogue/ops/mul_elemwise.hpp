@@ -64,6 +64,14 @@ struct mul_elemwise {
         back(at) = h.image(n)(at) * y.f(at);
         return back;
     }
+    /// ∂⟨g, w ⊙ e⟩/∂w = g ⊙ e.
+    static auto data_vjp(auto& h, const ir::Node& n, const auto& e, const auto& g) {
+        using H = std::remove_cvref_t<decltype(h)>;
+        typename H::Func d("mul_elemwise_weight_vjp");
+        const auto at = h.args(n.rank());
+        d(at) = g.f(at) * e.f(at);
+        return DataVJP<typename H::Func>{d, n.rank(), false};
+    }
 };
 
 }  // namespace proxgen::catalogue::ops

@@ -72,6 +72,14 @@ struct scale {
         back(h.args(r)) = h.scalar(n) * y.f(h.args(r));
         return back;
     }
+    /// ∂⟨g, s e⟩/∂s = Σ g ⊙ e.
+    static auto data_vjp(auto& h, const ir::Node& n, const auto& e, const auto& g) {
+        using H = std::remove_cvref_t<decltype(h)>;
+        typename H::Func d("scale_factor_vjp");
+        const auto at = h.args(n.rank());
+        d(at) = g.f(at) * e.f(at);
+        return DataVJP<typename H::Func>{d, 0, true};
+    }
 };
 
 }  // namespace proxgen::catalogue::ops

@@ -43,6 +43,11 @@ struct box {
         return 0.0;
     }
     static auto prox(auto& h, const auto&, auto u, auto) { return h.clamp(u, 0.0f, 1.0f); }
+    /// 1 strictly inside [0, 1], 0 outside and on the bounds (the kinks).
+    static auto prox_vjp(auto& h, const auto&, auto u, auto, auto g) {
+        using Expr = typename std::remove_cvref_t<decltype(h)>::Expr;
+        return ProxVJP<Expr>{h.select(u > 0.0f && u < 1.0f, g, 0.0f), Expr(0.0f)};
+    }
 };
 
 }  // namespace proxgen::catalogue::penalties

@@ -89,6 +89,53 @@ struct group_norm1 {
         Expr tg = f.group_weight ? tau * (*f.group_weight)(outer) : tau;
         return Expr(h.select(n > tg, 1.0f - tg / n, 0.0f) * t(at));
     }
+    /// Where ‖t_g‖ > τ_g: du = (1 − τ_g/n) g + (τ_g/n³) ⟨t_g, g_g⟩ t, dτ_g = −⟨t_g, g_g⟩/n; 0 where the
+    /// group is thresholded to 0, and at the kink n = τ_g (a zero group included) 0 too (the branch
+    /// the prox takes there). dtau is each element's share of its group's (dτ_g w_g / group size);
+    /// dweight = τ dτ_g at the group's axes.
+    static auto prox_vjp(auto& h, const auto& f, const auto& t, const auto& extents, auto tau, const auto& g) {
+        using H = std::remove_cvref_t<decltype(h)>;
+        using Expr = typename H::Expr;
+        const int r = int(extents.size());
+        const auto at = h.args(r);
+        auto outer = h.args(r - 1);
+        Expr n2, tg_dot;
+        if (f.group_size > 0) {
+            n2 = 0.0f;
+            tg_dot = 0.0f;
+            for (int k = 0; k < f.group_size; ++k) {
+                auto member = outer;
+                member.push_back(k);
+                n2 += t(member) * t(member);
+                tg_dot += t(member) * g(member);
+            }
+        } else {
+            h.stage(t);
+            h.stage(g);
+            typename H::RDom gr(0, extents.back(), "group");
+            auto member = outer;
+            member.push_back(gr);
+            typename H::Func norm2("group_norm2"), dot("group_dot");
+            norm2(outer) = 0.0f;
+            norm2(outer) += t(member) * t(member);
+            dot(outer) = 0.0f;
+            dot(outer) += t(member) * g(member);
+            h.stage(norm2);
+            h.stage(dot);
+            n2 = norm2(outer);
+            tg_dot = dot(outer);
+        }
+        Expr n = h.sqrt(n2);
+        Expr w = f.group_weight ? Expr((*f.group_weight)(outer)) : Expr(1.0f);
+        Expr tg = tau * w;
+        Expr keep = n > tg;
+        Expr inv = 1.0f / h.select(keep, n, 1.0f);
+        Expr du = h.select(keep, (1.0f - tg * inv) * g(at) + tg * inv * inv * inv * tg_dot * t(at), 0.0f);
+        Expr dtg = h.select(keep, -tg_dot * inv, 0.0f);
+        ProxVJP<Expr> d{du, dtg * w / h.to_float(extents.back())};
+        if (f.group_weight) d.dweight = dtg * tau;
+        return d;
+    }
 };
 
 }  // namespace proxgen::catalogue::penalties

@@ -47,6 +47,15 @@ struct huber {
         return h.select(h.abs(u) <= 1.0f + 2.0f * tau, u * (1.0f / (1.0f + 2.0f * tau)),
                         u - 2.0f * tau * h.select(u > 0.0f, 1.0f, -1.0f));
     }
+    /// Each branch's derivative; at the switch |u| = 1 + 2τ (the prox is continuous there, its
+    /// derivative jumps from 1/(1 + 2τ) to 1) the inside branch's.
+    static auto prox_vjp(auto& h, const auto&, auto u, auto tau, auto g) {
+        using Expr = typename std::remove_cvref_t<decltype(h)>::Expr;
+        Expr s = 1.0f / (1.0f + 2.0f * tau);
+        Expr inside = h.abs(u) <= 1.0f + 2.0f * tau;
+        return ProxVJP<Expr>{h.select(inside, g * s, g),
+                             h.select(inside, -2.0f * u * s * s * g, -2.0f * h.select(u > 0.0f, g, -g))};
+    }
 };
 
 }  // namespace proxgen::catalogue::penalties

@@ -34,6 +34,11 @@ struct masked_nonneg {
     static auto prox(auto& h, const auto& f, auto u, auto) {
         return h.select((*f.data)(h.args(f.rank)) != 0.0f, h.max(u, 0.0f), u);
     }
+    /// nonneg's derivative where the mask holds, 1 elsewhere; the mask is not differentiated.
+    static auto prox_vjp(auto& h, const auto& f, auto u, auto, auto g) {
+        using Expr = typename std::remove_cvref_t<decltype(h)>::Expr;
+        return ProxVJP<Expr>{h.select((*f.data)(h.args(f.rank)) != 0.0f && u <= 0.0f, 0.0f, g), Expr(0.0f)};
+    }
 };
 
 }  // namespace proxgen::catalogue::penalties

@@ -22,6 +22,11 @@ struct nonneg {
     }
     static double value(const ir::Term&, const Image& v) { return nonneg_value(v, [](std::size_t) { return true; }); }
     static auto prox(auto& h, const auto&, auto u, auto) { return h.max(u, 0.0f); }
+    /// 1 where u > 0, 0 where u ≤ 0 (at the kink u = 0: 0, the projected branch).
+    static auto prox_vjp(auto& h, const auto&, auto u, auto, auto g) {
+        using Expr = typename std::remove_cvref_t<decltype(h)>::Expr;
+        return ProxVJP<Expr>{h.select(u > 0.0f, g, 0.0f), Expr(0.0f)};
+    }
 };
 
 }  // namespace proxgen::catalogue::penalties

@@ -25,6 +25,13 @@ struct norm1 {
         return s;
     }
     static auto prox(auto& h, const auto&, auto u, auto tau) { return u - h.clamp(u, -tau, tau); }
+    /// Soft thresholding's derivative: 1 (and −sign u for τ) where |u| > τ, 0 inside; at |u| = τ
+    /// (the kink) 0, the inside branch.
+    static auto prox_vjp(auto& h, const auto&, auto u, auto tau, auto g) {
+        using Expr = typename std::remove_cvref_t<decltype(h)>::Expr;
+        Expr out = h.abs(u) > tau;
+        return ProxVJP<Expr>{h.select(out, g, 0.0f), h.select(out, h.select(u > 0.0f, -g, g), 0.0f)};
+    }
 };
 
 }  // namespace proxgen::catalogue::penalties

@@ -76,6 +76,21 @@ struct poisson_norm {
         Expr m = u - tau;
         return Expr(0.5f * (m + h.sqrt(m * m + 4.0f * tau * b)));
     }
+    /// p = (m + s)/2, s = √(m² + 4τb), m = u − τ: ∂p/∂u = (1 + m/s)/2, ∂p/∂τ = (−1 + (2b − m)/s)/2,
+    /// ∂p/∂b = τ/s; where s = 0 (b = 0, m ≤ 0) p = max(m, 0): the derivative of that branch.
+    static auto prox_vjp(auto& h, const auto& f, auto u, auto tau, auto g) {
+        using Expr = typename std::remove_cvref_t<decltype(h)>::Expr;
+        Expr b = f.data ? Expr((*f.data)(h.args(f.rank))) : Expr(0.0f);
+        Expr m = u - tau;
+        Expr s = h.sqrt(m * m + 4.0f * tau * b);
+        Expr pos = s > 0.0f;
+        Expr inv = 1.0f / h.select(pos, s, 1.0f);
+        Expr dm = h.select(pos, 0.5f * (1.0f + m * inv), h.select(m > 0.0f, 1.0f, 0.0f));
+        Expr dtau = h.select(pos, 0.5f * (-1.0f + (2.0f * b - m) * inv), h.select(m > 0.0f, -1.0f, 0.0f));
+        ProxVJP<Expr> d{dm * g, dtau * g};
+        if (f.data) d.ddata = h.select(pos, tau * inv, 0.0f) * g;
+        return d;
+    }
 };
 
 }  // namespace proxgen::catalogue::penalties

@@ -20,6 +20,10 @@ struct sum_entries {
         return s;
     }
     static auto prox(auto&, const auto&, auto u, auto tau) { return u - tau; }
+    static auto prox_vjp(auto&, const auto&, auto, auto, auto g) {
+        using Expr = decltype(g * 1.0f);
+        return ProxVJP<Expr>{g, -g};
+    }
 };
 
 }  // namespace proxgen::catalogue::penalties

@@ -37,6 +37,11 @@ struct sum_squares {
     /// (divisions by values that do not vary per pixel are written as products with their
     /// reciprocal, which Halide hoists out of the loops: a vector division costs ~10 cycles)
     static auto prox(auto&, const auto&, auto u, auto tau) { return u * (1.0f / (1.0f + 2.0f * tau)); }
+    static auto prox_vjp(auto&, const auto&, auto u, auto tau, auto g) {
+        using Expr = decltype(u * tau);
+        Expr s = 1.0f / (1.0f + 2.0f * tau);
+        return ProxVJP<Expr>{g * s, -2.0f * u * s * s * g};
+    }
 };
 
 }  // namespace proxgen::catalogue::penalties
