@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
         else if (a == "--optimum-iters") optimum_iters = std::atoi(next().c_str());
         else if (a == "--csv") csv = next();
         else {
-            std::fprintf(stderr, "usage: %s [--size W] [--problems a,b] [--algorithms pc,ladmm,admm,hqs] [--data DIR] "
+            std::fprintf(stderr, "usage: %s [--size W] [--problems a,b] [--algorithms pc,ladmm,admm,hqs,pc_pre] [--data DIR] "
                                  "[--cache DIR] [--ref-iters N] [--max-iters N] [--csv FILE]\n", argv[0]);
             return 2;
         }
@@ -119,7 +119,8 @@ int main(int argc, char** argv) {
     const std::map<std::string, pg::Algorithm> by_name = {{"pc", pg::Algorithm::pock_chambolle},
                                                           {"ladmm", pg::Algorithm::ladmm},
                                                           {"admm", pg::Algorithm::admm},
-                                                          {"hqs", pg::Algorithm::hqs}};
+                                                          {"hqs", pg::Algorithm::hqs},
+                                                          {"pc_pre", pg::Algorithm::pock_chambolle}};
     std::ofstream csv_out;
     if (!csv.empty()) {
         csv_out.open(csv);
@@ -169,6 +170,7 @@ int main(int argc, char** argv) {
             }
             pg::Options opt;
             opt.algorithm = it->second;
+            opt.precondition = an == "pc_pre";
             opt.x0 = s.x0;
             opt.max_iters = max_iters;
             pg::benchmark::ToTolerance m;
@@ -194,7 +196,7 @@ int main(int argc, char** argv) {
                 fmt::print("| {} | {} | not plannable: {} |\n", name, an, e.what());
                 continue;
             }
-            const bool ref_pdhg = an == "pc" || an == "ladmm";
+            const bool ref_pdhg = an == "pc" || an == "pc_pre" || an == "ladmm";
             fmt::print("| {} | {} | {} | {}{} | {:.1f} | {}{} / {:.1e} | {:.1e} ({:.3g}) | {} / {} | {} / {} |\n", name, an,
                        count(m.iterations_1e3), count(m.iterations_1e4), m.searched ? "*" : "", 1e3 * m.seconds_1e4,
                        m.default_iterations, m.default_converged ? "" : " (max)", m.default_gap, gap200, abs200,

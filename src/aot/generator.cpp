@@ -101,6 +101,7 @@ void set_estimates(detail::PCPipelines& pc) {
     for (auto& i : pc.y_prev) estimate(i);
     for (auto& s : pc.params.scalars) s.set_estimate(1.0f);
     for (auto* s : {&pc.sigma, &pc.tau, &pc.theta, &pc.res_sigma, &pc.res_tau, &pc.res_theta}) s->set_estimate(1.0f);
+    for (auto& s : pc.sigma_scale) s.set_estimate(1.0f);
     for (auto* pipe : {&pc.dual, &pc.primal})
         for (Halide::Func f : pipe->outputs()) {
             Halide::Region r{{0, 1024}, {0, 1024}};

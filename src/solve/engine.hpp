@@ -158,7 +158,9 @@ std::string x_update_description(const ir::Problem& p);
 /// planned problem and its options.
 steps::Inputs step_inputs(const ir::Problem& p, const Options& opt);
 /// The rules' steps for p, with an Error when the requested ones would make the iteration diverge.
-steps::PockChambolle pc_steps(const ir::Problem& p, const Options& opt);
+/// With opt.precondition and two or more Ψ terms, scales (when given) receives each term's dual
+/// step factor (steps::block_preconditioning; otherwise all 1).
+steps::PockChambolle pc_steps(const ir::Problem& p, const Options& opt, std::vector<double>* scales = nullptr);
 steps::LinearizedADMM ladmm_steps(const ir::Problem& p, const Options& opt);
 
 }  // namespace proxgen::detail

@@ -42,7 +42,7 @@ int block_rows() {
 /// plus Kᵀy⁺ and K x⁺ for the relative tolerances.
 std::vector<Lowered> residual_quantities(lower::Lowerer& L, const Lowered& x, const Lowered& x_next, const Lowered& xbar,
                                          const std::vector<Lowered>& y, const std::vector<Lowered>& y_next, Expr tau,
-                                         Expr sigma, Stages& st) {
+                                         Expr sigma, const std::vector<Halide::Param<float>>& sigma_scale, Stages& st) {
     const ir::Problem& p = L.problem();
     const auto av = lower::args(x.rank());
     std::vector<Lowered> q;
@@ -60,7 +60,7 @@ std::vector<Lowered> residual_quantities(lower::Lowerer& L, const Lowered& x, co
         const auto a = lower::args(y[i].rank());
         Lowered kd = L.forward(p.psi[i].expr, step_diff, Part::linear, st);
         Lowered d{Func("dual_residual" + std::to_string(i)), y[i].extents};
-        d.f(a) = (y[i].f(a) - y_next[i].f(a)) / sigma + kd.f(a);
+        d.f(a) = (y[i].f(a) - y_next[i].f(a)) / (sigma * sigma_scale[i]) + kd.f(a);
         q.push_back(d);
         q.push_back(L.forward(p.psi[i].expr, x_next, Part::linear, st));
     }
@@ -81,6 +81,7 @@ std::vector<std::vector<int>> pc_residual_shapes(const ir::Problem& p) {
 Func PCPipelines::dual_value(lower::Lowerer& L, std::size_t i, const Lowered& xbar, const Lowered& yin, Expr sig,
                              Stages& st) {
     const auto& t = L.problem().psi[i];
+    sig = sig * sigma_scale[i];  // term i's dual step (block preconditioning; 1 without)
     const auto a = lower::args(yin.rank());
     Lowered kx = L.forward(t.expr, xbar, Part::linear, st);
     const lower::ProxSpec f = L.prox_spec(t, xbar, st);
@@ -142,7 +143,7 @@ Pipeline PCPipelines::fused(const ir::Problem& p, bool with_check) {
     st.add(xn);
     Lowered xnl{xn, xin.extents};
     xnl.staged = true;
-    const std::vector<Lowered> q = residual_quantities(L, xin, xnl, xbar, yin, yn, tau, sigma, st);
+    const std::vector<Lowered> q = residual_quantities(L, xin, xnl, xbar, yin, yn, tau, sigma, sigma_scale, st);
     const lower::SquareSums sums = lower::square_sums(q);
     lower::schedule_output(out, rv, st);
     lower::schedule_square_sums_with(sums, out);
@@ -204,6 +205,7 @@ PCPipelines::PCPipelines(const ir::Problem& p)
         const int r = int(p.psi[i].expr.shape.size());
         y.emplace_back(Float(32), r, "y" + std::to_string(i));
         y_prev.emplace_back(Float(32), r, "y_prev" + std::to_string(i));
+        sigma_scale.emplace_back("sigma_scale" + std::to_string(i));
     }
     if (plan::spectral(p.x_update)) {
         omega_constant = ImageParam(Float(32), rv, "omega_constant");
@@ -243,7 +245,8 @@ PCPipelines::PCPipelines(const ir::Problem& p)
         std::vector<Lowered> yprev;
         for (const auto& yp : y_prev) yprev.push_back(lower::input(yp));
         const std::vector<Lowered> q =
-            residual_quantities(L, xp, xin, extrapolated(xp, xpp, res_theta), yprev, yin, res_tau, res_sigma, st);
+            residual_quantities(L, xp, xin, extrapolated(xp, xpp, res_theta), yprev, yin, res_tau, res_sigma, sigma_scale,
+                                st);
         const lower::SquareSums sums = lower::square_sums(q);
         lower::schedule_square_sums(sums, st);
         residual = Pipeline(sums.out);
@@ -258,6 +261,7 @@ std::vector<Argument> PCPipelines::arguments() const {
     for (const auto& i : y) a.emplace_back(i);
     for (const auto& i : y_prev) a.emplace_back(i);
     for (const auto* s : {&sigma, &tau, &theta, &res_sigma, &res_tau, &res_theta}) a.emplace_back(*s);
+    for (const auto& s : sigma_scale) a.emplace_back(s);
     if (omega_constant) a.emplace_back(*omega_constant);
     return a;
 }

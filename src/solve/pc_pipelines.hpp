@@ -35,6 +35,8 @@ struct PCPipelines {
     std::vector<Halide::ImageParam> y, y_prev;
     Halide::Param<float> sigma{"sigma"}, tau{"tau"}, theta{"theta"};
     Halide::Param<float> res_sigma{"res_sigma"}, res_tau{"res_tau"}, res_theta{"res_theta"};
+    /// Per Ψ term: its dual step is σ·sigma_scale_i (steps::block_preconditioning; 1 without).
+    std::vector<Halide::Param<float>> sigma_scale;
     /// The steps of each iteration of iterations(n): level k uses sigma_k, tau_k, theta_k.
     std::vector<Halide::Param<float>> level_sigma, level_tau, level_theta;
 
@@ -55,7 +57,8 @@ struct PCPipelines {
     explicit PCPipelines(const ir::Problem& p);
 
     /// Every input of every pipeline, in one fixed order: data images by slot, scalars by slot, x,
-    /// x_prev, x_prev2, y_i, y_prev_i, sigma, tau, theta, res_sigma, res_tau, res_theta, and
+    /// x_prev, x_prev2, y_i, y_prev_i, sigma, tau, theta, res_sigma, res_tau, res_theta,
+    /// sigma_scale_i, and
     /// omega_constant for spectral x-updates (never ahead of time: those plans are Halide-only).
     /// Ahead-of-time functions take these, then their outputs.
     std::vector<Halide::Argument> arguments() const;

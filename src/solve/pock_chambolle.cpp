@@ -54,8 +54,15 @@ jit::KernelPtr pc_block_kernel(const ir::Problem& p, int n, double& compile_seco
 
 }  // namespace
 
-steps::PockChambolle pc_steps(const ir::Problem& p, const Options& opt) {
-    const steps::PockChambolle s = steps::pock_chambolle(step_inputs(p, opt));
+steps::PockChambolle pc_steps(const ir::Problem& p, const Options& opt, std::vector<double>* scales) {
+    steps::Inputs in = step_inputs(p, opt);
+    std::vector<double> norms, k(p.psi.size(), 1.0);
+    for (const auto& t : p.psi) norms.push_back(t.norm_bound);
+    if (opt.precondition && p.psi.size() >= 2)
+        if (const double lp = steps::block_preconditioning(norms.data(), int(norms.size()), k.data()); lp > 0)
+            in.norm = lp;
+    if (scales) *scales = k;
+    const steps::PockChambolle s = steps::pock_chambolle(in);
     if (steps::too_large(s.product))
         fail("pock_chambolle: tau * sigma * ||K||^2 = {:.4g} > 1; the iteration may diverge (tau = {}, sigma = {}, "
              "||K|| <= {:.4g})",
@@ -67,7 +74,9 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
     Result res;
     auto K = cached_as<PCKernels>(kernels_key("pc", p), [&] { return std::make_shared<PCKernels>(p); },
                                   res.compile_seconds);
-    const steps::PockChambolle steps = pc_steps(p, opt);
+    std::vector<double> scales;
+    const steps::PockChambolle steps = pc_steps(p, opt, &scales);
+    std::vector<float> sigma_scale(scales.begin(), scales.end());
     double tau = steps.tau, sigma = steps.sigma, theta = 1.0;
     steps::Balance balance;
     if (const auto* s = opt.tau == 0 && opt.sigma == 0 ? warm_steps(p, warm, 4) : nullptr)
@@ -113,6 +122,7 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
             c.in("y" + std::to_string(i), y[i]).in("y_prev" + std::to_string(i), y_next[i]);
         c.in("sigma", sigma_f).in("tau", tau_f).in("theta", theta_f);
         c.in("res_sigma", res_sigma_f).in("res_tau", res_tau_f).in("res_theta", res_theta_f);
+        for (std::size_t i = 0; i < sigma_scale.size(); ++i) c.in("sigma_scale" + std::to_string(i), sigma_scale[i]);
         if (!omega_constant.empty()) c.in("omega_constant", omega_constant);
         return c;
     };

@@ -168,7 +168,7 @@ private:
     }
 
     Status check_library() {
-        const int inputs = Description::image_slots + Description::scalar_slots + 3 + 2 * n_psi + 6;
+        const int inputs = Description::image_slots + Description::scalar_slots + 3 + 2 * n_psi + 6 + n_psi;
         int components = 0;
         for (int i = 0; i < n_psi; ++i) components += Description::psi_components[i];
         auto arguments = [](const halide_filter_metadata_t* m) { return m ? m->num_arguments : -1; };
@@ -191,8 +191,9 @@ private:
     // Same rules as detail::pc_steps.
     Status compute_steps() {
         double sum = 0;
+        std::array<double, (n_psi > 0 ? n_psi : 1)> norms{};
         for (int i = 0; i < n_psi; ++i) {
-            const double b = Description::norm_bound(i, images_.data(), scalars_.data());
+            const double b = norms[i] = Description::norm_bound(i, images_.data(), scalars_.data());
             // pg::solve estimates a missing bound by power iteration, which needs K and Kᵀ
             // pipelines a generated solver does not have
             if (!(b > 0) || !std::isfinite(b))
@@ -203,6 +204,11 @@ private:
         // the JIT's step rules, read from this solver's data
         steps::Inputs in;
         in.norm = std::sqrt(sum);
+        std::array<double, (n_psi > 0 ? n_psi : 1)> scales{};
+        scales.fill(1.0);
+        if (options_.precondition && n_psi >= 2)
+            if (const double lp = steps::block_preconditioning(norms.data(), n_psi, scales.data()); lp > 0) in.norm = lp;
+        for (int i = 0; i < n_psi; ++i) sigma_scales_[i] = float(scales[i]);
         in.strong_convexity = Description::strong_convexity(images_.data(), scalars_.data());
         in.curvature_scale = Description::curvature_scale(images_.data(), scalars_.data());
         in.tau = options_.tau;
@@ -239,6 +245,7 @@ private:
         for (auto& b : y) a.push_back(b.raw_buffer());
         for (auto& b : y_prev) a.push_back(b.raw_buffer());
         for (float& s : steps) a.push_back(&s);
+        for (int i = 0; i < n_psi; ++i) a.push_back(&sigma_scales_[i]);
         return a;
     }
 
@@ -404,6 +411,7 @@ private:
     std::size_t psi_elements_ = 0;
     steps::PockChambolle steps_;  // the initial steps and their rule (proxgen/solve/step_rules.hpp)
     steps::Balance balance_;
+    std::array<float, (n_psi > 0 ? n_psi : 1)> sigma_scales_{};  // term i's dual step is σ·scale_i
     bool ready_ = false;
     State state_;
 };

@@ -56,6 +56,7 @@ struct Options {
     int check_every = 10;  ///< residuals are measured every check_every iterations and at the last
     double tau = 0, sigma = 0;  ///< Pock–Chambolle steps (0: from the plan, as pg::solve)
     bool accelerate = true;     ///< Chambolle & Pock's Algorithm 2 when Ω is strongly convex
+    bool precondition = false;  ///< block-diagonal dual steps per split term, as proxgen::Options
 };
 
 /// Where a solve stands.

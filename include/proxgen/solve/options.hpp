@@ -43,6 +43,9 @@ struct Options {
     // rule of Chambolle & Pock 2011 (Alg. 2) from τ₀ = 5/γ. Given τ or σ: fixed steps.
     double tau = 0, sigma = 0;
     bool accelerate = true;
+    /// Pock–Chambolle: block-diagonal preconditioning (Pock & Chambolle 2011, α = 1, per Ψ term):
+    /// term i's dual step is σ·max_j‖K_j‖/‖K_i‖ (proxgen/solve/step_rules.hpp). Off by default.
+    bool precondition = false;
 
     // Linearized ADMM: μ ≤ λ/‖K‖². Defaults: λ = 1/‖K‖, μ = λ/‖K‖², both rescaled by residual
     // balancing when adaptive_rho (λ plays 1/ρ). Given λ or μ: fixed steps.
