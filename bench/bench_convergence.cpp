@@ -119,8 +119,7 @@ int main(int argc, char** argv) {
     const std::map<std::string, pg::Algorithm> by_name = {{"pc", pg::Algorithm::pock_chambolle},
                                                           {"ladmm", pg::Algorithm::ladmm},
                                                           {"admm", pg::Algorithm::admm},
-                                                          {"hqs", pg::Algorithm::hqs},
-                                                          {"pc_pre", pg::Algorithm::pock_chambolle}};
+                                                          {"hqs", pg::Algorithm::hqs}};
     std::ofstream csv_out;
     if (!csv.empty()) {
         csv_out.open(csv);
@@ -153,7 +152,7 @@ int main(int argc, char** argv) {
             r.optimum = INFINITY;
             for (const std::string& an : algorithms) {
                 pg::Options o;
-                o.algorithm = by_name.at(an);
+                o.algorithm = by_name.at(an.substr(0, an.find('_')));
                 o.x0 = s.x0;
                 o.max_iters = optimum_iters;
                 o.eps_abs = o.eps_rel = 0;
@@ -163,14 +162,17 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "  optimum {:.10g} (PDHG {:.10g}, ADMM {:.10g}; ||K|| = {:.5g}, rho = {:.4g})\n", r.optimum,
                    r.pdhg_final, r.admm_final, r.norm, r.rho);
         for (const std::string& an : algorithms) {
-            const auto it = by_name.find(an);
+            // variants: <alg>_fixed (no residual balancing), pc_pre (block preconditioning)
+            const std::string base = an.substr(0, an.find('_'));
+            const auto it = by_name.find(base);
             if (it == by_name.end()) {
                 fmt::print(stderr, "unknown algorithm {}\n", an);
                 return 2;
             }
             pg::Options opt;
             opt.algorithm = it->second;
-            opt.precondition = an == "pc_pre";
+            opt.precondition = an.find("_pre") != std::string::npos;
+            opt.adaptive_rho = an.find("_fixed") == std::string::npos;
             opt.x0 = s.x0;
             opt.max_iters = max_iters;
             pg::benchmark::ToTolerance m;
@@ -182,6 +184,19 @@ int main(int argc, char** argv) {
                     const double f = pg::rt::objective(s.problem, res);
                     return std::pair{std::move(res), f};
                 };
+                if (std::getenv("PROXGEN_BENCH_TRACE")) {  // residuals and gap per check, for studying the step rules
+                    pg::Options t = opt;
+                    t.max_iters = std::atoi(std::getenv("PROXGEN_BENCH_TRACE"));
+                    t.eps_abs = t.eps_rel = 0;
+                    t.track_objective = true;
+                    t.callback = [&](const pg::IterationInfo& i) {
+                        if (!std::isnan(i.objective))
+                            fmt::print(stderr, "trace {} {} {} {:.3e} {:.3e} {:.3e}\n", name, an, i.iteration,
+                                       i.primal_residual, i.dual_residual, (i.objective + s.shift - r.optimum) / std::abs(r.optimum));
+                        return true;
+                    };
+                    pg::rt::solve(s.problem, t);
+                }
                 pg::Options warm = opt;
                 warm.max_iters = 1;
                 pg::rt::solve(s.problem, warm);  // compile outside the measurements
@@ -196,7 +211,7 @@ int main(int argc, char** argv) {
                 fmt::print("| {} | {} | not plannable: {} |\n", name, an, e.what());
                 continue;
             }
-            const bool ref_pdhg = an == "pc" || an == "pc_pre" || an == "ladmm";
+            const bool ref_pdhg = base == "pc" || base == "ladmm";
             fmt::print("| {} | {} | {} | {}{} | {:.1f} | {}{} / {:.1e} | {:.1e} ({:.3g}) | {} / {} | {} / {} |\n", name, an,
                        count(m.iterations_1e3), count(m.iterations_1e4), m.searched ? "*" : "", 1e3 * m.seconds_1e4,
                        m.default_iterations, m.default_converged ? "" : " (max)", m.default_gap, gap200, abs200,

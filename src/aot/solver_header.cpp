@@ -143,8 +143,8 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line(fmt::format("    static constexpr const char* name = \"{}\";", name));
     line(fmt::format("    static constexpr const char* target = \"{}\";", target));
     line(fmt::format("    static constexpr int variable_rank = {};", p.variable_shape.size()));
-    line(fmt::format("    static constexpr int image_slots = {}, scalar_slots = {}, psi_terms = {};", p.image_slots,
-                     p.scalar_slots, p.psi.size()));
+    line(fmt::format("    static constexpr int image_slots = {}, scalar_slots = {}, psi_terms = {}, omega_terms = {};",
+                     p.image_slots, p.scalar_slots, p.psi.size(), p.omega.size()));
     auto list = [&](const char* type, const char* field, auto&& value, const auto& items) {
         std::string s = fmt::format("    static constexpr {} {}[] = {{", type, field);
         for (const auto& i : items) s += value(i) + ", ";

@@ -320,6 +320,8 @@ steps::Inputs step_inputs(const ir::Problem& p, const Options& opt) {
     in.lambda = opt.lambda;
     in.mu = opt.mu;
     in.accelerate = opt.accelerate;
+    in.adapt = opt.adaptive_rho;
+    in.omega_empty = p.omega.empty();
     return in;
 }
 
@@ -356,6 +358,7 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
                       hqs && K->zu_step ? bound_at(K->zu_step, x_hat) : jit::Call());
     Monitor mon(p, opt, res);
     ResidualBalancing balancing;
+    const bool balance = steps::balance_residuals(step_inputs(p, opt));
     if (const auto* s = warm_steps(p, warm, 2)) rho = (*s)[0], balancing.strength = (*s)[1];
     int it = 0;
     bool converged = false, stopped = false;
@@ -384,8 +387,8 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
                 const HistoryEntry& h = res.history.back();
                 converged = converged && (rho >= rho_max || (h.primal_residual == 0 && h.dual_residual == 0));
             }
-            else if (opt.adaptive_rho && !converged) {
-                const double factor = balancing.factor(res.history.back());
+            else if (balance && !converged) {
+                const double factor = balancing.factor(state.relative());
                 if (factor != 1.0) {
                     rho *= factor;
                     state.rescale_dual(1.0 / factor);

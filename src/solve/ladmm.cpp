@@ -293,7 +293,7 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
         state.set_kernels(K->zu_step ? bound(K->zu_step) : jit::Call(), bound(K->residual));
     }
     // λ plays 1/ρ: residual balancing as in ADMM scales λ and μ together (μ/λ stays ≤ 1/‖K‖²)
-    const bool adaptive = opt.adaptive_rho && opt.lambda == 0 && opt.mu == 0;
+    const bool adaptive = steps::balance_residuals(step_inputs(p, opt)) && opt.lambda == 0 && opt.mu == 0;
     Monitor mon(p, opt, res);
     ResidualBalancing balancing;
     if (const auto* s = adaptive ? warm_steps(p, warm, 3) : nullptr)
@@ -327,7 +327,7 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
         if (measure) {
             converged = fused ? state.record(x, rho, mon, it) : state.check(x, rho, mon, it);
             if (!converged && mon.likely_infeasible()) break;
-            const double factor = adaptive && !converged ? balancing.factor(res.history.back()) : 1.0;
+            const double factor = adaptive && !converged ? balancing.factor(state.relative()) : 1.0;
             if (factor != 1.0) {
                 steps.lambda /= factor;
                 steps.mu /= factor;

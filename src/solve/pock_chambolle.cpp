@@ -238,7 +238,11 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
             const double eps_d = sqrt_m * opt.eps_abs + opt.eps_rel * std::sqrt(kx2);
             converged = mon.record(it, rp, eps_p, rd, eps_d, x, "the dual step");
             if (!converged && mon.likely_infeasible()) break;
-            if (steps.adaptive && !converged) balance.apply(rp / sqrt_n, rd / sqrt_m, tau, sigma);
+            if (steps.adaptive && !converged) {
+                const auto rel = steps::relative_residuals(rp, std::sqrt(s[1]), double(x.size()), rd, std::sqrt(kx2),
+                                                           double(psi_elements(p)));
+                balance.apply(rel.primal, rel.dual, tau, sigma);
+            }
         }
         if (!mon.after_iteration(it)) stopped = true;
     }

@@ -143,6 +143,8 @@ bool SplitState::record(const Image& x, double rho, Monitor& mon, int it) {
     const double r_pri = std::sqrt(r2), r_dual = rho * std::sqrt(s[0]);
     const double eps_pri = sqrt_m * opt_.eps_abs + opt_.eps_rel * std::sqrt(std::max(kx2, z2));
     const double eps_dual = sqrt_n * opt_.eps_abs + opt_.eps_rel * rho * std::sqrt(s[1]);
+    relative_ = steps::relative_residuals(r_pri, std::sqrt(std::max(kx2, z2)), sqrt_m * sqrt_m, r_dual,
+                                          rho * std::sqrt(s[1]), sqrt_n * sqrt_n);
     return mon.record(it, r_pri, eps_pri, r_dual, eps_dual, x, "the split (z, u) step");
 }
 
@@ -190,11 +192,11 @@ std::vector<Image> SplitState::duals() const {
     return d;
 }
 
-double ResidualBalancing::factor(const HistoryEntry& last) {
+double ResidualBalancing::factor(const steps::Relative& last) {
     constexpr double decay = 0.5;
     double f = 1.0;
-    if (last.primal_residual > 2 * last.dual_residual) f = 1.0 + strength;
-    else if (last.dual_residual > 2 * last.primal_residual) f = 1.0 / (1.0 + strength);
+    if (last.primal > 2 * last.dual) f = 1.0 + strength;
+    else if (last.dual > 2 * last.primal) f = 1.0 / (1.0 + strength);
     if (f != 1.0) strength *= decay;
     return f;
 }

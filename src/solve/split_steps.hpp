@@ -4,6 +4,8 @@
 // and the C++ state around them (double-buffered z and u, Boyd's residuals and tolerances).
 #pragma once
 
+#include "proxgen/solve/step_rules.hpp"
+
 #include <vector>
 
 #include "engine.hpp"
@@ -32,9 +34,11 @@ struct SplitPipelines {
 /// change, so ρ moves by less than 5× in all and settles. (Undamped doubling let ρ wander away
 /// from a good ρ₀: Poisson deblurring at 64² reached 3906.7 after 1000 ADMM iterations, against
 /// 3901.64 after 500 with this rule.)
+/// The residuals compared are relative to their scales (steps::relative_residuals: Wohlberg's
+/// correction), SplitState::relative() of the last check.
 struct ResidualBalancing {
     double strength = 1.0;  // s (warm starts carry it on)
-    double factor(const HistoryEntry& last);
+    double factor(const steps::Relative& last);
 };
 
 /// The split variables z_i and scaled duals u_i with their double buffers and residual outputs.
@@ -75,6 +79,8 @@ public:
     /// the primal residual (the objective counts such a miss as infeasible).
     const Image& solution(const Image& x) const;
     const std::vector<Image>& z() const { return z_; }
+    /// The last check's residuals relative to their scales (‖r‖ / max(‖Kx‖, ‖z‖), ‖s‖ / ρ‖Kᵀu‖).
+    const steps::Relative& relative() const { return relative_; }
 
 private:
     const ir::Problem& problem_;
@@ -84,6 +90,7 @@ private:
     std::vector<std::vector<Image>> z_views_, u_views_, z_next_views_, u_next_views_;  // fused outputs
     SquareSumsOutput sums_;
     float rho_ = 0;
+    steps::Relative relative_;
     jit::Call zu_, residual_, zu_extrapolated_;
 };
 

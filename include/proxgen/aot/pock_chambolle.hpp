@@ -214,6 +214,7 @@ private:
         in.tau = options_.tau;
         in.sigma = options_.sigma;
         in.accelerate = options_.accelerate;
+        in.omega_empty = Description::omega_terms == 0;
         steps_ = steps::pock_chambolle(in);
         if (steps::too_large(steps_.product))
             return fail(Status::invalid_argument, "tau * sigma * ||K||^2 = " + std::to_string(steps_.product) +
@@ -395,7 +396,11 @@ private:
             return fail(Status::diverged, "diverged at iteration " + std::to_string(it) + "; reduce the step sizes");
         const bool tolerance_set = options_.eps_abs > 0 || options_.eps_rel > 0;
         s.converged = tolerance_set && s.primal_residual <= s.eps_primal && s.dual_residual <= s.eps_dual;
-        if (steps_.adaptive && !s.converged) balance_.apply(s.primal_residual / sqrt_n, s.dual_residual / sqrt_m, s.tau, s.sigma);
+        if (steps_.adaptive && !s.converged) {
+            const auto rel = steps::relative_residuals(s.primal_residual, std::sqrt(sums[1]), sqrt_n * sqrt_n,
+                                                       s.dual_residual, std::sqrt(kx2), sqrt_m * sqrt_m);
+            balance_.apply(rel.primal, rel.dual, s.tau, s.sigma);
+        }
         return Status::ok;
     }
 

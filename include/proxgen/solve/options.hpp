@@ -53,7 +53,9 @@ struct Options {
 
     // ADMM and HQS: the penalty ρ (0: from the problem's scale, see docs/algorithms.md).
     double rho = 0;
-    bool adaptive_rho = true;     ///< ADMM, L-ADMM: residual balancing (Boyd et al. 2011, §3.4.1)
+    /// ADMM, L-ADMM: residual balancing of ρ (Boyd et al. 2011, §3.4.1); Pock–Chambolle: of τ/σ
+    /// (automatic steps without acceleration). false: the initial steps stay fixed.
+    bool adaptive_rho = true;
     double hqs_growth = 1.5;      ///< HQS: ρ ← ρ·growth every hqs_every iterations ...
     int hqs_every = 20;
     double hqs_max_ratio = 1e5;   ///< ... up to ρ₀·max_ratio; HQS stops only once there
