@@ -119,7 +119,8 @@ int main(int argc, char** argv) {
     const std::map<std::string, pg::Algorithm> by_name = {{"pc", pg::Algorithm::pock_chambolle},
                                                           {"ladmm", pg::Algorithm::ladmm},
                                                           {"admm", pg::Algorithm::admm},
-                                                          {"hqs", pg::Algorithm::hqs}};
+                                                          {"hqs", pg::Algorithm::hqs},
+                                                          {"auto", pg::Algorithm::automatic}};
     std::ofstream csv_out;
     if (!csv.empty()) {
         csv_out.open(csv);
@@ -178,7 +179,7 @@ int main(int argc, char** argv) {
             pg::benchmark::ToTolerance m;
             double gap200 = NAN, abs200 = NAN;
             try {
-                pg::rt::plan(s.problem, opt.algorithm);
+                if (opt.algorithm != pg::Algorithm::automatic) pg::rt::plan(s.problem, opt.algorithm);
                 auto solve = [&](const pg::Options& o) {
                     pg::Result res = pg::rt::solve(s.problem, o);
                     const double f = pg::rt::objective(s.problem, res);

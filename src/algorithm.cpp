@@ -23,10 +23,11 @@ const AlgorithmNames& names_of(Algorithm a) {
 }  // namespace
 
 // The table's strings are literals, so their data() is NUL-terminated.
-const char* name(Algorithm a) { return names_of(a).name.data(); }
-const char* short_name(Algorithm a) { return names_of(a).short_name.data(); }
+const char* name(Algorithm a) { return a == Algorithm::automatic ? "automatic" : names_of(a).name.data(); }
+const char* short_name(Algorithm a) { return a == Algorithm::automatic ? "auto" : names_of(a).short_name.data(); }
 
 std::optional<Algorithm> parse_algorithm(std::string_view s) {
+    if (s == "auto" || s == "automatic") return Algorithm::automatic;
     for (const AlgorithmNames& n : algorithm_table) {
         if (s == n.name || s == n.short_name) return n.algorithm;
         for (std::string_view alias : n.aliases)
@@ -49,7 +50,7 @@ std::string accepted_algorithm_names() {
         for (std::string_view alias : n.aliases) add(alias);
         if (!others.empty()) out += fmt::format(" ({})", others);
     }
-    return out;
+    return out + ", 'auto' (automatic)";
 }
 
 Algorithm algorithm_named(std::string_view s) {

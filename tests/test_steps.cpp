@@ -50,3 +50,29 @@ TEST_CASE("preconditioned Pock-Chambolle reaches the same optimum as plain PC an
     CHECK(std::abs(f_pre - f_pc) <= 2e-4 * f_pc);
     CHECK(std::abs(f_pre - f_admm) <= 2e-4 * f_admm);
 }
+
+TEST_CASE("automatic probes the candidates, says what it chose and why, and reaches the optimum", "[steps][automatic]") {
+    const int w = 32, h = 28;
+    pg::Image k({5, 5});
+    for (int j = 0; j < 5; ++j)
+        for (int i = 0; i < 5; ++i) k(i, j) = 1.0f / 25;
+    pg::Image b = pg::test::random_image({w, h}, 4, 0.0f, 1.0f);
+    auto x = pg::variable(w, h);
+    auto prob = pg::sum_squares(pg::conv(k, x) - b) + 0.02f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x);
+    pg::Options a = fixed_iterations(pg::Algorithm::automatic, 600);
+    const pg::Result r = pg::solve(prob, a);
+    INFO(r.choice);
+    CHECK_THAT(r.choice, Catch::Matchers::Contains("automatic: probed 40 iterations") &&
+                             Catch::Matchers::Contains("chose") && Catch::Matchers::Contains("ladmm"));
+    CHECK(r.algorithm != pg::Algorithm::automatic);
+    CHECK(r.iterations == 600);  // the chosen probe's 40 iterations count; the continuation makes up the rest
+    CHECK(r.probe_iterations >= 3 * 40);
+    const double f_auto = pg::objective(prob, r);
+    const double f_pc = pg::objective(prob, pg::solve(prob, fixed_iterations(pg::Algorithm::pock_chambolle, 3000)));
+    CHECK(std::abs(f_auto - f_pc) <= 1e-3 * f_pc);
+    // describe runs the same probe and prints the chosen plan
+    const std::string d = pg::describe(prob, pg::Algorithm::automatic);
+    CHECK_THAT(d, Catch::Matchers::Contains("chose"));
+    CHECK(pg::parse_algorithm("auto") == pg::Algorithm::automatic);
+    CHECK(std::string(pg::name(pg::Algorithm::automatic)) == "automatic");
+}

@@ -17,7 +17,11 @@ enum class Algorithm {
     admm,            ///< ADMM (Boyd et al. 2011): quadratics solved in the x-update (diagonal, FFT, DCT or CG)
     ladmm,           ///< linearized ADMM (Parikh & Boyd, Proximal Algorithms §4.4.2)
     pock_chambolle,  ///< primal–dual hybrid gradient (Chambolle & Pock 2011), accelerated when Ω is strongly convex
-    hqs              ///< half-quadratic splitting with an increasing penalty ρ
+    hqs,             ///< half-quadratic splitting with an increasing penalty ρ
+    /// chosen when solving, by a short measured probe of PC (plain and preconditioned), L-ADMM and
+    /// ADMM (src/solve/automatic.cpp); Result::choice says which and why. Not in algorithm_table,
+    /// which lists the algorithms that run.
+    automatic
 };
 
 /// The names of one algorithm. Every one of them is accepted wherever an algorithm is named.

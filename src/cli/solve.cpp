@@ -1,5 +1,6 @@
 // proxgen solve PROBLEM_FILE: load, plan once (errors here are bad input), solve with progress on
 // stderr, write each variable, print a summary.
+#include <optional>
 #include <unistd.h>
 
 #include <chrono>
@@ -74,7 +75,9 @@ int solve(const SolveOptions& o) {
     const auto outputs = output_files(o.outputs, problem.variables());
     // A problem this algorithm cannot plan is the user's to change, like a syntax error. The plan
     // made here is the one solved and evaluated: the problem is planned once.
-    const rt::Plan planned = stage(bad_input, [&] { return rt::plan(problem, algorithm); });
+    // (automatic plans its candidates when solving)
+    std::optional<rt::Plan> planned;
+    if (algorithm != Algorithm::automatic) planned = stage(bad_input, [&] { return rt::plan(problem, algorithm); });
 
     Options opt;
     opt.max_iters = int(o.iters);
@@ -97,14 +100,16 @@ int solve(const SolveOptions& o) {
     }
     Progress progress(stderr, isatty(fileno(stderr)) != 0, opt.max_iters, opt.track_objective);
     if (!o.quiet) opt.callback = [&](const IterationInfo& info) { return progress(info); };
-    const Result r = stage(failed, [&] { return rt::solve(planned, opt); });
+    opt.algorithm = algorithm;
+    const Result r = stage(failed, [&] { return planned ? rt::solve(*planned, opt) : rt::solve(problem, opt); });
     progress.finish();
 
     for (const auto& [name, file] : outputs) stage(failed, [&] { save_image(file, r[name]); });
     if (!o.quiet) {
-        const double f = stage(failed, [&] { return rt::objective(planned, r); });
+        const double f = stage(failed, [&] { return planned ? rt::objective(*planned, r) : rt::objective(problem, r); });
+        if (!r.choice.empty()) fmt::print(stderr, "{}\n", r.choice);
         fmt::print(stderr, "{} {} after {} iterations (primal residual {:.3g}, dual {:.3g}); objective {:.8g}\n",
-                   name(algorithm), o.eps > 0 ? (r.converged ? "converged" : "did NOT converge") : "ran", r.iterations,
+                   name(r.algorithm), o.eps > 0 ? (r.converged ? "converged" : "did NOT converge") : "ran", r.iterations,
                    r.primal_residual, r.dual_residual, f);
         if (!r.message.empty()) fmt::print(stderr, "{}: {}\n", name(r.status), r.message);
         fmt::print(stderr, "time: JIT compilation {:.2f} s, iterations {:.3f} s ({:.3f} ms each)\n",

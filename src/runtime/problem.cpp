@@ -260,6 +260,7 @@ std::atomic<std::size_t> plan_counter{0};
 
 /// The run-time problem as the planner's Draft, planned for a.
 ir::Problem planned_ir(const Problem& prob, Algorithm a) {
+    if (a == Algorithm::automatic) fail("automatic: the algorithm is chosen when solving (Result::choice); plan one by name");
     ++plan_counter;
     const ProblemData& d = *prob.data();
     // named inputs by their names (the planner names the rest by operator and role)
@@ -296,13 +297,34 @@ Plan::operator ir::Problem() const { return *ir_; }
 
 Plan plan(const Problem& prob, Algorithm a) { return Plan(std::make_shared<const ir::Problem>(planned_ir(prob, a))); }
 
-std::string describe(const Problem& prob, Algorithm a) { return ::proxgen::detail::describe_ir(planned_ir(prob, a)); }
+namespace {
+/// Each candidate's plan for Algorithm::automatic; nullopt where the planner says it cannot run.
+std::function<std::optional<ir::Problem>(Algorithm)> candidate_plans(const Problem& prob) {
+    return [prob](Algorithm a) -> std::optional<ir::Problem> {
+        try {
+            return planned_ir(prob, a);
+        } catch (const Error&) {
+            return std::nullopt;
+        }
+    };
+}
+Result solve_maybe_automatic(const Problem& prob, const Options& opt, const Result* warm) {
+    if (opt.algorithm != Algorithm::automatic) return solve_planned(planned_ir(prob, opt.algorithm), opt, warm);
+    Result r = ::proxgen::detail::solve_automatic(candidate_plans(prob), opt, warm);
+    r.named_values.emplace(prob.data()->names.variables.front().name, r.x);
+    return r;
+}
+}  // namespace
+
+std::string describe(const Problem& prob, Algorithm a) {
+    if (a == Algorithm::automatic) return ::proxgen::detail::describe_automatic(candidate_plans(prob));
+    return ::proxgen::detail::describe_ir(planned_ir(prob, a));
+}
 std::string describe(const Plan& planned) { return ::proxgen::detail::describe_ir(planned.ir()); }
 
-Result solve(const Problem& prob, const Options& opt) { return solve_planned(planned_ir(prob, opt.algorithm), opt, nullptr); }
-Result solve(const Problem& prob, const Options& opt, const Result& warm) {
-    return solve_planned(planned_ir(prob, opt.algorithm), opt, &warm);
-}
+
+Result solve(const Problem& prob, const Options& opt) { return solve_maybe_automatic(prob, opt, nullptr); }
+Result solve(const Problem& prob, const Options& opt, const Result& warm) { return solve_maybe_automatic(prob, opt, &warm); }
 Result solve(const Plan& planned, const Options& opt) { return solve_planned(planned.ir(), opt, nullptr); }
 Result solve(const Plan& planned, const Options& opt, const Result& warm) { return solve_planned(planned.ir(), opt, &warm); }
 

@@ -3,6 +3,9 @@
 // once per problem structure and runs its loop in C++.
 #pragma once
 
+#include <functional>
+#include <optional>
+
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -162,5 +165,19 @@ steps::Inputs step_inputs(const ir::Problem& p, const Options& opt);
 /// step factor (steps::block_preconditioning; otherwise all 1).
 steps::PockChambolle pc_steps(const ir::Problem& p, const Options& opt, std::vector<double>* scales = nullptr);
 steps::LinearizedADMM ladmm_steps(const ir::Problem& p, const Options& opt);
+
+/// Algorithm::automatic's probe (src/solve/automatic.cpp): the chosen algorithm, its plan, its
+/// probe's result (continued by solve_automatic) and why.
+struct AutomaticChoice {
+    Algorithm algorithm = Algorithm::pock_chambolle;
+    bool precondition = false;
+    std::string label, why;
+    std::optional<ir::Problem> plan;
+    Result probe;
+    double probe_seconds = 0, compile_seconds = 0;
+    int probe_iterations = 0;
+};
+AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(Algorithm)>& plan_for,
+                                 const Options& opt, const Result* warm);
 
 }  // namespace proxgen::detail

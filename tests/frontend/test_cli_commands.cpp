@@ -102,7 +102,7 @@ TEST_CASE("an unknown --algorithm is bad input listing every accepted name", "[c
             CHECK(e.code == cli::bad_input);
             CHECK(std::string(e.what()) ==
                   "--algorithm: unknown algorithm 'fista': the algorithms are 'admm', 'ladmm' (linearized_admm), "
-                  "'pc' (pock_chambolle), 'hqs' (half_quadratic_splitting)");
+                  "'pc' (pock_chambolle), 'hqs' (half_quadratic_splitting), 'auto' (automatic)");
         }
     }
 }

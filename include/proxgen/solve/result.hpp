@@ -48,6 +48,9 @@ struct Result {
     Algorithm algorithm = Algorithm::pock_chambolle;  ///< the one that ran: the plan's
     int cg_iterations = 0;       ///< inner CG iterations in total (CG x-updates only)
     std::string message;         ///< why the solve stopped, when that needs a sentence (likely_infeasible, unbounded)
+    /// Algorithm::automatic: what it probed, measured and chose, and why (empty otherwise).
+    std::string choice;
+    int probe_iterations = 0;    ///< automatic: the probes' iterations, every candidate's
 
     /// The solution for variable v.
     template <class Tag, int R>

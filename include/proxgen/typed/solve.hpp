@@ -5,6 +5,10 @@
 // back to the problem's variable.
 #pragma once
 
+#include <optional>
+
+#include <functional>
+
 #include <string>
 #include <typeindex>
 
@@ -24,6 +28,12 @@ namespace detail {
 Result solve_ir(const ir::Problem& p, const Options& opt, const Result* warm);
 double objective_ir(const ir::Problem& p, const Image& x);
 std::string describe_ir(const ir::Problem& p);
+/// Algorithm::automatic (src/solve/automatic.cpp): plan_for gives each candidate's plan (nullopt:
+/// not plannable); probes them, continues the chosen one; Result::choice says which and why.
+Result solve_automatic(const std::function<std::optional<ir::Problem>(Algorithm)>& plan_for, const Options& opt,
+                       const Result* warm);
+/// The probe alone: why, and the chosen plan's description.
+std::string describe_automatic(const std::function<std::optional<ir::Problem>(Algorithm)>& plan_for);
 
 /// The problem as a problem_t (a lone penalty is a one-term problem). The rewrite rules run in
 /// plan_for (plan::plan); the name stays for the generator's entry point.
@@ -56,13 +66,34 @@ ir::Problem plan_for(const N& n, Algorithm a) {
     case Algorithm::admm: return plan_for<Algorithm::admm>(n);
     case Algorithm::ladmm: return plan_for<Algorithm::ladmm>(n);
     case Algorithm::hqs: return plan_for<Algorithm::hqs>(n);
+    case Algorithm::automatic: fail("automatic: the algorithm is chosen when solving (Result::choice); plan one by name");
     case Algorithm::pock_chambolle: break;
     }
     return plan_for<Algorithm::pock_chambolle>(n);
 }
 
+/// Each candidate's plan for Algorithm::automatic; nullopt where its x-update is singular.
+template <class N>
+std::function<std::optional<ir::Problem>(Algorithm)> candidate_plans(const N& n) {
+    return [n](Algorithm a) -> std::optional<ir::Problem> {
+        switch (a) {
+        case Algorithm::admm:
+            if constexpr (plan::plan_t<plan::normalized_t<N>, Algorithm::admm>::viable) return plan_for<Algorithm::admm>(n);
+            return std::nullopt;
+        case Algorithm::ladmm: return plan_for<Algorithm::ladmm>(n);
+        case Algorithm::pock_chambolle: return plan_for<Algorithm::pock_chambolle>(n);
+        default: return std::nullopt;
+        }
+    };
+}
+
 template <class P>
 Result solve_with(const P& prob, const Options& opt, const Result* warm) {
+    if (opt.algorithm == Algorithm::automatic) {
+        Result r = solve_automatic(candidate_plans(normalized(prob)), opt, warm);
+        r.values.emplace(std::type_index(typeid(typename variable_of<P>::tag)), r.x);
+        return r;
+    }
     Result r = solve_ir(plan_for(normalized(prob), opt.algorithm), opt, warm);
     r.values.emplace(std::type_index(typeid(typename variable_of<P>::tag)), r.x);
     return r;
@@ -106,6 +137,7 @@ double objective(const P& prob, const Result& res) {
 /// A readable text of the plan: terms, Ω/Ψ, x-update, ‖K‖ bound and step sizes.
 template <class P>
 std::string describe(const P& prob, Algorithm a = Algorithm::pock_chambolle) {
+    if (a == Algorithm::automatic) return detail::describe_automatic(detail::candidate_plans(detail::normalized(prob)));
     return detail::describe_ir(detail::plan_for(detail::normalized(prob), a));
 }
 

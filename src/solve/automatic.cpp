@@ -1,0 +1,133 @@
+// Algorithm::automatic: chooses the algorithm (and Pock–Chambolle's preconditioning) for a problem
+// by a short measured probe of each candidate, then continues the chosen run from its probe.
+//
+// Each candidate runs kProbe iterations from the same start (residuals checked every 10). Its
+// progress is the decay of its residuals between the first check and the last, each relative to
+// its own first value (the residuals of different algorithms have different units; their decay
+// rates do not), extrapolated linearly in log scale to a further 1e-3: an estimated iteration
+// count. Times the measured seconds per iteration, that is the estimated time; the smallest wins.
+// The iteration counts are deterministic for a given problem, data and machine (the JIT's code
+// is); the seconds per iteration are measured, so two candidates whose estimates lie within the
+// timing noise may be chosen differently from run to run; the result's `choice` gives the numbers.
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "engine.hpp"
+#include "proxgen/error.hpp"
+#include "proxgen/typed/solve.hpp"
+
+namespace proxgen::detail {
+
+namespace {
+
+constexpr int kProbe = 40;
+
+struct Candidate {
+    Algorithm algorithm;
+    bool precondition;
+    std::string label;
+};
+
+/// log-rate per iteration of max(primal, dual) relative to their first checked values.
+double decay_per_iteration(const Result& r) {
+    if (r.history.size() < 2) return 0;
+    const HistoryEntry& a = r.history.front();
+    const HistoryEntry& b = r.history.back();
+    auto ratio = [](double now, double first) { return first > 0 ? now / first : (now > 0 ? 1.0 : 0.0); };
+    const double m = std::max(ratio(b.primal_residual, a.primal_residual), ratio(b.dual_residual, a.dual_residual));
+    if (!(m > 0) || !std::isfinite(m)) return 0;
+    return std::log(m) / double(b.iteration - a.iteration);
+}
+
+}  // namespace
+
+AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(Algorithm)>& plan_for, const Options& opt,
+                                 const Result* warm) {
+    const std::vector<Candidate> candidates{{Algorithm::pock_chambolle, false, "pc"},
+                                            {Algorithm::pock_chambolle, true, "pc (preconditioned)"},
+                                            {Algorithm::ladmm, false, "ladmm"},
+                                            {Algorithm::admm, false, "admm"}};
+    const int probe = std::min(kProbe, std::max(1, opt.max_iters));
+    Options p = opt;
+    p.max_iters = probe;
+    p.eps_abs = p.eps_rel = 0;
+    p.check_every = 10;
+    p.callback = nullptr;
+    p.verbose = false;
+    p.track_objective = false;
+    if (p.x0.empty() && warm && !warm->x.empty()) p.x0 = warm->x;  // every probe starts where the user's warm start is
+    AutomaticChoice ch;
+    ch.why = "automatic: probed " + std::to_string(probe) + " iterations of each candidate:";
+    double best = std::numeric_limits<double>::infinity();
+    for (const Candidate& c : candidates) {
+        std::optional<ir::Problem> planned = plan_for(c.algorithm);
+        if (!planned) {
+            ch.why += fmt::format(" {} not plannable;", c.label);
+            continue;
+        }
+        if (c.precondition && planned->psi.size() < 2) continue;  // the same run as plain pc
+        Options o = p;
+        o.algorithm = c.algorithm;
+        o.precondition = c.precondition;
+        Result r;
+        try {
+            Options compile = o;
+            compile.max_iters = 1;
+            ch.compile_seconds += solve_ir(*planned, compile, nullptr).compile_seconds;  // outside the timing
+            r = solve_ir(*planned, o, nullptr);
+        } catch (const Error& e) {
+            ch.why += fmt::format(" {} failed ({});", c.label, e.what());
+            continue;
+        }
+        ch.probe_seconds += r.solve_seconds;
+        ch.probe_iterations += r.iterations;
+        const double per_it = r.solve_seconds / std::max(1, r.iterations);
+        const double rate = decay_per_iteration(r);
+        const double iters = rate < 0 ? std::log(1e-3) / rate : std::numeric_limits<double>::infinity();
+        const double estimate = iters * per_it;
+        ch.why += fmt::format(" {}: residuals x{:.3g} per 10 iterations, {:.3g} ms per iteration, ~{:.0f} iterations "
+                              "({:.3g} s) for a further 1e-3;",
+                              c.label, std::exp(10 * rate), 1e3 * per_it, iters, estimate);
+        if (estimate < best || !ch.plan) {
+            best = estimate;
+            ch.algorithm = c.algorithm;
+            ch.precondition = c.precondition;
+            ch.label = c.label;
+            ch.plan = std::move(planned);
+            ch.probe = std::move(r);
+        }
+    }
+    if (!ch.plan) fail("automatic: no algorithm could be planned or probed:{}", ch.why.substr(ch.why.find(':') + 1));
+    ch.why += " chose " + ch.label;
+    return ch;
+}
+
+Result solve_automatic(const std::function<std::optional<ir::Problem>(Algorithm)>& plan_for, const Options& opt,
+                       const Result* warm) {
+    AutomaticChoice ch = choose_automatic(plan_for, opt, warm);
+    Options o = opt;
+    o.algorithm = ch.algorithm;
+    o.precondition = ch.precondition;
+    o.max_iters = std::max(0, opt.max_iters - ch.probe.iterations);
+    o.x0 = Image();  // continue the chosen run from its probe: its x, duals and steps
+    Result res = ch.probe;
+    if (o.max_iters > 0) {
+        res = solve_ir(*ch.plan, o, &ch.probe);
+        for (auto& h : res.history) h.iteration += ch.probe.iterations;
+        res.iterations += ch.probe.iterations;
+    }
+    res.solve_seconds += ch.probe_seconds;
+    res.compile_seconds += ch.compile_seconds;
+    res.choice = ch.why;
+    res.probe_iterations = ch.probe_iterations;
+    return res;
+}
+
+std::string describe_automatic(const std::function<std::optional<ir::Problem>(Algorithm)>& plan_for) {
+    const AutomaticChoice ch = choose_automatic(plan_for, Options{}, nullptr);
+    return ch.why + "\n" + describe_ir(*ch.plan);
+}
+
+}  // namespace proxgen::detail
