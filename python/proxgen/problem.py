@@ -16,6 +16,8 @@ Impl = {"numpy": 0, "halide": 1, "pycuda": 2}
 # Every accepted solver name -> its short name (the key of _SOLVER_ONLY), from C++'s algorithm
 # table, which the command line and proxgen.rt read too: all accept the same names.
 _SOLVERS = {n: short for short, name, aliases in _core.algorithms() for n in [short, name] + list(aliases)}
+# solver='auto': chosen when solving by a short probe of the algorithms (ProxGen's Algorithm::automatic)
+_SOLVERS.update({"auto": "auto", "automatic": "auto"})
 
 # Keyword arguments of each ProxImaL solver (algorithms/*.py) that ProxGen maps; those of another
 # solver are a TypeError, as in ProxImaL.
@@ -24,6 +26,7 @@ _SOLVER_ONLY = {
     "ladmm": {"lmb", "mu"},
     "admm": {"rho"},
     "hqs": {"rho_0", "rho_scale", "rho_max", "max_inner_iters"},
+    "auto": set(),
 }
 # ProxImaL's options about how it computes, not what: ProxGen plans these itself.
 _IGNORED = {"lin_solver", "try_diagonalize", "try_fast_norm", "scaled", "implem"}
