@@ -305,6 +305,9 @@ private:
         b.value("tau", tau_f_);
         b.value("theta", theta_f_);
         for (const char* r : {"res_sigma", "res_tau", "res_theta"}) b.value(r, zero_);
+        // the iteration differentiated is the unpreconditioned one (Options::precondition is not
+        // read by gradients): every Ψ term's dual step is σ
+        for (std::size_t i = 0; i < p_.psi.size(); ++i) b.value("sigma_scale" + std::to_string(i), one_);
         if (!omega_constant_.empty()) b.image("omega_constant", omega_constant_);
         return b;
     }
@@ -324,7 +327,7 @@ private:
     detail::SpectralGram gram_;
     StageRun u_run_, dual_run_, final_run_;
     Image u_, omega_constant_;
-    float sigma_f_ = 0, tau_f_ = 0, theta_f_ = 0, zero_ = 0;
+    float sigma_f_ = 0, tau_f_ = 0, theta_f_ = 0, zero_ = 0, one_ = 1;
     double tau_ = 0;
 };
 
