@@ -91,7 +91,9 @@ int solve(const SolveOptions& o) {
         const auto start = std::chrono::steady_clock::now();
         stage(failed, [&] {
             try {
-                rt::objective(planned, Image(problem.variables().front().shape));
+                const Image zero(problem.variables().front().shape);
+                if (planned) rt::objective(*planned, zero);
+                else rt::objective(problem, zero);
             } catch (const OutOfMemory&) {
                 // no room for an x: the solve says so, naming the variable
             }
