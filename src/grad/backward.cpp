@@ -112,7 +112,6 @@ std::size_t StageRun::bytes() const {
     return n;
 }
 
-namespace {
 void bind_inputs(jit::Call& c, const jit::Kernel& k, const Bindings& b, const lower::DataArgs& data) {
     data.bind(c);
     for (const auto& a : k.args()) {
@@ -129,7 +128,6 @@ void bind_inputs(jit::Call& c, const jit::Kernel& k, const Bindings& b, const lo
         }
     }
 }
-}  // namespace
 
 void run_kernel(const jit::KernelPtr& k, const Bindings& b, const lower::DataArgs& data, const std::vector<Image*>& outputs) {
     jit::Call c(k);

@@ -115,6 +115,10 @@ struct Bindings {
     void value(const std::string& name, const float& v) { floats[name] = &v; }
 };
 
+/// Binds a kernel's inputs: the problem's data, then every other input by name from b (an
+/// unbound one is an internal error naming it).
+void bind_inputs(jit::Call& c, const jit::Kernel& k, const Bindings& b, const lower::DataArgs& data);
+
 /// Runs a stage: binds the data, every named input and output, and float (per run: states are
 /// passed around); the quantity and reduction outputs are allocated once; after each run the
 /// quantities are added to their targets.

@@ -311,14 +311,7 @@ private:
         if (!omega_constant_.empty()) b.image("omega_constant", omega_constant_);
         return b;
     }
-    void bind(jit::Call& c, const jit::Kernel& k, const Bindings& b) {
-        data_.bind(c);
-        for (const auto& a : k.args()) {
-            if (a.output || a.name.rfind("data", 0) == 0 || a.name.rfind("scalar", 0) == 0) continue;
-            if (a.kind == jit::ArgInfo::Kind::float32) c.in(a.name, *b.floats.at(a.name));
-            else c.in(a.name, *b.images.at(a.name));
-        }
-    }
+    void bind(jit::Call& c, const jit::Kernel& k, const Bindings& b) { bind_inputs(c, k, b, data_); }
 
     const ir::Problem& p_;
     const Request& req_;

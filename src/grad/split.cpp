@@ -102,40 +102,15 @@ struct SplitGradPipelines {
         const auto av = lower::args(rv);
         if (linearized) return Pipeline(lower::omega_step(L, ladmm_v(L, st), mu, st));
         const Lowered xin = in(x);
-        auto gram = [&](const Lowered& v) {
-            Expr g = 0.0f;
-            for (const auto& t : p.omega) {
-                const lower::ProxSpec f = L.prox_spec(t, xin, st);
-                Lowered av_ = L.forward(t.expr, v, Part::linear, st);
-                const auto a = lower::args(av_.rank());
-                Lowered w{Func("weighted_Av"), av_.extents};
-                w.f(a) = 2.0f * f.alpha * (*f.a)(a) * (*f.a)(a) * av_.f(a);
-                if (auto back = L.adjoint(t.expr, w, st)) g += (*back)(av);
-            }
-            for (const auto& t : p.psi) {
-                Lowered kv = L.forward(t.expr, v, Part::linear, st);
-                if (auto back = L.adjoint(t.expr, kv, st)) g += rho * (*back)(av);
-            }
-            return g;
-        };
-        Expr rhs = 0.0f;
-        for (const auto& t : p.omega) {
-            const lower::ProxSpec f = L.prox_spec(t, xin, st);
-            if (!f.c) continue;
-            const auto a = lower::args(t.expr.rank());
-            Lowered w{Func("omega_rhs_arg"), L.extents(t.expr)};
-            w.f(a) = -2.0f * f.alpha * (*f.a)(a) * (*f.c)(a);
-            if (auto back = L.adjoint(t.expr, w, st)) rhs += (*back)(av);
-        }
+        std::vector<Lowered> zs, us;
         for (std::size_t i = 0; i < p.psi.size(); ++i) {
-            const Lowered zi = in(z[i]), ui = in(u[i]);
-            const auto a = lower::args(zi.rank());
-            Lowered w{Func("psi_rhs_arg"), zi.extents};
-            w.f(a) = zi.f(a) - ui.f(a);
-            if (auto back = L.adjoint(p.psi[i].expr, w, st)) rhs += rho * (*back)(av);
+            zs.push_back(in(z[i]));
+            us.push_back(in(u[i]));
         }
+        const Expr rhs = detail::split_rhs(L, p, xin, zs, us, rho, st);
         Func out("x_rhs");
-        if (p.x_update == plan::XUpdate::elementwise) out(av) = rhs / gram(lower::constant_like(1.0f, xin.extents));
+        if (p.x_update == plan::XUpdate::elementwise)
+            out(av) = rhs / detail::split_gram(L, p, xin, lower::constant_like(1.0f, xin.extents), rho, st);
         else out(av) = rhs;
         lower::schedule_output(out, rv, st);
         return Pipeline(out);
@@ -170,19 +145,7 @@ struct SplitGradPipelines {
         const int rv = int(p.variable_shape.size());
         const auto av = lower::args(rv);
         const Lowered xin = in(x), ones = lower::constant_like(1.0f, xin.extents);
-        Expr g = 0.0f;
-        for (const auto& t : p.omega) {
-            const lower::ProxSpec f = L.prox_spec(t, xin, st);
-            Lowered a1 = L.forward(t.expr, ones, Part::linear, st);
-            const auto a = lower::args(a1.rank());
-            Lowered w{Func("weighted_A1"), a1.extents};
-            w.f(a) = 2.0f * f.alpha * (*f.a)(a) * (*f.a)(a) * a1.f(a);
-            if (auto back = L.adjoint(t.expr, w, st)) g += (*back)(av);
-        }
-        for (const auto& t : p.psi) {
-            Lowered k1 = L.forward(t.expr, ones, Part::linear, st);
-            if (auto back = L.adjoint(t.expr, k1, st)) g += rho * (*back)(av);
-        }
+        const Expr g = detail::split_gram(L, p, xin, ones, rho, st);
         Func out("grad_diagonal_solve");
         out(av) = in(gxt).f(av) / g;
         lower::schedule_output(out, rv, st);
@@ -544,14 +507,7 @@ private:
         else if (linearized_ && detail::spectral(p_)) b.image("omega_constant", gxt_);
         return b;
     }
-    void bind(jit::Call& c, const jit::Kernel& k, const Bindings& b) {
-        data_.bind(c);
-        for (const auto& a : k.args()) {
-            if (a.output || a.name.rfind("data", 0) == 0 || a.name.rfind("scalar", 0) == 0) continue;
-            if (a.kind == jit::ArgInfo::Kind::float32) c.in(a.name, *b.floats.at(a.name));
-            else c.in(a.name, *b.images.at(a.name));
-        }
-    }
+    void bind(jit::Call& c, const jit::Kernel& k, const Bindings& b) { bind_inputs(c, k, b, data_); }
 
     const ir::Problem& p_;
     const Request& req_;

@@ -43,39 +43,14 @@ struct QuadraticPipelines {
         split = std::make_unique<SplitPipelines>(p, L, x);
 
         // G v = Σ_Ω 2α Aᵀ(a² ⊙ A v) + ρ Σ_Ψ KᵀK v;  rhs = −Σ_Ω 2α Aᵀ(a ⊙ g) + ρ Σ_Ψ Kᵀ(z − u)
-        auto gram = [&](const Lowered& v, Stages& st) {
-            Expr g = 0.0f;
-            for (const auto& t : p.omega) {
-                const lower::ProxSpec f = L.prox_spec(t, xin, st);
-                Lowered av_ = L.forward(t.expr, v, Part::linear, st);
-                const auto a = lower::args(av_.rank());
-                Lowered w{Func("weighted_Av"), av_.extents};
-                w.f(a) = 2.0f * f.alpha * (*f.a)(a) * (*f.a)(a) * av_.f(a);
-                if (auto back = L.adjoint(t.expr, w, st)) g += (*back)(av);
-            }
-            for (const auto& t : p.psi) {
-                Lowered kv = L.forward(t.expr, v, Part::linear, st);
-                if (auto back = L.adjoint(t.expr, kv, st)) g += rho * (*back)(av);
-            }
-            return g;
-        };
+        auto gram = [&](const Lowered& v, Stages& st) { return split_gram(L, p, xin, v, rho, st); };
         Stages st;
-        Expr rhs = 0.0f;
-        for (const auto& t : p.omega) {
-            const lower::ProxSpec f = L.prox_spec(t, xin, st);
-            if (!f.c) continue;
-            const auto a = lower::args(int(t.expr.shape.size()));
-            Lowered w{Func("omega_rhs_arg"), L.extents(t.expr)};
-            w.f(a) = -2.0f * f.alpha * (*f.a)(a) * (*f.c)(a);
-            if (auto back = L.adjoint(t.expr, w, st)) rhs += (*back)(av);
-        }
+        std::vector<Lowered> zs, us;
         for (std::size_t i = 0; i < p.psi.size(); ++i) {
-            const Lowered zi = lower::input(split->z[i]), ui = lower::input(split->u[i]);
-            const auto a = lower::args(zi.rank());
-            Lowered w{Func("psi_rhs_arg"), zi.extents};
-            w.f(a) = zi.f(a) - ui.f(a);
-            if (auto back = L.adjoint(p.psi[i].expr, w, st)) rhs += rho * (*back)(av);
+            zs.push_back(lower::input(split->z[i]));
+            us.push_back(lower::input(split->u[i]));
         }
+        const Expr rhs = split_rhs(L, p, xin, zs, us, rho, st);
         Func out("x_rhs");
         if (p.x_update == plan::XUpdate::elementwise) {
             // G is diagonal, so its diagonal is G·1

@@ -12,6 +12,46 @@ using lower::Lowered;
 using lower::Part;
 using lower::Stages;
 
+Expr split_gram(lower::Lowerer& L, const ir::Problem& p, const Lowered& x, const Lowered& v, const Expr& rho,
+                Stages& st) {
+    const auto av = lower::args(int(p.variable_shape.size()));
+    Expr g = 0.0f;
+    for (const auto& t : p.omega) {
+        const lower::ProxSpec f = L.prox_spec(t, x, st);
+        Lowered a_v = L.forward(t.expr, v, Part::linear, st);
+        const auto a = lower::args(a_v.rank());
+        Lowered w{Func("weighted_Av"), a_v.extents};
+        w.f(a) = 2.0f * f.alpha * (*f.a)(a) * (*f.a)(a) * a_v.f(a);
+        if (auto back = L.adjoint(t.expr, w, st)) g += (*back)(av);
+    }
+    for (const auto& t : p.psi) {
+        Lowered kv = L.forward(t.expr, v, Part::linear, st);
+        if (auto back = L.adjoint(t.expr, kv, st)) g += rho * (*back)(av);
+    }
+    return g;
+}
+
+Expr split_rhs(lower::Lowerer& L, const ir::Problem& p, const Lowered& x, const std::vector<Lowered>& z,
+               const std::vector<Lowered>& u, const Expr& rho, Stages& st) {
+    const auto av = lower::args(int(p.variable_shape.size()));
+    Expr rhs = 0.0f;
+    for (const auto& t : p.omega) {
+        const lower::ProxSpec f = L.prox_spec(t, x, st);
+        if (!f.c) continue;
+        const auto a = lower::args(t.expr.rank());
+        Lowered w{Func("omega_rhs_arg"), L.extents(t.expr)};
+        w.f(a) = -2.0f * f.alpha * (*f.a)(a) * (*f.c)(a);
+        if (auto back = L.adjoint(t.expr, w, st)) rhs += (*back)(av);
+    }
+    for (std::size_t i = 0; i < p.psi.size(); ++i) {
+        const auto a = lower::args(z[i].rank());
+        Lowered w{Func("psi_rhs_arg"), z[i].extents};
+        w.f(a) = z[i].f(a) - u[i].f(a);
+        if (auto back = L.adjoint(p.psi[i].expr, w, st)) rhs += rho * (*back)(av);
+    }
+    return rhs;
+}
+
 SplitPipelines::SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const ImageParam& x) {
     const int rv = int(p.variable_shape.size());
     const auto av = lower::args(rv);

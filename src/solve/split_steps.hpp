@@ -17,6 +17,15 @@ namespace proxgen::detail {
 /// order: Kᵀ(z − z_prev), Kᵀu, then (K_i x − z_i, K_i x, z_i) per Ψ term.
 std::vector<std::vector<int>> split_residual_shapes(const ir::Problem& p);
 
+/// ADMM's x-update operator applied to v: G v = Σ_Ω 2α Aᵀ(a² ⊙ A v) + ρ Σ_Ψ KᵀK v (x: the
+/// variable's lowered input, which the Ω terms' prox specs read). Over lower::args of x's rank.
+Halide::Expr split_gram(lower::Lowerer& L, const ir::Problem& p, const lower::Lowered& x, const lower::Lowered& v,
+                        const Halide::Expr& rho, lower::Stages& st);
+/// Its right-hand side: −Σ_Ω 2α Aᵀ(a ⊙ c) + ρ Σ_Ψ K_iᵀ(z_i − u_i).
+Halide::Expr split_rhs(lower::Lowerer& L, const ir::Problem& p, const lower::Lowered& x,
+                       const std::vector<lower::Lowered>& z, const std::vector<lower::Lowered>& u,
+                       const Halide::Expr& rho, lower::Stages& st);
+
 /// Pipelines of the (z, u)-update and the residuals for the Ψ terms of p (built, not compiled).
 struct SplitPipelines {
     std::vector<Halide::ImageParam> z, z_prev, u;
