@@ -188,15 +188,6 @@ struct PCGradKernels {
     Stage u, gdual, gfinal;
 };
 
-Stage compile_stage(const ir::Problem& p, const std::string& role, const Request& req,
-                    StageBuilder (PCGradPipelines::*which)()) {
-    auto lock = jit::compiler_lock();
-    PCGradPipelines pipes(p, req);
-    StageBuilder b = (pipes.*which)();
-    Pipeline pipe = b.pipeline();
-    jit::KernelPtr k = detail::kernel_for(p, role + ":" + req.key(), [&] { return jit::Source{pipe, pipes.arguments()}; });
-    return b.describe(k);
-}
 
 class PCStepper final : public Stepper {
 public:

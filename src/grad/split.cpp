@@ -118,25 +118,9 @@ struct SplitGradPipelines {
     /// (z⁺, u⁺) per term from x⁺ ("xn") and u: one Tuple output per term.
     Pipeline zu_step() {
         lower::Lowerer L = lowerer();
-        std::vector<Func> outs;
-        const Lowered xl = in(xn);
-        for (std::size_t i = 0; i < p.psi.size(); ++i) {
-            const auto& t = p.psi[i];
-            Stages st;
-            const Lowered ui = in(u[i]);
-            const auto a = lower::args(ui.rank());
-            Lowered kx = L.forward(t.expr, xl, Part::linear, st);
-            const lower::ProxSpec f = L.prox_spec(t, xl, st);
-            Func v("z_arg");
-            v(a) = kx.f(a) + ui.f(a);
-            st.add(v);
-            Func zf = lower::prox(f, Lowered{v, ui.extents}, rho, st);
-            Func out("zu_next" + std::to_string(i));
-            out(a) = Tuple(zf(a), v(a) - zf(a));
-            lower::schedule_output(out, ui.rank(), st, lower::static_last_extent(t.expr));
-            outs.push_back(out);
-        }
-        return Pipeline(outs);
+        std::vector<Lowered> us;
+        for (const auto& ui : u) us.push_back(in(ui));
+        return Pipeline(detail::split_zu_outputs(L, p, in(xn), us, rho));
     }
     /// ADMM, elementwise G: w = gx⁺ / diag(G) (the reverse's solve).
     Pipeline diagonal_solve() {
@@ -300,15 +284,6 @@ jit::KernelPtr plain_kernel(const ir::Problem& p, const std::string& role, const
     });
 }
 
-Stage split_stage(const ir::Problem& p, const std::string& role, const Request& req,
-                  StageBuilder (SplitGradPipelines::*which)()) {
-    auto lock = jit::compiler_lock();
-    SplitGradPipelines pipes(p, req);
-    StageBuilder b = (pipes.*which)();
-    Pipeline pipe = b.pipeline();
-    jit::KernelPtr k = detail::kernel_for(p, role + ":" + req.key(), [&] { return jit::Source{pipe, pipes.arguments()}; });
-    return b.describe(k);
-}
 
 class SplitStepper final : public Stepper {
 public:
@@ -325,13 +300,13 @@ public:
             k->x_step = plain_kernel(p, a + ".x", req, [](auto& s) { return s.x_step(); });
             if (!p.psi.empty()) {
                 k->zu_step = plain_kernel(p, a + ".zu", req, [](auto& s) { return s.zu_step(); });
-                k->split = split_stage(p, a + ".g.split", req, &SplitGradPipelines::split_reverse);
+                k->split = compile_stage(p, a + ".g.split", req, &SplitGradPipelines::split_reverse);
             }
             k->x_total = plain_kernel(p, a + ".g.x_total", req, [](auto& s) { return s.x_total(); });
-            if (linearized_ && !detail::spectral(p)) k->u = split_stage(p, a + ".g.u", req, &SplitGradPipelines::ladmm_u);
+            if (linearized_ && !detail::spectral(p)) k->u = compile_stage(p, a + ".g.u", req, &SplitGradPipelines::ladmm_u);
             if (!linearized_ && p.x_update == plan::XUpdate::elementwise)
                 k->diagonal = plain_kernel(p, a + ".g.diagonal", req, [](auto& s) { return s.diagonal_solve(); });
-            k->final_ = split_stage(p, a + ".g.final", req, &SplitGradPipelines::final_stage);
+            k->final_ = compile_stage(p, a + ".g.final", req, &SplitGradPipelines::final_stage);
             return k;
         }, compile_seconds);
         K_ = K;

@@ -8,9 +8,11 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backward.hpp"
+#include "../solve/engine.hpp"
 #include "proxgen/algorithm.hpp"
 
 namespace proxgen::gradients {
@@ -33,6 +35,19 @@ public:
     virtual std::size_t bytes() const = 0;
     double compile_seconds = 0;
 };
+
+/// A reverse stage's kernel: which() of a fresh Pipelines(p, req) (PCGradPipelines,
+/// SplitGradPipelines), compiled under the compiler lock and cached per role and request.
+template <class Pipelines>
+Stage compile_stage(const ir::Problem& p, const std::string& role, const Request& req,
+                    StageBuilder (Pipelines::*which)()) {
+    auto lock = jit::compiler_lock();
+    Pipelines pipes(p, req);
+    StageBuilder b = (pipes.*which)();
+    Halide::Pipeline pipe = b.pipeline();
+    jit::KernelPtr k = detail::kernel_for(p, role + ":" + req.key(), [&] { return jit::Source{pipe, pipes.arguments()}; });
+    return b.describe(k);
+}
 
 /// data: the problem's data as the kernels read it (its scalars may change between calls).
 std::unique_ptr<Stepper> make_pock_chambolle(const ir::Problem& p, const Request& req, lower::DataArgs& data);

@@ -31,6 +31,27 @@ Expr split_gram(lower::Lowerer& L, const ir::Problem& p, const Lowered& x, const
     return g;
 }
 
+std::vector<Func> split_zu_outputs(lower::Lowerer& L, const ir::Problem& p, const Lowered& x,
+                                   const std::vector<Lowered>& u, const Expr& rho) {
+    std::vector<Func> outs;
+    for (std::size_t i = 0; i < p.psi.size(); ++i) {
+        const auto& t = p.psi[i];
+        Stages st;
+        const auto a = lower::args(u[i].rank());
+        Lowered kx = L.forward(t.expr, x, Part::linear, st);
+        const lower::ProxSpec f = L.prox_spec(t, x, st);
+        Func v("z_arg");
+        v(a) = kx.f(a) + u[i].f(a);
+        st.add(v);
+        Func zf = lower::prox(f, Lowered{v, u[i].extents}, rho, st);
+        Func out("zu_next" + std::to_string(i));
+        out(a) = Tuple(zf(a), v(a) - zf(a));
+        lower::schedule_output(out, u[i].rank(), st, lower::static_last_extent(t.expr));
+        outs.push_back(out);
+    }
+    return outs;
+}
+
 Expr split_rhs(lower::Lowerer& L, const ir::Problem& p, const Lowered& x, const std::vector<Lowered>& z,
                const std::vector<Lowered>& u, const Expr& rho, Stages& st) {
     const auto av = lower::args(int(p.variable_shape.size()));
@@ -63,24 +84,9 @@ SplitPipelines::SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const Im
     }
     const Lowered xin = lower::input(x);
     if (!p.psi.empty()) {  // (z, u)-update: one Tuple-valued output per term
-        std::vector<Func> outs;
-        for (std::size_t i = 0; i < p.psi.size(); ++i) {
-            const auto& t = p.psi[i];
-            Stages st;
-            const Lowered ui = lower::input(u[i]);
-            const auto a = lower::args(ui.rank());
-            Lowered kx = L.forward(t.expr, xin, Part::linear, st);
-            const lower::ProxSpec f = L.prox_spec(t, xin, st);
-            Func v_f("z_arg");
-            v_f(a) = kx.f(a) + ui.f(a);
-            st.add(v_f);
-            Func zf = lower::prox(f, Lowered{v_f, ui.extents}, rho, st);
-            Func out("zu_next" + std::to_string(i));
-            out(a) = Tuple(zf(a), v_f(a) - zf(a));
-            lower::schedule_output(out, ui.rank(), st, lower::static_last_extent(t.expr));
-            outs.push_back(out);
-        }
-        zu_step = Pipeline(outs);
+        std::vector<Lowered> us;
+        for (const auto& ui : u) us.push_back(lower::input(ui));
+        zu_step = Pipeline(split_zu_outputs(L, p, xin, us, rho));
     }
     // residual partial sums (split_residual_shapes): Kᵀ(z − z_prev), Kᵀu, (K_i x − z_i, K_i x, z_i)
     Stages st;

@@ -26,6 +26,11 @@ Halide::Expr split_rhs(lower::Lowerer& L, const ir::Problem& p, const lower::Low
                        const std::vector<lower::Lowered>& z, const std::vector<lower::Lowered>& u,
                        const Halide::Expr& rho, lower::Stages& st);
 
+/// The (z, u)-update's outputs, one Tuple (z_i⁺, u_i⁺) per Ψ term: z_i⁺ = prox(K_i x + u_i),
+/// u_i⁺ = K_i x + u_i − z_i⁺, each scheduled as an output.
+std::vector<Halide::Func> split_zu_outputs(lower::Lowerer& L, const ir::Problem& p, const lower::Lowered& x,
+                                           const std::vector<lower::Lowered>& u, const Halide::Expr& rho);
+
 /// Pipelines of the (z, u)-update and the residuals for the Ψ terms of p (built, not compiled).
 struct SplitPipelines {
     std::vector<Halide::ImageParam> z, z_prev, u;
