@@ -171,7 +171,7 @@ TEST_CASE("describe prints the plan", "[plan]") {
     CHECK_THAT(pg::describe(denoise, pg::Algorithm::hqs), Contains("DCT solve (exact"));
 }
 
-TEST_CASE("a typed problem in two variables is written as IR with both (plan_t still rejects it)", "[plan][variables]") {
+TEST_CASE("a typed problem in two variables is written as IR with both and planned", "[plan][variables]") {
     auto x = pg::variable(6, 5);
     auto y = pg::variable(6, 5);
     const pg::Image b({6, 5});
@@ -185,5 +185,14 @@ TEST_CASE("a typed problem in two variables is written as IR with both (plan_t s
     CHECK(d.terms[0].expr.args[1].args[0].variable == 1);
     CHECK(d.terms[1].expr.args[0].variable == 1);
     CHECK(d.terms[2].expr.args[0].variable == 0);
-    CHECK_THROWS_WITH(pg::plan::plan(d, pg::Algorithm::admm), Contains(PROXGEN_MSG_SEVERAL_VARIABLES_NOT_SOLVED));
+    const pg::ir::Problem p = pg::plan::plan(d, pg::Algorithm::pock_chambolle);
+    CHECK(p.variables.size() == 2);
+    CHECK(p.variable_shape == std::vector<int>{60});  // the stacked state
+    // the coupling term x - y is split; each one-variable quadratic stays in the x-update
+    REQUIRE(p.psi.size() == 2);
+    CHECK(pg::ir::variables_of(p.psi[0].expr) == std::vector<int>{0, 1});
+    // ADMM absorbs the coupling quadratic: a joint solve by CG
+    const pg::ir::Problem q = pg::plan::plan(d, pg::Algorithm::admm);
+    CHECK(q.omega.size() == 2);
+    CHECK(q.x_update == pg::plan::XUpdate::cg);
 }

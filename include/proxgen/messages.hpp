@@ -43,13 +43,6 @@
     "pg::solve takes a problem: a penalty such as sum_squares(x - b) or a sum of penalties"
 #define PROXGEN_MSG_NO_TERMS "a problem needs at least one penalty term"
 #define PROXGEN_MSG_NO_VARIABLE "this problem has no variable: every term is a constant"
-#define PROXGEN_MSG_ONE_VARIABLE                                                                 \
-    "ProxGen solves problems in one variable for now, and this problem's terms use two different " \
-    "variables"
-/// The run-time path's sentence for the same limit (it can build such problems; the back end cannot
-/// solve them yet).
-#define PROXGEN_MSG_SEVERAL_VARIABLES_NOT_SOLVED \
-    "problems in several variables can be built, but several variables are not solved yet"
 #define PROXGEN_MSG_SINGULAR_X_UPDATE                                                                 \
     "ADMM and HQS solve the x-update as a linear system, which is singular when every term applies " \
     "grad (constant images are in its null space): add a term such as sum_squares(x - b) or use "    \

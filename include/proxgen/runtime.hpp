@@ -30,6 +30,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -332,11 +333,14 @@ Result solve(const Plan& planned, const Options& opt, const Result& warm);
 double objective(const Problem& prob, const Result& res);
 /// The objective at x, for a problem in one variable.
 double objective(const Problem& prob, const Image& x);
+/// The objective at each variable's value, by name (every variable of the problem).
+double objective(const Problem& prob, const std::map<std::string, Image>& values);
 /// The same on a planned problem, without planning again. The objective does not depend on the
 /// algorithm; its float64 sum may differ from objective(prob, ...) in the last bits where the plan
 /// merged terms differently (objective(prob, ...) plans for Pock–Chambolle).
 double objective(const Plan& planned, const Result& res);
 double objective(const Plan& planned, const Image& x);
+double objective(const Plan& planned, const std::map<std::string, Image>& values);
 
 namespace detail {
 /// How many times this process has planned a run-time problem (rt::plan, and describe / solve /

@@ -96,7 +96,8 @@ void set_estimates(detail::PCPipelines& pc) {
         p.set_estimates(r);
     };
     for (auto& i : pc.params.images) estimate(i);
-    for (auto* i : {&pc.x, &pc.x_prev, &pc.x_prev2}) estimate(*i);
+    for (auto* i : {&pc.x, &pc.x_prev, &pc.x_prev2})
+        for (auto& v : i->vars) estimate(v);
     for (auto& i : pc.y) estimate(i);
     for (auto& i : pc.y_prev) estimate(i);
     for (auto& s : pc.params.scalars) s.set_estimate(1.0f);

@@ -22,6 +22,10 @@ bool closed_form(const ir::Term& t) {
 ir::Problem halide_only(ir::Problem p) {
     if (p.algorithm != Algorithm::pock_chambolle)
         fail("ahead-of-time solvers: only pock_chambolle has a generated loop so far, not {}", name(p.algorithm));
+    if (p.variables.size() > 1)
+        fail("ahead-of-time solvers take problems in one variable so far; this one has {} (solve it with pg::solve, "
+             "rt::solve or proxgen solve)",
+             p.variables.size());
     if (!plan::spectral(p.x_update)) return p;
     std::vector<ir::Term> all = std::move(p.omega);
     for (auto& t : p.psi) all.push_back(std::move(t));

@@ -91,7 +91,8 @@ int solve(const SolveOptions& o) {
         const auto start = std::chrono::steady_clock::now();
         stage(failed, [&] {
             try {
-                const Image zero(problem.variables().front().shape);
+                std::map<std::string, Image> zero;
+                for (const auto& v : problem.variables()) zero.emplace(v.name, Image(v.shape));
                 if (planned) rt::objective(*planned, zero);
                 else rt::objective(problem, zero);
             } catch (const OutOfMemory&) {

@@ -178,6 +178,8 @@ Gradient run_gradient(const Problem& prob, const Options& opt, const Loss* loss_
         fail("gradient: step and parameter schedules are for unrolled mode (implicit mode differentiates the fixed point)");
 
     const ir::Problem p0 = rt::plan(prob, alg).ir();
+    if (p0.variables.size() > 1)
+        fail("gradient: problems in several variables are not differentiated yet (this one has {})", p0.variables.size());
     ir::validate(p0);
     const ir::Problem p = ::proxgen::detail::with_norm_bounds(p0);
     check_differentiable(p);

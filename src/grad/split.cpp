@@ -120,7 +120,7 @@ struct SplitGradPipelines {
         lower::Lowerer L = lowerer();
         std::vector<Lowered> us;
         for (const auto& ui : u) us.push_back(in(ui));
-        return Pipeline(detail::split_zu_outputs(L, p, in(xn), us, rho));
+        return Pipeline(detail::split_zu_outputs(L, p, {in(xn)}, us, rho));
     }
     /// ADMM, elementwise G: w = gx⁺ / diag(G) (the reverse's solve).
     Pipeline diagonal_solve() {

@@ -1,5 +1,6 @@
 #include "proxgen/ir/ir.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -66,8 +67,72 @@ void for_each_node(const Problem& p, const std::function<void(const Node&)>& f) 
         for (const auto& t : *terms) for_each_node(t.expr, f);
 }
 
+std::vector<std::vector<int>> variable_shapes(const Problem& p) {
+    std::vector<std::vector<int>> s;
+    for (const auto& v : p.variables) s.push_back(v.shape);
+    if (s.empty()) s.push_back(p.variable_shape);
+    return s;
+}
+
+std::vector<int> state_shape(const Problem& p) {
+    const auto shapes = variable_shapes(p);
+    if (shapes.size() == 1) return shapes.front();
+    double total = 0;
+    for (const auto& s : shapes) {
+        double e = 1;
+        for (int d : s) e *= d;
+        total += e;
+    }
+    if (total > 2147483647.0)
+        throw OutOfMemory(fmt::format("the problem's variables hold {:.0f} elements together, more than one Halide "
+                                      "buffer addresses (2147483647)",
+                                      total));
+    return {int(total)};
+}
+
+std::vector<int> variables_of(const Node& n) {
+    std::vector<int> v;
+    for_each_node(n, [&](const Node& m) {
+        if (m.is_variable() && std::find(v.begin(), v.end(), m.variable) == v.end()) v.push_back(m.variable);
+    });
+    std::sort(v.begin(), v.end());
+    return v;
+}
+
+std::vector<Image> split_state(const Problem& p, const Image& x) {
+    if (p.variables.size() <= 1) return {x};
+    return split_state(p.variables, x);
+}
+
+std::vector<Image> split_state(const std::vector<Variable>& variables, const Image& x) {
+    if (variables.size() <= 1) return {x};
+    std::vector<Image> out;
+    std::size_t offset = 0;
+    for (const auto& var : variables) {
+        Image v(var.shape);
+        PROXGEN_INTERNAL_ASSERT(offset + v.size() <= x.size());
+        std::copy(x.data() + offset, x.data() + offset + v.size(), v.data());
+        offset += v.size();
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+Image join_state(const Problem& p, const std::vector<Image>& values) {
+    if (values.size() == 1) return values.front();  // shares its storage
+    Image x(state_shape(p));
+    std::size_t offset = 0;
+    for (const auto& v : values) {
+        std::copy(v.data(), v.data() + v.size(), x.data() + offset);
+        offset += v.size();
+    }
+    return x;
+}
+
 std::string signature(const Problem& p) {
     std::string s = fmt::format("var/{};{};{};", p.variable_shape.size(), name(p.algorithm), plan::name(p.x_update));
+    if (p.variables.size() > 1)
+        for (const auto& v : p.variables) s += fmt::format("v{};", v.shape.size());
     for (const auto* terms : {&p.omega, &p.psi}) {
         s += terms == &p.omega ? "omega:" : "psi:";
         for (const auto& t : *terms) {

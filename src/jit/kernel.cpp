@@ -69,7 +69,64 @@ Call& Call::out(int i, Image& img) {
     return bind(kernel_->input_count() + i, img.buffer().raw_buffer());
 }
 
+std::string state_name(std::string_view name, int j) {
+    return j == 0 ? std::string(name) : fmt::format("{}_v{}", name, j);
+}
+
+void Call::bind_view(int index, const Image& flat, const std::vector<std::vector<int>>& shapes, std::size_t j) {
+    auto v = std::make_shared<View>();
+    v->source = &flat;
+    std::size_t total = 0;
+    for (std::size_t k = 0; k < shapes.size(); ++k) {
+        std::size_t elements = 1;
+        for (int e : shapes[k]) elements *= std::size_t(e);
+        if (k < j) v->offset += elements;
+        total += elements;
+    }
+    PROXGEN_INTERNAL_ASSERT(flat.empty() || total == flat.size());
+    const auto& shape = shapes[j];
+    PROXGEN_INTERNAL_ASSERT(!shape.empty() && shape.size() <= 4);
+    v->buffer.type = halide_type_of<float>();
+    v->buffer.dimensions = int(shape.size());
+    v->buffer.dim = v->dims.data();
+    int stride = 1;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        v->dims[d] = halide_dimension_t(0, shape[d], stride);
+        stride *= shape[d];
+    }
+    bind(index, &v->buffer);
+    views_[index] = std::move(v);
+}
+
+Call& Call::in_state(std::string_view name, const Image& flat, const std::vector<std::vector<int>>& shapes) {
+    if (shapes.size() == 1) return in(name, flat);
+    for (std::size_t j = 0; j < shapes.size(); ++j) {
+        const int i = kernel_->input_index(state_name(name, int(j)));
+        PROXGEN_INTERNAL_ASSERT(i >= 0 && kernel_->args()[i].kind == ArgInfo::Kind::buffer);
+        bind_view(i, flat, shapes, j);
+    }
+    return *this;
+}
+
+int Call::out_state(int first, Image& flat, const std::vector<std::vector<int>>& shapes) {
+    if (shapes.size() == 1) {
+        out(first, flat);
+        return first + 1;
+    }
+    for (std::size_t j = 0; j < shapes.size(); ++j) {
+        PROXGEN_INTERNAL_ASSERT(first + int(j) < kernel_->output_count());
+        bind_view(kernel_->input_count() + first + int(j), flat, shapes, j);
+    }
+    return first + int(shapes.size());
+}
+
 void Call::run() {
+    for (auto& [index, v] : views_) {
+        // the flat image's current storage (swaps move it); an empty image leaves the view unbound
+        if (argv_[1 + index] != &v->buffer) continue;  // rebound since to something else
+        v->buffer.host = v->source->empty() ? nullptr
+                                            : reinterpret_cast<uint8_t*>(const_cast<float*>(v->source->data()) + v->offset);
+    }
     for (std::size_t i = 1; i < argv_.size(); ++i)
         if (!argv_[i])
             detail::internal_error(fmt::format("argument '{}' of kernel '{}' is not bound", kernel_->args()[i - 1].name,

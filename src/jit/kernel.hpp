@@ -9,6 +9,8 @@
 // where a buffer argument is a halide_buffer_t* and a scalar one a pointer to its value.
 #pragma once
 
+#include <array>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -76,13 +78,36 @@ public:
     Call& maybe_in(std::string_view name, const float& value);
     /// Binds output i (in the pipeline's output order).
     Call& out(int i, Image& img);
+    /// The state of a problem in several variables is one flat image holding the variables one
+    /// after the other (ir::state_shape); its kernels take one buffer per variable, named
+    /// state_name(name, j). These bind the variables as views of the flat image, whose data
+    /// pointer is read again at every run(), so swapping flat images needs no binding either.
+    /// With one variable (one shape) they bind the image itself.
+    Call& in_state(std::string_view name, const Image& flat, const std::vector<std::vector<int>>& shapes);
+    /// Binds outputs first, first + 1, … to the variables' views; returns the next output index.
+    int out_state(int first, Image& flat, const std::vector<std::vector<int>>& shapes);
     /// Runs with the bound arguments; every argument must be bound.
     void run();
 
 private:
+    /// A variable's view of a flat state image (in_state / out_state).
+    struct View {
+        const Image* source = nullptr;
+        std::size_t offset = 0;
+        halide_buffer_t buffer{};
+        std::array<halide_dimension_t, 4> dims{};
+    };
     Call& bind(int index, const void* p);
+    /// Binds argument `index` to variable j's view of `flat` (binding an index again replaces its view).
+    void bind_view(int index, const Image& flat, const std::vector<std::vector<int>>& shapes, std::size_t j);
     KernelPtr kernel_;
     std::vector<const void*> argv_;
+    // by argument index; shared by copies of the Call, their addresses stay put
+    std::map<int, std::shared_ptr<View>> views_;
 };
+
+/// The name of variable j's buffer among a kernel's state arguments: `name` for the first
+/// variable, `name`_v<j> for the others.
+std::string state_name(std::string_view name, int j);
 
 }  // namespace proxgen::jit

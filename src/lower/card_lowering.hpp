@@ -35,7 +35,7 @@ struct Back {
     std::vector<Expr> extents(const ir::Node& n) const { return L->extents(n); }
     /// The formula accessor's readings for extents (proxgen/catalogue/formula.hpp): the variable's
     /// and a node image's.
-    std::vector<Expr> variable_extents(const ir::Node&) const { return L->variable_extents(); }
+    std::vector<Expr> variable_extents(const ir::Node& n) const { return L->variable_extents(std::max(n.variable, 0)); }
     std::vector<Expr> image_extents(const ir::Node& n) const;
     /// A Func computed per strip of rows by the output's schedule (a reused value).
     Func stage(Func f, int unrolled_last_extent = 0) const { return st.add(std::move(f), unrolled_last_extent); }

@@ -43,7 +43,8 @@ int fused_components(const ir::Problem& p, const ir::Term& t) {
 bool local_term(const ir::Term& t) { return local_operator(t.expr, false) && local_penalty(t, false); }
 
 bool psi_fusable(const ir::Problem& p) {
-    if (p.psi.empty()) return false;
+    // one Tuple output over one variable's domain: problems in several variables run separate steps
+    if (p.psi.empty() || p.variables.size() > 1) return false;
     for (const auto& t : p.psi)
         if (!local_term(t) || fused_components(p, t) == 0) return false;
     return true;

@@ -75,7 +75,32 @@ void DataArgs::bind(jit::Call& c) const {
     for (std::size_t i = 0; i < scalars.size(); ++i) c.maybe_in("scalar" + std::to_string(i), scalars[i]);
 }
 
-ProxSpec Lowerer::prox_spec(const ir::Term& t, const Lowered& x, Stages& st) {
+StateParams::StateParams(const ir::Problem& p, const std::string& name) {
+    const auto shapes = ir::variable_shapes(p);
+    for (std::size_t j = 0; j < shapes.size(); ++j)
+        vars.emplace_back(Float(32), int(shapes[j].size()), jit::state_name(name, int(j)));
+}
+
+State StateParams::lowered() const {
+    State s;
+    for (const auto& v : vars) s.push_back(input(v));
+    return s;
+}
+
+void StateParams::append_to(std::vector<Argument>& a) const {
+    for (const auto& v : vars) a.emplace_back(v);
+}
+
+Lowerer::Lowerer(const ir::Problem& p, Params& params, const State& like) : problem_(p), params_(params) {
+    for (const auto& l : like) var_extents_.push_back(l.extents);
+}
+
+const std::vector<Expr>& Lowerer::variable_extents() const {
+    PROXGEN_INTERNAL_ASSERT(var_extents_.size() == 1);
+    return var_extents_.front();
+}
+
+ProxSpec Lowerer::prox_spec(const ir::Term& t, const State& x, Stages& st) {
     ProxSpec f;
     f.term = &t;
     f.group_size = static_last_extent(t.expr);
@@ -111,7 +136,7 @@ ProxSpec Lowerer::prox_spec(const ir::Term& t, const Lowered& x, Stages& st) {
     return f;
 }
 
-Func Lowerer::term_argument(const ir::Term& t, const Lowered& x, Stages& st) {
+Func Lowerer::term_argument(const ir::Term& t, const State& x, Stages& st) {
     ProxSpec f = prox_spec(t, x, st);
     Lowered k = forward(t.expr, x, Part::linear, st);
     const auto a = args(k.rank());
@@ -185,33 +210,66 @@ std::vector<Expr> Lowerer::extents(const ir::Node& n) {
     return lowering(*n.op).extents(b, n, operands);
 }
 
-Lowered Lowerer::forward(const ir::Node& n, const Lowered& x, Part part, Stages& st) {
+Lowered Lowerer::forward(const ir::Node& n, const State& xs, Part part, Stages& st) {
     std::vector<Lowered> operands;
-    for (const auto& a : n.args) operands.push_back(forward(a, x, part, st));
+    for (const auto& a : n.args) operands.push_back(forward(a, xs, part, st));
     Back b{this, st};
+    // the variable card reads x; every other card ignores it
+    const Lowered& x = xs.at(n.is_variable() ? std::size_t(n.variable) : 0);
     return lowering(*n.op).forward(b, n, operands, x, part == Part::linear);
 }
 
-std::optional<Func> Lowerer::adjoint(const ir::Node& n, const Lowered& y, Stages& st) {
-    if (n.is_variable()) return y.f;
+Lowered Lowerer::forward(const ir::Node& n, const Lowered& x, Part part, Stages& st) {
+    PROXGEN_INTERNAL_ASSERT(var_extents_.size() == 1);
+    return forward(n, State{x}, part, st);
+}
+
+std::vector<std::optional<Func>> Lowerer::adjoint_state(const ir::Node& n, const Lowered& y, Stages& st) {
+    std::vector<std::optional<Func>> total(var_extents_.size());
+    if (n.is_variable()) {
+        total.at(std::size_t(n.variable)) = y.f;
+        return total;
+    }
     Back b{this, st};
     const std::vector<std::optional<Lowered>> down = lowering(*n.op).adjoint(b, n, y);
     PROXGEN_INTERNAL_ASSERT(down.size() <= n.args.size());
-    std::optional<Func> total;
     for (std::size_t i = 0; i < down.size(); ++i) {
         if (!down[i]) continue;
-        std::optional<Func> part = adjoint(n.args[i], *down[i], st);
-        if (!part) continue;
-        if (!total) {
-            total = part;
-            continue;
+        const auto parts = adjoint_state(n.args[i], *down[i], st);
+        for (std::size_t j = 0; j < parts.size(); ++j) {
+            if (!parts[j]) continue;
+            if (!total[j]) {
+                total[j] = parts[j];
+                continue;
+            }
+            Func s("adjoint_sum");
+            const auto av = args(int(var_extents_[j].size()));
+            s(av) = (*total[j])(av) + (*parts[j])(av);
+            total[j] = s;
         }
-        Func s("adjoint_sum");
-        const auto av = args(int(problem_.variable_shape.size()));
-        s(av) = (*total)(av) + (*part)(av);
-        total = s;
     }
     return total;
+}
+
+std::optional<Func> Lowerer::adjoint(const ir::Node& n, const Lowered& y, Stages& st) {
+    PROXGEN_INTERNAL_ASSERT(var_extents_.size() == 1);
+    return adjoint_state(n, y, st).front();
+}
+
+void add_adjoint(std::vector<Expr>& sums, const std::vector<std::optional<Func>>& back, const Lowerer& L,
+                 const Expr& scale) {
+    for (std::size_t j = 0; j < back.size(); ++j) {
+        if (!back[j]) continue;
+        const Expr e = (*back[j])(args(int(L.variable_extents(int(j)).size())));
+        sums[j] += scale.defined() ? scale * e : e;
+    }
+}
+
+std::vector<Expr> adjoint_sums(Lowerer& L, const std::vector<ir::Term>& terms, const std::vector<Lowered>& y,
+                               Stages& st) {
+    std::vector<Expr> sums(std::size_t(L.variable_count()), Expr(0.0f));
+    for (std::size_t i = 0; i < terms.size(); ++i) add_adjoint(sums, L.adjoint_state(terms[i].expr, y[i], st), L);
+    return sums;
 }
 
 }  // namespace proxgen::lower

@@ -96,28 +96,62 @@ struct ProxSpec {
 /// The extent of a node's last axis when the structure fixes it (grad stacks 2 components), else 0.
 int static_last_extent(const ir::Node& n);
 
+/// A value of every variable of a problem (ir::variable_shapes' order): one Lowered per variable.
+using State = std::vector<Lowered>;
+
+/// The parameters standing for one state of a problem (x, x_prev, …): one ImageParam per
+/// variable, named jit::state_name(name, j) ("x" alone for one variable), bound by
+/// jit::Call::in_state.
+struct StateParams {
+    std::vector<Halide::ImageParam> vars;
+    StateParams(const ir::Problem& p, const std::string& name);
+    /// Each variable's input.
+    State lowered() const;
+    /// Appends every variable's parameter to a kernel's argument list.
+    void append_to(std::vector<Halide::Argument>& a) const;
+};
+
 /// Lowering of one problem's expressions against its parameters.
 class Lowerer {
 public:
+    /// A problem in one variable of these extents.
     Lowerer(const ir::Problem& p, Params& params, std::vector<Halide::Expr> var_extents)
+        : problem_(p), params_(params), var_extents_{std::move(var_extents)} {}
+    /// A problem in several variables: each one's extents.
+    Lowerer(const ir::Problem& p, Params& params, std::vector<std::vector<Halide::Expr>> var_extents)
         : problem_(p), params_(params), var_extents_(std::move(var_extents)) {}
+    /// The extents of a state's variables.
+    Lowerer(const ir::Problem& p, Params& params, const State& like);
 
-    /// K x (Part::linear: constants read as 0) or the constant part c (Part::offset: x read as 0).
+    /// K x (Part::linear: constants read as 0) or the constant part c (Part::offset: x read as 0);
+    /// a variable node reads its own variable's value in xs.
+    Lowered forward(const ir::Node& n, const State& xs, Part part, Stages& st);
+    /// The same for a problem in one variable.
     Lowered forward(const ir::Node& n, const Lowered& x, Part part, Stages& st);
-    /// Kᵀ y in the variable's space; nullopt when the expression has no linear part.
+    /// Kᵀ y per variable: nullopt for a variable the expression does not read.
+    std::vector<std::optional<Halide::Func>> adjoint_state(const ir::Node& n, const Lowered& y, Stages& st);
+    /// Kᵀ y in the variable's space (a problem in one variable); nullopt when the expression has
+    /// no linear part.
     std::optional<Halide::Func> adjoint(const ir::Node& n, const Lowered& y, Stages& st);
     /// The parameters of the problem's data slots.
     const Params& params() const { return params_; }
-    /// Extents of a node's output (from the variable's extents).
+    /// Extents of a node's output (from the variables' extents).
     std::vector<Halide::Expr> extents(const ir::Node& n);
-    const std::vector<Halide::Expr>& variable_extents() const { return var_extents_; }
+    /// The extents of the variable (a problem in one variable) or of variable j.
+    const std::vector<Halide::Expr>& variable_extents() const;
+    const std::vector<Halide::Expr>& variable_extents(int j) const { return var_extents_.at(std::size_t(j)); }
+    int variable_count() const { return int(var_extents_.size()); }
 
     Halide::Expr weight(const ir::Term& t) { return params_.scalars[t.weight_slot]; }
     /// The term's prox parameters; its constant c combines the absorbed offset and the constant
-    /// part left inside the expression (x is only used for its extents).
-    ProxSpec prox_spec(const ir::Term& t, const Lowered& x, Stages& st);
+    /// part left inside the expression (xs is only used for its extents).
+    ProxSpec prox_spec(const ir::Term& t, const State& xs, Stages& st);
+    ProxSpec prox_spec(const ir::Term& t, const Lowered& x, Stages& st) { return prox_spec(t, State{x}, st); }
     /// The argument of f at x: a ⊙ (K x + c_inner) + c (for the objective and residuals).
-    Halide::Func term_argument(const ir::Term& t, const Lowered& x, Stages& st);
+    Halide::Func term_argument(const ir::Term& t, const State& xs, Stages& st);
+    Halide::Func term_argument(const ir::Term& t, const Lowered& x, Stages& st) {
+        return term_argument(t, State{x}, st);
+    }
     const ir::Problem& problem() const { return problem_; }
     /// When set, the spectral Ω prox's right-hand side reads its constant part (data only) from
     /// this image, computed once per solve by omega_spectral_constant, instead of applying the Ω
@@ -127,8 +161,17 @@ public:
 private:
     const ir::Problem& problem_;
     Params& params_;
-    std::vector<Halide::Expr> var_extents_;
+    std::vector<std::vector<Halide::Expr>> var_extents_;
 };
+
+/// sums[j] += scale · back[j] at variable j's axes for each variable back has (Lowerer::
+/// adjoint_state's result; an undefined scale: none).
+void add_adjoint(std::vector<Halide::Expr>& sums, const std::vector<std::optional<Halide::Func>>& back,
+                 const Lowerer& L, const Halide::Expr& scale = Halide::Expr());
+/// Σ_i K_iᵀ y_i over terms per variable (0 where no term reads a variable), each of the
+/// variable's rank and extents.
+std::vector<Halide::Expr> adjoint_sums(Lowerer& L, const std::vector<ir::Term>& terms, const std::vector<Lowered>& y,
+                                       Stages& st);
 
 /// A Func reading an ImageParam (or Buffer-backed input) with its run-time extents.
 Lowered input(const Halide::ImageParam& p);
@@ -140,6 +183,9 @@ Halide::Func prox(const ProxSpec& f, const Lowered& v, Halide::Expr rho, Stages&
 
 /// Closed-form x-update of the Ω terms: argmin_x Ω(x) + 1/(2τ) ‖x − v‖². Identity when Ω is empty.
 Halide::Func omega_prox(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);
+/// The same per variable of a problem in several variables (each Ω term reads one variable: the
+/// planner sends coupling terms to Ψ), unscheduled: one Func per variable, "x_next" / "x_next_v<j>".
+std::vector<Halide::Func> omega_update_state(Lowerer& L, const State& v, Halide::Expr tau, Stages& st);
 
 /// Right-hand side of the spectral Ω prox (PC / L-ADMM with fft / dct x-updates):
 /// (I + 2τ Σ α β² AᵀA) x = result; the caller solves it with a spectral::GramSolver.
@@ -159,6 +205,9 @@ Halide::Func omega_update(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages
 /// inside the vector loop so one pass computes every component of a pixel. Call once per output
 /// Func, before compiling.
 void schedule_output(Halide::Func out, int rank, const Stages& st, int unrolled_last_extent = 0);
+/// Several outputs of one pipeline (a problem's variables), of these ranks: each in strips as above;
+/// st's staged Funcs, which several of them may read, computed whole first. One output: schedule_output.
+void schedule_outputs(const std::vector<Halide::Func>& outs, const std::vector<int>& ranks, const Stages& st);
 /// The staged Funcs and roots of st placed relative to `out`'s strip loop `strip` (part of
 /// schedule_output; also used by schedule_square_sums).
 void schedule_stages(Halide::Func out, const Halide::Var& strip, const Stages& st);

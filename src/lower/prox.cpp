@@ -28,7 +28,9 @@ Func prox(const ProxSpec& f, const Lowered& v, Expr rho, Stages& st) {
     return out;
 }
 
-Func omega_prox(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
+namespace {
+/// The closed-form Ω x-update of variable j at v (one variable: j = 0, every Ω term).
+Func omega_prox_of(Lowerer& L, int j, const Lowered& v, Expr tau, Stages& st) {
     const int r = v.rank();
     const auto at = args(r);
     // Per pixel the Ω terms are α (e x + g)² (a quadratic of a diagonal operator: e = a ⊙ d,
@@ -37,8 +39,14 @@ Func omega_prox(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
     // quadratic on an interval).
     Expr num = v.f(at), den = 1.0f;
     Expr lo = Float(32).min(), hi = Float(32).max();
-    const Lowered ones = constant_like(1.0f, L.variable_extents());
+    State ones;
+    for (int k = 0; k < L.variable_count(); ++k) ones.push_back(constant_like(1.0f, L.variable_extents(k)));
     for (const auto& t : L.problem().omega) {
+        if (L.variable_count() > 1) {
+            const std::vector<int> reads = ir::variables_of(t.expr);
+            PROXGEN_INTERNAL_ASSERT(reads.size() == 1);  // the planner sends coupling terms to Ψ
+            if (reads.front() != j) continue;
+        }
         ProxSpec f = L.prox_spec(t, ones, st);
         Lowered d = L.forward(t.expr, ones, Part::linear, st);
         Expr e = (*f.a)(at) * d.f(at);
@@ -58,6 +66,23 @@ Func omega_prox(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
     Func x("x_update");
     x(at) = clamp(num * (1.0f / den), lo, hi);
     return x;
+}
+}  // namespace
+
+Func omega_prox(Lowerer& L, const Lowered& v, Expr tau, Stages& st) { return omega_prox_of(L, 0, v, tau, st); }
+
+std::vector<Func> omega_update_state(Lowerer& L, const State& v, Expr tau, Stages& st) {
+    if (L.variable_count() == 1) return {omega_update(L, v.front(), tau, st)};
+    PROXGEN_INTERNAL_ASSERT(!plan::spectral(L.problem().x_update));
+    std::vector<Func> out;
+    for (int j = 0; j < L.variable_count(); ++j) {
+        Func xj = omega_prox_of(L, j, v[std::size_t(j)], tau, st);
+        const auto at = args(v[std::size_t(j)].rank());
+        Func x_next(jit::state_name("x_next", j));
+        x_next(at) = xj(at);
+        out.push_back(x_next);
+    }
+    return out;
 }
 
 }  // namespace proxgen::lower

@@ -98,6 +98,21 @@ void schedule_output(Func out, int rank, const Stages& st, int unrolled_last_ext
     schedule_stages(out, yo, st);
 }
 
+void schedule_outputs(const std::vector<Func>& outs, const std::vector<int>& ranks, const Stages& st) {
+    PROXGEN_INTERNAL_ASSERT(!outs.empty() && outs.size() == ranks.size());
+    if (outs.size() == 1) {
+        schedule_output(outs.front(), ranks.front(), st);
+        return;
+    }
+    // Several outputs (one per variable) may read one staged value: every staged Func is computed
+    // whole, once, before them (scheduled with the first output), each output in its own strips.
+    Stages shared;
+    shared.roots = st.roots;
+    shared.roots.insert(shared.roots.end(), st.funcs.begin(), st.funcs.end());
+    shared.scatters = st.scatters;
+    for (std::size_t i = 0; i < outs.size(); ++i) schedule_output(outs[i], ranks[i], i == 0 ? shared : Stages{});
+}
+
 namespace {
 
 /// A Func computed inside a strip: vectorized along x; a staged Func with a static last axis

@@ -4,6 +4,9 @@
 // generated solvers, from the same formulas.
 #include <cmath>
 
+#include <algorithm>
+#include <limits>
+
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/catalogue/ops/mul_elemwise.hpp"
 #include "proxgen/catalogue/ops/scale.hpp"
@@ -82,7 +85,18 @@ auto omega_strong_convexity(const ir::Problem& p, const D& d, auto dmin_of) {
 }  // namespace
 
 double strong_convexity(const ir::Problem& p) {
-    return omega_strong_convexity(p, catalogue::Numbers{}, [](const ir::Node& n) { return diagonal_min_abs(n); });
+    auto dmin = [](const ir::Node& n) { return diagonal_min_abs(n); };
+    if (p.variables.size() <= 1) return omega_strong_convexity(p, catalogue::Numbers{}, dmin);
+    // several variables: the stack is as strongly convex as its least strongly convex variable
+    // (each Ω term reads one variable)
+    double mu = std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < p.variables.size(); ++j) {
+        ir::Problem one;
+        for (const auto& t : p.omega)
+            if (ir::variables_of(t.expr) == std::vector<int>{int(j)}) one.omega.push_back(t);
+        mu = std::min(mu, double(omega_strong_convexity(one, catalogue::Numbers{}, dmin)));
+    }
+    return mu;
 }
 
 Code strong_convexity_code(const ir::Problem& p) {

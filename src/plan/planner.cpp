@@ -48,7 +48,7 @@ std::vector<ir::Term> normalize(std::vector<ir::Term> terms) {
 
 namespace {
 
-/// Every draft variable must be used by a term; today the back end solves one.
+/// Every draft variable must be used by a term.
 void check_variables(const Draft& d) {
     std::vector<bool> used(d.variables.size(), false);
     for (const auto& t : d.terms)
@@ -62,11 +62,11 @@ void check_variables(const Draft& d) {
     if (!any) fail(PROXGEN_MSG_NO_VARIABLE);
     for (std::size_t i = 0; i < used.size(); ++i)
         if (!used[i]) fail("variable '{}' appears in no term of the problem", d.variables[i].name);
-    if (d.variables.size() > 1) {
-        std::vector<std::string> names;
-        for (const auto& v : d.variables) names.push_back(v.name);
-        fail("{} (this problem's variables: {})", PROXGEN_MSG_SEVERAL_VARIABLES_NOT_SOLVED, fmt::join(names, ", "));
-    }
+    for (std::size_t i = 0; i < d.variables.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (d.variables[i].name == d.variables[j].name)
+                fail("two variables of the problem are both named '{}': give each variable its own name",
+                     d.variables[i].name);
 }
 
 }  // namespace
@@ -78,6 +78,11 @@ ir::Problem plan(const Draft& draft, Algorithm a) {
     std::vector<ir::Term> terms = normalize(draft.terms);
     std::vector<TermFacts> facts;
     for (const auto& t : terms) facts.push_back(term_facts(t));
+    const bool several = draft.variables.size() > 1;
+    if (several) {
+        for (std::size_t i = 0; i < terms.size(); ++i)
+            facts[i] = separate_variables(facts[i], ir::variables_of(terms[i].expr).size() > 1);
+    }
     const Decision decision = decide(facts, a);
     if (!decision.viable) fail("{}: {}", name(a), PROXGEN_MSG_SINGULAR_X_UPDATE);
 
@@ -85,7 +90,7 @@ ir::Problem plan(const Draft& draft, Algorithm a) {
     p.algorithm = a;
     p.x_update = decision.x_update;
     p.variables = draft.variables;
-    p.variable_shape = draft.variables.front().shape;
+    p.variable_shape = ir::state_shape(p);
     for (std::size_t i = 0; i < terms.size(); ++i) {
         ir::Term& t = terms[i];
         t.norm_bound = norm_bound(t.expr);

@@ -1,6 +1,7 @@
 // Run-time problems (proxgen/runtime.hpp): penalties with the typed DSL's checks, the terms kept
 // as written, and describe / solve / objective through the one planner (plan::plan) and the
 // back end the typed API uses.
+#include <algorithm>
 #include <atomic>
 
 #include <fmt/format.h>
@@ -278,15 +279,53 @@ ir::Problem planned_ir(const Problem& prob, Algorithm a) {
     return plan::plan(draft, a);
 }
 
+/// Each variable's value in r.named_values (one variable: r.x itself; several: views of x copied out).
+void name_values(const std::vector<ir::Variable>& variables, Result& r) {
+    const std::vector<Image> values = ir::split_state(variables, r.x);
+    for (std::size_t j = 0; j < variables.size(); ++j) r.named_values.insert_or_assign(variables[j].name, values[j]);
+}
+
 Result solve_planned(const ir::Problem& p, const Options& opt, const Result* warm) {
     Result r = ::proxgen::detail::solve_ir(p, opt, warm);
-    r.named_values.emplace(p.variables.front().name, r.x);
+    name_values(p.variables, r);
     return r;
 }
 
 double objective_planned(const ir::Problem& p, const Result& res) {
-    auto it = res.named_values.find(p.variables.front().name);
-    return ::proxgen::detail::objective_ir(p, it != res.named_values.end() ? it->second : res.x);
+    std::vector<Image> values;
+    for (const auto& v : p.variables) {
+        auto it = res.named_values.find(v.name);
+        if (it == res.named_values.end()) return ::proxgen::detail::objective_ir(p, res.x);
+        values.push_back(it->second);
+    }
+    return ::proxgen::detail::objective_ir(p, ir::join_state(p, values));
+}
+
+double objective_of_values(const ir::Problem& p, const std::map<std::string, Image>& given) {
+    std::vector<Image> values;
+    std::vector<std::string> names;
+    for (const auto& v : p.variables) names.push_back(v.name);
+    for (const auto& v : p.variables) {
+        auto it = given.find(v.name);
+        if (it == given.end())
+            fail("objective: no value for variable '{}' (the problem's variables: {})", v.name, fmt::join(names, ", "));
+        if (it->second.sizes() != v.shape)
+            fail("objective: variable '{}' is {} but its value is {}", v.name, shape_string(v.shape),
+                 it->second.shape_string());
+        values.push_back(it->second);
+    }
+    for (const auto& [name, img] : given)
+        if (std::find(names.begin(), names.end(), name) == names.end())
+            fail("objective: the problem has no variable '{}' (its variables: {})", name, fmt::join(names, ", "));
+    return ::proxgen::detail::objective_ir(p, ir::join_state(p, values));
+}
+
+double objective_of_image(const ir::Problem& p, const Image& x) {
+    if (p.variables.size() > 1)
+        fail("objective: this problem has {} variables; give each one's value by name (objective(problem, "
+             "{{{{\"x\", x}}, {{\"y\", y}}}})) or a Result",
+             p.variables.size());
+    return ::proxgen::detail::objective_ir(p, x);
 }
 }  // namespace
 
@@ -311,7 +350,9 @@ std::function<std::optional<ir::Problem>(Algorithm)> candidate_plans(const Probl
 Result solve_maybe_automatic(const Problem& prob, const Options& opt, const Result* warm) {
     if (opt.algorithm != Algorithm::automatic) return solve_planned(planned_ir(prob, opt.algorithm), opt, warm);
     Result r = ::proxgen::detail::solve_automatic(candidate_plans(prob), opt, warm);
-    r.named_values.emplace(prob.data()->names.variables.front().name, r.x);
+    std::vector<ir::Variable> variables;
+    for (const auto& v : prob.data()->names.variables) variables.push_back({v.name, v.shape});
+    name_values(variables, r);
     return r;
 }
 }  // namespace
@@ -329,12 +370,18 @@ Result solve(const Plan& planned, const Options& opt) { return solve_planned(pla
 Result solve(const Plan& planned, const Options& opt, const Result& warm) { return solve_planned(planned.ir(), opt, &warm); }
 
 double objective(const Problem& prob, const Image& x) {
-    return ::proxgen::detail::objective_ir(planned_ir(prob, Algorithm::pock_chambolle), x);
+    return objective_of_image(planned_ir(prob, Algorithm::pock_chambolle), x);
+}
+double objective(const Problem& prob, const std::map<std::string, Image>& values) {
+    return objective_of_values(planned_ir(prob, Algorithm::pock_chambolle), values);
 }
 double objective(const Problem& prob, const Result& res) {
     return objective_planned(planned_ir(prob, Algorithm::pock_chambolle), res);
 }
-double objective(const Plan& planned, const Image& x) { return ::proxgen::detail::objective_ir(planned.ir(), x); }
+double objective(const Plan& planned, const Image& x) { return objective_of_image(planned.ir(), x); }
+double objective(const Plan& planned, const std::map<std::string, Image>& values) {
+    return objective_of_values(planned.ir(), values);
+}
 double objective(const Plan& planned, const Result& res) { return objective_planned(planned.ir(), res); }
 
 }  // namespace proxgen::rt

@@ -22,82 +22,86 @@ using lower::Stages;
 
 namespace {
 
-/// The pipelines (built, not compiled); every one takes arguments().
+/// One output per variable named base, base_v1, …, each over its variable's domain, scheduled.
+Pipeline per_variable(const std::string& base, const lower::State& like, const std::vector<Expr>& values,
+                      const Stages& st) {
+    std::vector<Func> outs;
+    std::vector<int> ranks;
+    for (std::size_t j = 0; j < like.size(); ++j) {
+        Func f(jit::state_name(base, int(j)));
+        f(lower::args(like[j].rank())) = values[j];
+        outs.push_back(f);
+        ranks.push_back(like[j].rank());
+    }
+    lower::schedule_outputs(outs, ranks, st);
+    return Pipeline(outs);
+}
+
+/// The pipelines (built, not compiled); every one takes arguments(). In several variables every
+/// x-sized output is one output per variable (lower::StateParams' layout).
 struct QuadraticPipelines {
     lower::Params params;
-    ImageParam x;
-    ImageParam direction;  // CG: the vector G is applied to
+    lower::StateParams x;
+    lower::StateParams direction;  // CG: the vector G is applied to
     Param<float> rho{"rho_x"};
     Pipeline rhs_or_x;     // elementwise: x itself; FFT / DCT: the right-hand side
     Pipeline gram_apply;   // CG only
     Pipeline residual;     // CG only: rhs − G x at the warm start, one adjoint per term
     std::unique_ptr<SplitPipelines> split;
 
-    explicit QuadraticPipelines(const ir::Problem& p)
-        : params(p), x(Float(32), int(p.variable_shape.size()), "x"),
-          direction(Float(32), int(p.variable_shape.size()), "direction") {
-        const int rv = int(p.variable_shape.size());
-        const auto av = lower::args(rv);
-        const Lowered xin = lower::input(x);
-        lower::Lowerer L(p, params, xin.extents);
+    explicit QuadraticPipelines(const ir::Problem& p) : params(p), x(p, "x"), direction(p, "direction") {
+        const lower::State xin = x.lowered();
+        lower::Lowerer L(p, params, xin);
         split = std::make_unique<SplitPipelines>(p, L, x);
 
         // G v = Σ_Ω 2α Aᵀ(a² ⊙ A v) + ρ Σ_Ψ KᵀK v;  rhs = −Σ_Ω 2α Aᵀ(a ⊙ g) + ρ Σ_Ψ Kᵀ(z − u)
-        auto gram = [&](const Lowered& v, Stages& st) { return split_gram(L, p, xin, v, rho, st); };
+        auto gram = [&](const lower::State& v, Stages& st) { return split_gram(L, p, xin, v, rho, st); };
         Stages st;
         std::vector<Lowered> zs, us;
         for (std::size_t i = 0; i < p.psi.size(); ++i) {
             zs.push_back(lower::input(split->z[i]));
             us.push_back(lower::input(split->u[i]));
         }
-        const Expr rhs = split_rhs(L, p, xin, zs, us, rho, st);
-        Func out("x_rhs");
+        std::vector<Expr> out = split_rhs(L, p, xin, zs, us, rho, st);
         if (p.x_update == plan::XUpdate::elementwise) {
             // G is diagonal, so its diagonal is G·1
-            const Lowered ones = lower::constant_like(1.0f, xin.extents);
-            out(av) = rhs / gram(ones, st);
-        } else {
-            out(av) = rhs;
+            lower::State ones;
+            for (const auto& v : xin) ones.push_back(lower::constant_like(1.0f, v.extents));
+            const std::vector<Expr> diagonal = gram(ones, st);
+            for (std::size_t j = 0; j < out.size(); ++j) out[j] = out[j] / diagonal[j];
         }
         if (p.x_update != plan::XUpdate::cg) {  // CG starts from its own residual pipeline below
-            lower::schedule_output(out, rv, st);
-            rhs_or_x = Pipeline(out);
-        } else {
-            Stages sg;
-            Func gp("gram_apply");
-            gp(av) = gram(lower::input(direction), sg);
-            lower::schedule_output(gp, rv, sg);
-            gram_apply = Pipeline(gp);
-            // r = Σ_Ω Aᵀ(−2α a ⊙ (c + a ⊙ A x)) + ρ Σ_Ψ Kᵀ(z − u − K x): the differences are formed
-            // before the adjoints, so no large ρKᵀz and ρKᵀKx cancel in float32
-            Stages sr;
-            Expr r = 0.0f;
-            for (const auto& t : p.omega) {
-                const lower::ProxSpec f = L.prox_spec(t, xin, sr);
-                Lowered ax = L.forward(t.expr, xin, Part::linear, sr);
-                const auto a = lower::args(ax.rank());
-                Lowered w{Func("omega_residual_arg"), ax.extents};
-                w.f(a) = -2.0f * f.alpha * (*f.a)(a) * ((f.c ? (*f.c)(a) : Expr(0.0f)) + (*f.a)(a) * ax.f(a));
-                if (auto back = L.adjoint(t.expr, w, sr)) r += (*back)(av);
-            }
-            for (std::size_t i = 0; i < p.psi.size(); ++i) {
-                const Lowered zi = lower::input(split->z[i]), ui = lower::input(split->u[i]);
-                Lowered kx = L.forward(p.psi[i].expr, xin, Part::linear, sr);
-                const auto a = lower::args(zi.rank());
-                Lowered w{Func("psi_residual_arg"), zi.extents};
-                w.f(a) = zi.f(a) - ui.f(a) - kx.f(a);
-                if (auto back = L.adjoint(p.psi[i].expr, w, sr)) r += rho * (*back)(av);
-            }
-            Func rf("cg_residual");
-            rf(av) = r;
-            lower::schedule_output(rf, rv, sr);
-            residual = Pipeline(rf);
+            rhs_or_x = per_variable("x_rhs", xin, out, st);
+            return;
         }
+        Stages sg;
+        gram_apply = per_variable("gram_apply", xin, gram(direction.lowered(), sg), sg);
+        // r = Σ_Ω Aᵀ(−2α a ⊙ (c + a ⊙ A x)) + ρ Σ_Ψ Kᵀ(z − u − K x): the differences are formed
+        // before the adjoints, so no large ρKᵀz and ρKᵀKx cancel in float32
+        Stages sr;
+        std::vector<Expr> r(xin.size(), Expr(0.0f));
+        for (const auto& t : p.omega) {
+            const lower::ProxSpec f = L.prox_spec(t, xin, sr);
+            Lowered ax = L.forward(t.expr, xin, Part::linear, sr);
+            const auto a = lower::args(ax.rank());
+            Lowered w{Func("omega_residual_arg"), ax.extents};
+            w.f(a) = -2.0f * f.alpha * (*f.a)(a) * ((f.c ? (*f.c)(a) : Expr(0.0f)) + (*f.a)(a) * ax.f(a));
+            lower::add_adjoint(r, L.adjoint_state(t.expr, w, sr), L);
+        }
+        for (std::size_t i = 0; i < p.psi.size(); ++i) {
+            const Lowered zi = lower::input(split->z[i]), ui = lower::input(split->u[i]);
+            Lowered kx = L.forward(p.psi[i].expr, xin, Part::linear, sr);
+            const auto a = lower::args(zi.rank());
+            Lowered w{Func("psi_residual_arg"), zi.extents};
+            w.f(a) = zi.f(a) - ui.f(a) - kx.f(a);
+            lower::add_adjoint(r, L.adjoint_state(p.psi[i].expr, w, sr), L, rho);
+        }
+        residual = per_variable("cg_residual", xin, r, sr);
     }
     std::vector<Argument> arguments() const {
         auto a = params.arguments();
-        a.emplace_back(x);
-        a.emplace_back(direction);
+        x.append_to(a);
+        direction.append_to(a);
         a.emplace_back(rho);
         for (auto& s : split->arguments()) a.push_back(s);
         return a;
@@ -184,17 +188,20 @@ public:
     XUpdate(const ir::Problem& p, const QuadraticKernels& k, const Options& opt,
             const std::function<jit::Call(const jit::KernelPtr&)>& bound)
         : p_(p), opt_(opt), rhs_(p.variable_shape) {
+        const auto shapes = ir::variable_shapes(p);
         if (p.x_update != plan::XUpdate::cg) {
             rhs_or_x_ = bound(k.rhs_or_x);
-            rhs_or_x_.out(0, rhs_);
+            rhs_or_x_.out_state(0, rhs_, shapes);
             return;
         }
         r_ = Image(p.variable_shape), d_ = Image(p.variable_shape), gd_ = Image(p.variable_shape);
         s_ = Image(p.variable_shape);
         residual_ = bound(k.residual);
-        residual_.out(0, r_);
+        residual_.out_state(0, r_, shapes);
         gram_ = bound(k.gram_apply);
-        gram_.in("direction", d_).out(0, gd_);
+        gram_.in_state("direction", d_, shapes).out_state(0, gd_, shapes);
+        // the circulant preconditioner solves one image by FFT: not for a stack of variables
+        if (shapes.size() > 1) return;
         for (const auto* terms : {&p.omega, &p.psi})
             for (const auto& t : *terms) {
                 auto c = circulant_approximation(t.expr);
@@ -312,19 +319,20 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
     SplitState state(p, opt, warm, p.algorithm);
     Image x_prev = hqs ? Image(p.variable_shape) : Image(), x_hat = hqs ? Image(p.variable_shape) : Image();
     const lower::DataArgs data(p);
+    const auto shapes = ir::variable_shapes(p);
     float rho_f = 0;
     const Image* direction = nullptr;  // set once the x-update owns its buffers
     auto bound_at = [&](const jit::KernelPtr& k, const Image& at) {
         jit::Call c(k);
         data.bind(c);
         state.bind(c);
-        c.in("x", at).in("rho_x", rho_f);
-        if (direction) c.in("direction", *direction);
+        c.in_state("x", at, shapes).in("rho_x", rho_f);
+        if (direction) c.in_state("direction", *direction, shapes);
         return c;
     };
     auto bound = [&](const jit::KernelPtr& k) {
         jit::Call c = bound_at(k, x);
-        if (!direction) c.in("direction", x);  // the x-update binds its own before running
+        if (!direction) c.in_state("direction", x, shapes);  // the x-update binds its own before running
         return c;
     };
     XUpdate xu(p, *K, opt, bound);

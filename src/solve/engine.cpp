@@ -1,8 +1,10 @@
 #include "engine.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <new>
 #include <optional>
+#include <fmt/ranges.h>
 
 #include "../check/inputs.hpp"
 #include "../lower/card_lowering.hpp"
@@ -74,6 +76,10 @@ Image initial_x(const ir::Problem& p, const Options& opt, const Result* warm) {
     else if (warm && !warm->x_iterate.empty()) from = &warm->x_iterate;
     else if (warm && !warm->x.empty()) from = &warm->x;
     if (!from) return Image(p.variable_shape);
+    if (from == &opt.x0 && p.variables.size() > 1)
+        fail("Options: x0 sets the start of a problem in one variable; this one has {} (start several variables from "
+             "an earlier Result: warm start)",
+             p.variables.size());
     if (from->sizes() != p.variable_shape)
         fail("warm start: x0 is {} but the variable is {}", from->shape_string(), shape_string(p.variable_shape));
     check::finite(*from, from == &opt.x0 ? "Options: x0" : "warm start: the earlier result's x");
@@ -238,9 +244,9 @@ void Monitor::finish(int it, bool converged, bool stopped) {
 
 // ---- objective --------------------------------------------------------------------------------
 
-TermValues::TermValues(const ir::Problem& p) : params(p), x(Halide::Float(32), int(p.variable_shape.size()), "x") {
-    lower::Lowered xin = lower::input(x);
-    lower::Lowerer L(p, params, xin.extents);
+TermValues::TermValues(const ir::Problem& p) : params(p), x(p, "x") {
+    const lower::State xin = x.lowered();
+    lower::Lowerer L(p, params, xin);
     std::vector<Halide::Func> outs;
     for (const auto* terms : {&p.omega, &p.psi})
         for (const auto& t : *terms) {
@@ -260,7 +266,7 @@ TermValues::TermValues(const ir::Problem& p) : params(p), x(Halide::Float(32), i
 
 std::vector<Halide::Argument> TermValues::arguments() const {
     auto a = params.arguments();
-    a.emplace_back(x);
+    x.append_to(a);
     return a;
 }
 
@@ -280,7 +286,7 @@ double objective_ir(const ir::Problem& p, const Image& x, double& compile_s) {
     jit::Call call(values_kernel);
     const lower::DataArgs data(p);
     data.bind(call);
-    call.in("x", x);
+    call.in_state("x", x, ir::variable_shapes(p));
     std::vector<Image> values;
     std::vector<const ir::Term*> terms;
     for (const auto* ts : {&p.omega, &p.psi})
@@ -304,6 +310,31 @@ std::string describe_ir(const ir::Problem& planned) {
     p.psi_norm = est.stacked;
     const Algorithm a = p.algorithm;
     std::string s = fmt::format("ProxGen plan ({}), variable {}\n", name(a), shape_string(p.variable_shape));
+    if (p.variables.size() > 1) {
+        std::vector<std::string> vars;
+        for (const auto& v : p.variables) vars.push_back(fmt::format("{} {}", v.name, shape_string(v.shape)));
+        s = fmt::format("ProxGen plan ({}), {} variables: {}\n", name(a), p.variables.size(), fmt::join(vars, ", "));
+        s += "  variables stacked into one x; the x-update by blocks:\n";
+        auto texts = [](const std::vector<const ir::Term*>& ts) {
+            std::vector<std::string> out;
+            for (const ir::Term* t : ts) out.push_back(t->text);
+            return out.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(out, ", "));
+        };
+        std::vector<const ir::Term*> coupled_omega, coupled_psi;
+        for (const auto& t : p.omega)
+            if (ir::variables_of(t.expr).size() > 1) coupled_omega.push_back(&t);
+        for (const auto& t : p.psi)
+            if (ir::variables_of(t.expr).size() > 1) coupled_psi.push_back(&t);
+        for (std::size_t j = 0; j < p.variables.size(); ++j) {
+            std::vector<const ir::Term*> own;
+            for (const auto& t : p.omega)
+                if (ir::variables_of(t.expr) == std::vector<int>{int(j)}) own.push_back(&t);
+            s += fmt::format("    {}: absorbs {}\n", p.variables[j].name, texts(own));
+        }
+        if (!coupled_omega.empty())
+            s += fmt::format("    coupling the blocks in the x-update (one joint solve): {}\n", texts(coupled_omega));
+        if (!coupled_psi.empty()) s += fmt::format("    coupling terms split: {}\n", texts(coupled_psi));
+    }
     s += fmt::format("  x-update: {}\n", x_update_description(p));
     s += "  Omega (absorbed by the x-update):\n";
     if (p.omega.empty()) s += "    (none: the x-update is the identity)\n";

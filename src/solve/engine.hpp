@@ -135,7 +135,7 @@ double objective_ir(const ir::Problem& p, const Image& x, double& compile_second
 /// Pipeline that evaluates every term's K_i x + c_i (Ω then Ψ) at an input x.
 struct TermValues {
     lower::Params params;
-    Halide::ImageParam x;
+    lower::StateParams x;
     Halide::Pipeline pipeline;
     explicit TermValues(const ir::Problem& p);
     std::vector<Halide::Argument> arguments() const;

@@ -28,7 +28,7 @@ namespace {
 /// The pipelines (built, not compiled); every one takes arguments().
 struct LADMMPipelines {
     lower::Params params;
-    ImageParam x;
+    lower::StateParams x;  // one ImageParam per variable
     Param<float> lambda{"lambda"}, mu{"mu"};
     /// The next fused kernel reads u as u_scale·u (residual balancing rescales the scaled dual
     /// when λ changes: folded into the next pass over u instead of a pass of its own).
@@ -39,15 +39,15 @@ struct LADMMPipelines {
     Pipeline constant;
     std::optional<ImageParam> omega_constant;
 
-    explicit LADMMPipelines(const ir::Problem& p) : params(p), x(Float(32), int(p.variable_shape.size()), "x") {
+    explicit LADMMPipelines(const ir::Problem& p) : params(p), x(p, "x") {
         const int rv = int(p.variable_shape.size());
-        const Lowered xin = lower::input(x);
+        const lower::State xin = x.lowered();
         if (plan::spectral(p.x_update)) {
             omega_constant = ImageParam(Float(32), rv, "omega_constant");
-            lower::Lowerer L(p, params, xin.extents);
+            lower::Lowerer L(p, params, xin);
             constant = Pipeline(lower::omega_spectral_constant(L));
         }
-        lower::Lowerer L(p, params, xin.extents);
+        lower::Lowerer L(p, params, xin);
         L.omega_constant = omega_constant;
         split = std::make_unique<SplitPipelines>(p, L, x);
         std::vector<Lowered> z, u;
@@ -56,18 +56,21 @@ struct LADMMPipelines {
             u.push_back(lower::input(split->u[i]));
         }
         Stages st;
-        x_step = Pipeline(lower::omega_step(L, x_arg(L, xin, z, u, Expr(1.0f), st, false), mu, st));
-        (void)rv;
+        const std::vector<Func> outs = lower::omega_update_state(L, x_arg(L, xin, z, u, Expr(1.0f), st, false), mu, st);
+        std::vector<int> ranks;
+        for (const auto& v : xin) ranks.push_back(v.rank());
+        lower::schedule_outputs(outs, ranks, st);
+        x_step = Pipeline(outs);
     }
 
-    /// v = x − (μ/λ) Σ K_iᵀ(K_i x − z_i + s·u_i); with `stage`, K x − z + s u is computed per
-    /// strip (the adjoint reads it at neighbouring pixels) with its components unrolled.
-    Lowered x_arg(lower::Lowerer& L, const Lowered& xin, const std::vector<Lowered>& z, const std::vector<Lowered>& u,
-                  Expr scale, Stages& st, bool stage) const {
+    /// v = x − (μ/λ) Σ K_iᵀ(K_i x − z_i + s·u_i), per variable; with `stage` (one variable), K x − z
+    /// + s u is computed per strip (the adjoint reads it at neighbouring pixels) with its components
+    /// unrolled.
+    lower::State x_arg(lower::Lowerer& L, const lower::State& xin, const std::vector<Lowered>& z,
+                       const std::vector<Lowered>& u, Expr scale, Stages& st, bool stage) const {
         const ir::Problem& p = L.problem();
-        const int rv = xin.rank();
-        const auto av = lower::args(rv);
-        Expr kt = 0.0f;
+        const int rv = xin.front().rank();
+        std::vector<Lowered> ws;
         for (std::size_t i = 0; i < p.psi.size(); ++i) {
             const auto a = lower::args(z[i].rank());
             Lowered kx = L.forward(p.psi[i].expr, xin, Part::linear, st);
@@ -77,10 +80,16 @@ struct LADMMPipelines {
                 st.add(w.f, w.rank() > rv ? lower::fused_components(p, p.psi[i]) : 0);
                 w.staged = true;
             }
-            if (auto g = L.adjoint(p.psi[i].expr, w, st)) kt += (*g)(av);
+            ws.push_back(w);
         }
-        Lowered v{Func("x_arg"), xin.extents};
-        v.f(av) = xin.f(av) - (mu / lambda) * kt;
+        const std::vector<Expr> kt = lower::adjoint_sums(L, p.psi, ws, st);
+        lower::State v;
+        for (std::size_t j = 0; j < xin.size(); ++j) {
+            const auto av = lower::args(xin[j].rank());
+            Lowered vj{Func("x_arg"), xin[j].extents};
+            vj.f(av) = xin[j].f(av) - (mu / lambda) * kt[j];
+            v.push_back(vj);
+        }
         return v;
     }
 
@@ -94,7 +103,7 @@ struct LADMMPipelines {
         const ir::Problem& p = L.problem();
         const int rv = xin.rank();
         Level next;
-        Func xn = lower::omega_update(L, x_arg(L, xin, z, u, scale, st, stage_w), mu, st);
+        Func xn = lower::omega_update(L, x_arg(L, {xin}, z, u, scale, st, stage_w).front(), mu, st);
         st.add(xn);  // K x⁺ reads it at neighbouring pixels
         next.x = Lowered{xn, xin.extents};
         next.x.staged = true;
@@ -135,7 +144,7 @@ struct LADMMPipelines {
     Pipeline fused(const ir::Problem& p, bool with_check) {
         const int rv = int(p.variable_shape.size());
         const auto av = lower::args(rv);
-        const Lowered xin = lower::input(x);
+        const Lowered xin = lower::input(x.vars.front());
         lower::Lowerer L(p, params, xin.extents);
         Stages st;
         std::vector<Lowered> z, u;
@@ -181,7 +190,7 @@ struct LADMMPipelines {
     Pipeline iterations(const ir::Problem& p, int n) {
         PROXGEN_INTERNAL_ASSERT(n >= 2 && lower::psi_blockable(p));
         const int rv = int(p.variable_shape.size());
-        const Lowered xin = lower::input(x);
+        const Lowered xin = lower::input(x.vars.front());
         lower::Lowerer L(p, params, xin.extents);
         Stages st;
         Level cur;
@@ -204,7 +213,7 @@ struct LADMMPipelines {
 
     std::vector<Argument> arguments() const {
         auto a = params.arguments();
-        a.emplace_back(x);
+        x.append_to(a);
         for (auto& s : split->arguments()) a.push_back(s);
         a.emplace_back(lambda);
         a.emplace_back(mu);
@@ -273,7 +282,7 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
         jit::Call c(k);
         data.bind(c);
         state.bind(c);
-        c.in("x", x).in("lambda", lambda_f).in("mu", mu_f).in("u_scale", u_scale_f);
+        c.in_state("x", x, ir::variable_shapes(p)).in("lambda", lambda_f).in("mu", mu_f).in("u_scale", u_scale_f);
         if (!omega_constant.empty()) c.in("omega_constant", omega_constant);
         return c;
     };

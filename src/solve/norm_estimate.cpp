@@ -47,29 +47,46 @@ constexpr int kMaxSteps = 40;
 /// of the true norm on operators with known norms, never below).
 constexpr double kMargin = 1.003;
 
-/// KᵀK v for one term (built, not compiled).
+/// KᵀK v for one term (built, not compiled): one output per variable.
 struct GramOfTerm {
     lower::Params params;
-    ImageParam v;
+    lower::StateParams v;
     Pipeline pipe;
-    explicit GramOfTerm(const ir::Problem& single) : params(single), v(Float(32), int(single.variable_shape.size()), "v") {
-        const lower::Lowered vin = lower::input(v);
-        lower::Lowerer L(single, params, vin.extents);
+    explicit GramOfTerm(const ir::Problem& single) : params(single), v(single, "v") {
+        const lower::State vin = v.lowered();
+        lower::Lowerer L(single, params, vin);
         lower::Stages st;
         const lower::Lowered kv = L.forward(single.psi[0].expr, vin, lower::Part::linear, st);
-        Func out("gram_of_term");
-        const auto av = lower::args(int(single.variable_shape.size()));
-        if (auto back = L.adjoint(single.psi[0].expr, kv, st)) out(av) = (*back)(av);
-        else out(av) = 0.0f;
-        lower::schedule_output(out, int(av.size()), st);
-        pipe = Pipeline(out);
+        const auto back = L.adjoint_state(single.psi[0].expr, kv, st);
+        std::vector<Func> outs;
+        std::vector<int> ranks;
+        for (std::size_t j = 0; j < vin.size(); ++j) {
+            Func out(jit::state_name("gram_of_term", int(j)));
+            const auto av = lower::args(vin[j].rank());
+            if (back[j]) out(av) = (*back[j])(av);
+            else out(av) = 0.0f;
+            outs.push_back(out);
+            ranks.push_back(vin[j].rank());
+        }
+        lower::schedule_outputs(outs, ranks, st);
+        pipe = Pipeline(outs);
     }
     std::vector<Argument> arguments() const {
         auto a = params.arguments();
-        a.emplace_back(v);
+        v.append_to(a);
         return a;
     }
 };
+
+/// A problem holding only term t, over p's variables.
+ir::Problem single_term(const ir::Problem& p, const ir::Term& t) {
+    ir::Problem single;
+    single.variable_shape = p.variable_shape;
+    single.variables = p.variables;
+    single.psi = {t};
+    ir::assign_slots(single);
+    return single;
+}
 
 bool known(double bound) { return std::isfinite(bound) && bound > 0; }
 
@@ -97,11 +114,7 @@ std::string cache_key(const ir::Problem& p, const std::vector<const ir::Term*>& 
     std::string key = shape_string(p.variable_shape);
     std::uint64_t h = 0xcbf29ce484222325ULL;
     for (const ir::Term* t : terms) {
-        ir::Problem single;
-        single.variable_shape = p.variable_shape;
-        single.psi = {*t};
-        ir::assign_slots(single);
-        key += "|" + ir::signature(single);
+        key += "|" + ir::signature(single_term(p, *t));
         fingerprint(t->expr, h);
     }
     return key + "#" + std::to_string(h);
@@ -173,11 +186,7 @@ double lanczos_norm(const ir::Problem& p, const std::vector<const ir::Term*>& te
     std::vector<ir::Problem> singles;
     std::vector<jit::KernelPtr> kernels;
     for (const ir::Term* t : terms) {
-        ir::Problem single;
-        single.variable_shape = p.variable_shape;
-        single.psi = {*t};
-        ir::assign_slots(single);
-        singles.push_back(std::move(single));
+        singles.push_back(single_term(p, *t));
         kernels.push_back(gram_kernel(singles.back()));
     }
     // calls bind their images and data by address: every container is filled before binding
@@ -190,7 +199,8 @@ double lanczos_norm(const ir::Problem& p, const std::vector<const ir::Term*>& te
         data.emplace_back(singles[i]);
         grams.emplace_back(kernels[i]);
         data.back().bind(grams.back());
-        grams.back().in("v", v).out(0, w[i]);
+        const auto shapes = ir::variable_shapes(p);
+        grams.back().in_state("v", v, shapes).out_state(0, w[i], shapes);
     }
     const std::size_t n = v.size();
     std::vector<double> q(n), q_prev(n, 0.0), r(n);

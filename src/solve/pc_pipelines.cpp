@@ -28,6 +28,12 @@ Lowered difference(const Lowered& a, const Lowered& b, const char* name) {
     return d;
 }
 
+lower::State extrapolated(const lower::State& a, const lower::State& b, Expr th) {
+    lower::State e;
+    for (std::size_t j = 0; j < a.size(); ++j) e.push_back(extrapolated(a[j], b[j], th));
+    return e;
+}
+
 /// Rows per strip of the n-iteration kernels: each strip recomputes about 2n halo rows, so taller
 /// strips waste less; shorter ones keep more strips for the threads.
 int block_rows() {
@@ -40,22 +46,26 @@ int block_rows() {
 ///   P = (x − x⁺)/τ                       ∈ ∂Ω(x⁺) + Kᵀy⁺
 ///   D = (y − y⁺)/σ + K(x̄ − x⁺)           ∈ ∂F*(y⁺) − K x⁺
 /// plus Kᵀy⁺ and K x⁺ for the relative tolerances.
-std::vector<Lowered> residual_quantities(lower::Lowerer& L, const Lowered& x, const Lowered& x_next, const Lowered& xbar,
-                                         const std::vector<Lowered>& y, const std::vector<Lowered>& y_next, Expr tau,
-                                         Expr sigma, const std::vector<Halide::Param<float>>& sigma_scale, Stages& st) {
+std::vector<Lowered> residual_quantities(lower::Lowerer& L, const lower::State& x, const lower::State& x_next,
+                                         const lower::State& xbar, const std::vector<Lowered>& y,
+                                         const std::vector<Lowered>& y_next, Expr tau, Expr sigma,
+                                         const std::vector<Halide::Param<float>>& sigma_scale, Stages& st) {
     const ir::Problem& p = L.problem();
-    const auto av = lower::args(x.rank());
     std::vector<Lowered> q;
-    Lowered pres{Func("primal_residual"), x.extents};
-    pres.f(av) = (x.f(av) - x_next.f(av)) / tau;
-    q.push_back(pres);
-    Lowered kty{Func("kty"), x.extents};
-    Expr sum = 0.0f;
-    for (std::size_t i = 0; i < p.psi.size(); ++i)
-        if (auto g = L.adjoint(p.psi[i].expr, y_next[i], st)) sum += (*g)(av);
-    kty.f(av) = sum;
-    q.push_back(kty);
-    const Lowered step_diff = difference(xbar, x_next, "x_bar_minus_x");
+    for (std::size_t j = 0; j < x.size(); ++j) {
+        const auto av = lower::args(x[j].rank());
+        Lowered pres{Func("primal_residual"), x[j].extents};
+        pres.f(av) = (x[j].f(av) - x_next[j].f(av)) / tau;
+        q.push_back(pres);
+    }
+    const std::vector<Expr> sums = lower::adjoint_sums(L, p.psi, y_next, st);
+    for (std::size_t j = 0; j < x.size(); ++j) {
+        Lowered kty{Func("kty"), x[j].extents};
+        kty.f(lower::args(x[j].rank())) = sums[j];
+        q.push_back(kty);
+    }
+    lower::State step_diff;
+    for (std::size_t j = 0; j < x.size(); ++j) step_diff.push_back(difference(xbar[j], x_next[j], "x_bar_minus_x"));
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
         const auto a = lower::args(y[i].rank());
         Lowered kd = L.forward(p.psi[i].expr, step_diff, Part::linear, st);
@@ -70,7 +80,8 @@ std::vector<Lowered> residual_quantities(lower::Lowerer& L, const Lowered& x, co
 }  // namespace
 
 std::vector<std::vector<int>> pc_residual_shapes(const ir::Problem& p) {
-    std::vector<std::vector<int>> s{p.variable_shape, p.variable_shape};
+    std::vector<std::vector<int>> s = ir::variable_shapes(p);
+    for (const auto& v : ir::variable_shapes(p)) s.push_back(v);
     for (const auto& t : p.psi) {
         s.push_back(t.expr.shape);
         s.push_back(t.expr.shape);
@@ -78,7 +89,7 @@ std::vector<std::vector<int>> pc_residual_shapes(const ir::Problem& p) {
     return s;
 }
 
-Func PCPipelines::dual_value(lower::Lowerer& L, std::size_t i, const Lowered& xbar, const Lowered& yin, Expr sig,
+Func PCPipelines::dual_value(lower::Lowerer& L, std::size_t i, const lower::State& xbar, const Lowered& yin, Expr sig,
                              Stages& st) {
     const auto& t = L.problem().psi[i];
     sig = sig * sigma_scale[i];  // term i's dual step (block preconditioning; 1 without)
@@ -96,22 +107,24 @@ Func PCPipelines::dual_value(lower::Lowerer& L, std::size_t i, const Lowered& xb
     return out;
 }
 
-Func PCPipelines::primal_value(lower::Lowerer& L, const Lowered& xin, const std::vector<Lowered>& yin, Expr step,
-                               Stages& st) {
+std::vector<Func> PCPipelines::primal_value(lower::Lowerer& L, const lower::State& xin, const std::vector<Lowered>& yin,
+                                            Expr step, Stages& st) {
     const ir::Problem& p = L.problem();
-    const auto av = lower::args(xin.rank());
-    Lowered v{Func("primal_arg"), xin.extents};
-    Expr kty = 0.0f;
-    for (std::size_t i = 0; i < p.psi.size(); ++i)
-        if (auto g = L.adjoint(p.psi[i].expr, yin[i], st)) kty += (*g)(av);
-    v.f(av) = xin.f(av) - step * kty;
-    return lower::omega_update(L, v, step, st);
+    const std::vector<Expr> kty = lower::adjoint_sums(L, p.psi, yin, st);
+    lower::State v;
+    for (std::size_t j = 0; j < xin.size(); ++j) {
+        const auto av = lower::args(xin[j].rank());
+        Lowered vj{Func("primal_arg"), xin[j].extents};
+        vj.f(av) = xin[j].f(av) - step * kty[j];
+        v.push_back(vj);
+    }
+    return lower::omega_update_state(L, v, step, st);
 }
 
 Pipeline PCPipelines::fused(const ir::Problem& p, bool with_check) {
     const int rv = int(p.variable_shape.size());
     const auto av = lower::args(rv);
-    const Lowered xin = lower::input(x), xp = lower::input(x_prev);
+    const Lowered xin = lower::input(x.vars.front()), xp = lower::input(x_prev.vars.front());
     lower::Lowerer L(p, params, xin.extents);
     L.omega_constant = omega_constant;
     Stages st;
@@ -121,14 +134,14 @@ Pipeline PCPipelines::fused(const ir::Problem& p, bool with_check) {
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
         yin.push_back(lower::input(y[i]));
         // y⁺ per strip with its halo: the primal step reads it at neighbouring pixels
-        Func d = dual_value(L, i, xbar, yin[i], sigma, st);
+        Func d = dual_value(L, i, {xbar}, yin[i], sigma, st);
         const int parts = lower::fused_components(p, p.psi[i]);
         st.add(d, d.dimensions() > rv ? parts : 0);
         Lowered l{d, yin[i].extents};
         l.staged = true;
         yn.push_back(l);
     }
-    Func xn = primal_value(L, xin, yn, tau, st);
+    Func xn = primal_value(L, {xin}, yn, tau, st).front();
     elements.push_back(xn(av));
     for (std::size_t i = 0; i < p.psi.size(); ++i)
         for (Expr e : lower::components(yn[i].f, rv, lower::fused_components(p, p.psi[i]))) elements.push_back(e);
@@ -143,7 +156,7 @@ Pipeline PCPipelines::fused(const ir::Problem& p, bool with_check) {
     st.add(xn);
     Lowered xnl{xn, xin.extents};
     xnl.staged = true;
-    const std::vector<Lowered> q = residual_quantities(L, xin, xnl, xbar, yin, yn, tau, sigma, sigma_scale, st);
+    const std::vector<Lowered> q = residual_quantities(L, {xin}, {xnl}, {xbar}, yin, yn, tau, sigma, sigma_scale, st);
     const lower::SquareSums sums = lower::square_sums(q);
     lower::schedule_output(out, rv, st);
     lower::schedule_square_sums_with(sums, out);
@@ -160,25 +173,25 @@ Pipeline PCPipelines::iterations(const ir::Problem& p, int n) {
         level_tau.emplace_back("tau_" + std::to_string(k));
         level_theta.emplace_back("theta_" + std::to_string(k));
     }
-    const Lowered xin = lower::input(x);
+    const Lowered xin = lower::input(x.vars.front());
     lower::Lowerer L(p, params, xin.extents);
     L.omega_constant = omega_constant;
     Stages st;
-    Lowered xk = xin, xk1 = lower::input(x_prev);
+    Lowered xk = xin, xk1 = lower::input(x_prev.vars.front());
     std::vector<Lowered> yk;
     for (const auto& yi : y) yk.push_back(lower::input(yi));
     for (int k = 0; k < n; ++k) {
         const Lowered xbar = extrapolated(xk, xk1, level_theta[k]);
         std::vector<Lowered> next;
         for (std::size_t i = 0; i < p.psi.size(); ++i) {
-            Func d = dual_value(L, i, xbar, yk[i], level_sigma[k], st);
+            Func d = dual_value(L, i, {xbar}, yk[i], level_sigma[k], st);
             const int parts = lower::fused_components(p, p.psi[i]);
             st.add(d, d.dimensions() > rv ? parts : 0);
             Lowered l{d, yk[i].extents};
             l.staged = true;
             next.push_back(l);
         }
-        Func xn = primal_value(L, xk, next, level_tau[k], st);
+        Func xn = primal_value(L, {xk}, next, level_tau[k], st).front();
         if (k + 1 < n) st.add(xn);  // the last level's x is only written
         xk1 = xk;
         xk = Lowered{xn, xin.extents};
@@ -195,25 +208,21 @@ Pipeline PCPipelines::iterations(const ir::Problem& p, int n) {
     return Pipeline(out);
 }
 
-PCPipelines::PCPipelines(const ir::Problem& p)
-    : params(p), x(Float(32), int(p.variable_shape.size()), "x"),
-      x_prev(Float(32), int(p.variable_shape.size()), "x_prev"),
-      x_prev2(Float(32), int(p.variable_shape.size()), "x_prev2") {
+PCPipelines::PCPipelines(const ir::Problem& p) : params(p), x(p, "x"), x_prev(p, "x_prev"), x_prev2(p, "x_prev2") {
     const int rv = int(p.variable_shape.size());
-    const auto av = lower::args(rv);
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
         const int r = int(p.psi[i].expr.shape.size());
         y.emplace_back(Float(32), r, "y" + std::to_string(i));
         y_prev.emplace_back(Float(32), r, "y_prev" + std::to_string(i));
         sigma_scale.emplace_back("sigma_scale" + std::to_string(i));
     }
+    const lower::State xin = x.lowered(), xp = x_prev.lowered(), xpp = x_prev2.lowered();
     if (plan::spectral(p.x_update)) {
         omega_constant = ImageParam(Float(32), rv, "omega_constant");
-        lower::Lowerer L(p, params, lower::input(x).extents);
+        lower::Lowerer L(p, params, xin);
         constant = Pipeline(lower::omega_spectral_constant(L));
     }
-    const Lowered xin = lower::input(x), xp = lower::input(x_prev), xpp = lower::input(x_prev2);
-    lower::Lowerer L(p, params, xin.extents);
+    lower::Lowerer L(p, params, xin);
     L.omega_constant = omega_constant;
 
     if (lower::psi_fusable(p)) {
@@ -234,9 +243,11 @@ PCPipelines::PCPipelines(const ir::Problem& p)
     }
     {
         Stages st;
-        Func out = primal_value(L, xin, yin, tau, st);
-        lower::schedule_output(out, rv, st);
-        primal = Pipeline(out);
+        std::vector<Func> outs = primal_value(L, xin, yin, tau, st);
+        std::vector<int> ranks;
+        for (const auto& v : xin) ranks.push_back(v.rank());
+        lower::schedule_outputs(outs, ranks, st);
+        primal = Pipeline(outs);
     }
 
     // the residuals after the step (residual_quantities; here x⁺ = x, x = x_prev, y⁺ = y, y = y_prev)
@@ -257,7 +268,7 @@ std::vector<Argument> PCPipelines::arguments() const {
     std::vector<Argument> a;
     for (const auto& i : params.images) a.emplace_back(i);
     for (const auto& s : params.scalars) a.emplace_back(s);
-    for (const auto* i : {&x, &x_prev, &x_prev2}) a.emplace_back(*i);
+    for (const auto* i : {&x, &x_prev, &x_prev2}) i->append_to(a);
     for (const auto& i : y) a.emplace_back(i);
     for (const auto& i : y_prev) a.emplace_back(i);
     for (const auto* s : {&sigma, &tau, &theta, &res_sigma, &res_tau, &res_theta}) a.emplace_back(*s);

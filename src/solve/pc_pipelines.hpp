@@ -26,12 +26,14 @@
 namespace proxgen::detail {
 
 /// The residual quantities, in the order of the partial sums every check kernel writes:
-/// P = (x − x⁺)/τ, Kᵀy⁺, then (D_i = (y_i − y⁺_i)/σ + K_i(x̄ − x⁺), K_i x⁺) per Ψ term.
+/// P = (x − x⁺)/τ, Kᵀy⁺, then (D_i = (y_i − y⁺_i)/σ + K_i(x̄ − x⁺), K_i x⁺) per Ψ term; in
+/// several variables P and Kᵀy⁺ are one quantity per variable each (P_0, …, P_{n−1}, then Kᵀy⁺'s).
 std::vector<std::vector<int>> pc_residual_shapes(const ir::Problem& p);
 
 struct PCPipelines {
     lower::Params params;
-    Halide::ImageParam x, x_prev, x_prev2;
+    /// One ImageParam per variable each (lower::StateParams).
+    lower::StateParams x, x_prev, x_prev2;
     std::vector<Halide::ImageParam> y, y_prev;
     Halide::Param<float> sigma{"sigma"}, tau{"tau"}, theta{"theta"};
     Halide::Param<float> res_sigma{"res_sigma"}, res_tau{"res_tau"}, res_theta{"res_theta"};
@@ -72,11 +74,11 @@ struct PCPipelines {
 
 private:
     /// y⁺ of Ψ term i at x̄ from y (unscheduled).
-    Halide::Func dual_value(lower::Lowerer& L, std::size_t i, const lower::Lowered& xbar, const lower::Lowered& y,
+    Halide::Func dual_value(lower::Lowerer& L, std::size_t i, const lower::State& xbar, const lower::Lowered& y,
                             Halide::Expr sigma, lower::Stages& st);
-    /// x⁺ (or the spectral right-hand side) from x and the new duals (unscheduled).
-    Halide::Func primal_value(lower::Lowerer& L, const lower::Lowered& x, const std::vector<lower::Lowered>& y,
-                              Halide::Expr tau, lower::Stages& st);
+    /// x⁺ (or the spectral right-hand side) per variable from x and the new duals (unscheduled).
+    std::vector<Halide::Func> primal_value(lower::Lowerer& L, const lower::State& x,
+                                           const std::vector<lower::Lowered>& y, Halide::Expr tau, lower::Stages& st);
     Halide::Pipeline fused(const ir::Problem& p, bool with_check);
 };
 

@@ -110,6 +110,7 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
     // Every kernel takes the same inputs, bound once: swaps and rotations of the images below move
     // contents, not the bound objects.
     const lower::DataArgs data(p);
+    const auto vshapes = ir::variable_shapes(p);
     // spectral x-updates: the data-only part of the right-hand side, computed below
     Image omega_constant = K->constant ? Image(p.variable_shape) : Image();
     float sigma_f = 0, tau_f = 0, theta_f = 0, res_sigma_f = 0, res_tau_f = 0, res_theta_f = 0;
@@ -117,7 +118,8 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
     auto bound = [&](const jit::KernelPtr& k) {
         jit::Call c(k);
         data.bind(c);
-        c.in("x", x).in("x_prev", x_prev).in("x_prev2", x_prev2.empty() ? x_prev : x_prev2);
+        c.in_state("x", x, vshapes).in_state("x_prev", x_prev, vshapes);
+        c.in_state("x_prev2", x_prev2.empty() ? x_prev : x_prev2, vshapes);
         for (std::size_t i = 0; i < y.size(); ++i)
             c.in("y" + std::to_string(i), y[i]).in("y_prev" + std::to_string(i), y_next[i]);
         c.in("sigma", sigma_f).in("tau", tau_f).in("theta", theta_f);
@@ -227,19 +229,25 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
                 res_theta_f = float(theta_used);
                 residual.run();
             }
+            // pc_residual_shapes' order: P and Kᵀy per variable, then (D_i, K_i x) per term
             const std::vector<double> s = sums.totals();
-            double d2 = 0, kx2 = 0;
-            for (std::size_t i = 0; i < shapes.size(); ++i) {
-                d2 += s[2 + 2 * i];
-                kx2 += s[3 + 2 * i];
+            const std::size_t nv = vshapes.size();
+            double p2 = 0, kty2 = 0, d2 = 0, kx2 = 0;
+            for (std::size_t j = 0; j < nv; ++j) {
+                p2 += s[j];
+                kty2 += s[nv + j];
             }
-            const double rp = std::sqrt(s[0]), rd = std::sqrt(d2);
-            const double eps_p = sqrt_n * opt.eps_abs + opt.eps_rel * std::sqrt(s[1]);
+            for (std::size_t i = 0; i < shapes.size(); ++i) {
+                d2 += s[2 * nv + 2 * i];
+                kx2 += s[2 * nv + 1 + 2 * i];
+            }
+            const double rp = std::sqrt(p2), rd = std::sqrt(d2);
+            const double eps_p = sqrt_n * opt.eps_abs + opt.eps_rel * std::sqrt(kty2);
             const double eps_d = sqrt_m * opt.eps_abs + opt.eps_rel * std::sqrt(kx2);
             converged = mon.record(it, rp, eps_p, rd, eps_d, x, "the dual step");
             if (!converged && mon.likely_infeasible()) break;
             if (steps.adaptive && !converged) {
-                const auto rel = steps::relative_residuals(rp, std::sqrt(s[1]), double(x.size()), rd, std::sqrt(kx2),
+                const auto rel = steps::relative_residuals(rp, std::sqrt(kty2), double(x.size()), rd, std::sqrt(kx2),
                                                            double(psi_elements(p)));
                 balance.apply(rel.primal, rel.dual, tau, sigma);
             }

@@ -22,7 +22,8 @@ void SpectralGram::solve(const Image& rhs, Image& x, double identity, double ome
 
 void SpectralGram::omega_step(jit::Call& step, Image& x, double tau) {
     if (!spectral(p_)) {
-        step.out(0, x).run();
+        step.out_state(0, x, ir::variable_shapes(p_));
+        step.run();
         return;
     }
     if (rhs_.empty()) rhs_ = Image(p_.variable_shape);

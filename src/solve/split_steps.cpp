@@ -12,26 +12,30 @@ using lower::Lowered;
 using lower::Part;
 using lower::Stages;
 
-Expr split_gram(lower::Lowerer& L, const ir::Problem& p, const Lowered& x, const Lowered& v, const Expr& rho,
-                Stages& st) {
-    const auto av = lower::args(int(p.variable_shape.size()));
-    Expr g = 0.0f;
+std::vector<Expr> split_gram(lower::Lowerer& L, const ir::Problem& p, const lower::State& x, const lower::State& v,
+                             const Expr& rho, Stages& st) {
+    std::vector<Expr> g(x.size(), Expr(0.0f));
     for (const auto& t : p.omega) {
         const lower::ProxSpec f = L.prox_spec(t, x, st);
         Lowered a_v = L.forward(t.expr, v, Part::linear, st);
         const auto a = lower::args(a_v.rank());
         Lowered w{Func("weighted_Av"), a_v.extents};
         w.f(a) = 2.0f * f.alpha * (*f.a)(a) * (*f.a)(a) * a_v.f(a);
-        if (auto back = L.adjoint(t.expr, w, st)) g += (*back)(av);
+        lower::add_adjoint(g, L.adjoint_state(t.expr, w, st), L);
     }
     for (const auto& t : p.psi) {
         Lowered kv = L.forward(t.expr, v, Part::linear, st);
-        if (auto back = L.adjoint(t.expr, kv, st)) g += rho * (*back)(av);
+        lower::add_adjoint(g, L.adjoint_state(t.expr, kv, st), L, rho);
     }
     return g;
 }
 
-std::vector<Func> split_zu_outputs(lower::Lowerer& L, const ir::Problem& p, const Lowered& x,
+Expr split_gram(lower::Lowerer& L, const ir::Problem& p, const Lowered& x, const Lowered& v, const Expr& rho,
+                Stages& st) {
+    return split_gram(L, p, lower::State{x}, lower::State{v}, rho, st).front();
+}
+
+std::vector<Func> split_zu_outputs(lower::Lowerer& L, const ir::Problem& p, const lower::State& x,
                                    const std::vector<Lowered>& u, const Expr& rho) {
     std::vector<Func> outs;
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
@@ -52,37 +56,39 @@ std::vector<Func> split_zu_outputs(lower::Lowerer& L, const ir::Problem& p, cons
     return outs;
 }
 
-Expr split_rhs(lower::Lowerer& L, const ir::Problem& p, const Lowered& x, const std::vector<Lowered>& z,
-               const std::vector<Lowered>& u, const Expr& rho, Stages& st) {
-    const auto av = lower::args(int(p.variable_shape.size()));
-    Expr rhs = 0.0f;
+std::vector<Expr> split_rhs(lower::Lowerer& L, const ir::Problem& p, const lower::State& x,
+                            const std::vector<Lowered>& z, const std::vector<Lowered>& u, const Expr& rho, Stages& st) {
+    std::vector<Expr> rhs(x.size(), Expr(0.0f));
     for (const auto& t : p.omega) {
         const lower::ProxSpec f = L.prox_spec(t, x, st);
         if (!f.c) continue;
         const auto a = lower::args(t.expr.rank());
         Lowered w{Func("omega_rhs_arg"), L.extents(t.expr)};
         w.f(a) = -2.0f * f.alpha * (*f.a)(a) * (*f.c)(a);
-        if (auto back = L.adjoint(t.expr, w, st)) rhs += (*back)(av);
+        lower::add_adjoint(rhs, L.adjoint_state(t.expr, w, st), L);
     }
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
         const auto a = lower::args(z[i].rank());
         Lowered w{Func("psi_rhs_arg"), z[i].extents};
         w.f(a) = z[i].f(a) - u[i].f(a);
-        if (auto back = L.adjoint(p.psi[i].expr, w, st)) rhs += rho * (*back)(av);
+        lower::add_adjoint(rhs, L.adjoint_state(p.psi[i].expr, w, st), L, rho);
     }
     return rhs;
 }
 
-SplitPipelines::SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const ImageParam& x) {
-    const int rv = int(p.variable_shape.size());
-    const auto av = lower::args(rv);
+Expr split_rhs(lower::Lowerer& L, const ir::Problem& p, const Lowered& x, const std::vector<Lowered>& z,
+               const std::vector<Lowered>& u, const Expr& rho, Stages& st) {
+    return split_rhs(L, p, lower::State{x}, z, u, rho, st).front();
+}
+
+SplitPipelines::SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const lower::StateParams& x) {
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
         const int r = int(p.psi[i].expr.shape.size());
         z.emplace_back(Float(32), r, "z" + std::to_string(i));
         z_prev.emplace_back(Float(32), r, "z_prev" + std::to_string(i));
         u.emplace_back(Float(32), r, "u" + std::to_string(i));
     }
-    const Lowered xin = lower::input(x);
+    const lower::State xin = x.lowered();
     if (!p.psi.empty()) {  // (z, u)-update: one Tuple-valued output per term
         std::vector<Lowered> us;
         for (const auto& ui : u) us.push_back(lower::input(ui));
@@ -90,18 +96,23 @@ SplitPipelines::SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const Im
     }
     // residual partial sums (split_residual_shapes): Kᵀ(z − z_prev), Kᵀu, (K_i x − z_i, K_i x, z_i)
     Stages st;
-    Expr kdz = 0.0f, ktu = 0.0f;
+    std::vector<Lowered> dzs, us;
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
-        const Lowered zi = lower::input(z[i]), zp = lower::input(z_prev[i]), ui = lower::input(u[i]);
+        const Lowered zi = lower::input(z[i]), zp = lower::input(z_prev[i]);
         const auto a = lower::args(zi.rank());
         Lowered dz{Func("dz"), zi.extents};
         dz.f(a) = zi.f(a) - zp.f(a);
-        if (auto g = L.adjoint(p.psi[i].expr, dz, st)) kdz += (*g)(av);
-        if (auto g = L.adjoint(p.psi[i].expr, ui, st)) ktu += (*g)(av);
+        dzs.push_back(dz);
+        us.push_back(lower::input(u[i]));
     }
-    std::vector<Lowered> q{Lowered{Func("kt_dz"), xin.extents}, Lowered{Func("kt_u"), xin.extents}};
-    q[0].f(av) = kdz;
-    q[1].f(av) = ktu;
+    const std::vector<Expr> kdz = lower::adjoint_sums(L, p.psi, dzs, st), ktu = lower::adjoint_sums(L, p.psi, us, st);
+    std::vector<Lowered> q;
+    for (const auto* sums : {&kdz, &ktu})
+        for (std::size_t j = 0; j < xin.size(); ++j) {
+            Lowered l{Func(sums == &kdz ? "kt_dz" : "kt_u"), xin[j].extents};
+            l.f(lower::args(xin[j].rank())) = (*sums)[j];
+            q.push_back(l);
+        }
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
         const Lowered zi = lower::input(z[i]);
         const auto a = lower::args(zi.rank());
@@ -118,7 +129,8 @@ SplitPipelines::SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const Im
 }
 
 std::vector<std::vector<int>> split_residual_shapes(const ir::Problem& p) {
-    std::vector<std::vector<int>> s{p.variable_shape, p.variable_shape};
+    std::vector<std::vector<int>> s = ir::variable_shapes(p);
+    for (const auto& v : ir::variable_shapes(p)) s.push_back(v);
     for (const auto& t : p.psi)
         for (int k = 0; k < 3; ++k) s.push_back(t.expr.shape);
     return s;
@@ -178,19 +190,25 @@ bool SplitState::check(const Image& x, double rho, Monitor& mon, int it) {
 }
 
 bool SplitState::record(const Image& x, double rho, Monitor& mon, int it) {
+    // split_residual_shapes' order: Kᵀ(z − z_prev) and Kᵀu per variable, then three per term
     const std::vector<double> s = sums_.totals();
-    double r2 = 0, kx2 = 0, z2 = 0;
+    const std::size_t nv = ir::variable_shapes(problem_).size();
+    double kdz2 = 0, ktu2 = 0, r2 = 0, kx2 = 0, z2 = 0;
+    for (std::size_t j = 0; j < nv; ++j) {
+        kdz2 += s[j];
+        ktu2 += s[nv + j];
+    }
     for (std::size_t i = 0; i < z_.size(); ++i) {
-        r2 += s[2 + 3 * i];
-        kx2 += s[3 + 3 * i];
-        z2 += s[4 + 3 * i];
+        r2 += s[2 * nv + 3 * i];
+        kx2 += s[2 * nv + 1 + 3 * i];
+        z2 += s[2 * nv + 2 + 3 * i];
     }
     const double sqrt_n = std::sqrt(double(x.size())), sqrt_m = std::sqrt(double(psi_elements(problem_)));
-    const double r_pri = std::sqrt(r2), r_dual = rho * std::sqrt(s[0]);
+    const double r_pri = std::sqrt(r2), r_dual = rho * std::sqrt(kdz2);
     const double eps_pri = sqrt_m * opt_.eps_abs + opt_.eps_rel * std::sqrt(std::max(kx2, z2));
-    const double eps_dual = sqrt_n * opt_.eps_abs + opt_.eps_rel * rho * std::sqrt(s[1]);
+    const double eps_dual = sqrt_n * opt_.eps_abs + opt_.eps_rel * rho * std::sqrt(ktu2);
     relative_ = steps::relative_residuals(r_pri, std::sqrt(std::max(kx2, z2)), sqrt_m * sqrt_m, r_dual,
-                                          rho * std::sqrt(s[1]), sqrt_n * sqrt_n);
+                                          rho * std::sqrt(ktu2), sqrt_n * sqrt_n);
     return mon.record(it, r_pri, eps_pri, r_dual, eps_dual, x, "the split (z, u) step");
 }
 
@@ -220,6 +238,8 @@ void SplitState::rescale_dual(double factor) {
 }
 
 const Image& SplitState::solution(const Image& x) const {
+    // several variables: x is the stacked state, which no split copy has the shape of
+    if (problem_.variables.size() > 1) return x;
     const Image* copy = nullptr;
     int constraints = 0;
     for (std::size_t i = 0; i < problem_.psi.size(); ++i) {

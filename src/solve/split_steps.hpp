@@ -14,21 +14,29 @@
 namespace proxgen::detail {
 
 /// The residual quantities whose squares every split residual kernel sums (lower::SquareSums), in
-/// order: Kᵀ(z − z_prev), Kᵀu, then (K_i x − z_i, K_i x, z_i) per Ψ term.
+/// order: Kᵀ(z − z_prev), Kᵀu, then (K_i x − z_i, K_i x, z_i) per Ψ term; in several variables
+/// Kᵀ(z − z_prev) and Kᵀu are one quantity per variable each.
 std::vector<std::vector<int>> split_residual_shapes(const ir::Problem& p);
 
 /// ADMM's x-update operator applied to v: G v = Σ_Ω 2α Aᵀ(a² ⊙ A v) + ρ Σ_Ψ KᵀK v (x: the
-/// variable's lowered input, which the Ω terms' prox specs read). Over lower::args of x's rank.
+/// variables' lowered inputs, which the Ω terms' prox specs read), per variable over lower::args of
+/// its rank.
+std::vector<Halide::Expr> split_gram(lower::Lowerer& L, const ir::Problem& p, const lower::State& x,
+                                     const lower::State& v, const Halide::Expr& rho, lower::Stages& st);
+/// The same for a problem in one variable.
 Halide::Expr split_gram(lower::Lowerer& L, const ir::Problem& p, const lower::Lowered& x, const lower::Lowered& v,
                         const Halide::Expr& rho, lower::Stages& st);
-/// Its right-hand side: −Σ_Ω 2α Aᵀ(a ⊙ c) + ρ Σ_Ψ K_iᵀ(z_i − u_i).
+/// Its right-hand side: −Σ_Ω 2α Aᵀ(a ⊙ c) + ρ Σ_Ψ K_iᵀ(z_i − u_i), per variable.
+std::vector<Halide::Expr> split_rhs(lower::Lowerer& L, const ir::Problem& p, const lower::State& x,
+                                    const std::vector<lower::Lowered>& z, const std::vector<lower::Lowered>& u,
+                                    const Halide::Expr& rho, lower::Stages& st);
 Halide::Expr split_rhs(lower::Lowerer& L, const ir::Problem& p, const lower::Lowered& x,
                        const std::vector<lower::Lowered>& z, const std::vector<lower::Lowered>& u,
                        const Halide::Expr& rho, lower::Stages& st);
 
 /// The (z, u)-update's outputs, one Tuple (z_i⁺, u_i⁺) per Ψ term: z_i⁺ = prox(K_i x + u_i),
 /// u_i⁺ = K_i x + u_i − z_i⁺, each scheduled as an output.
-std::vector<Halide::Func> split_zu_outputs(lower::Lowerer& L, const ir::Problem& p, const lower::Lowered& x,
+std::vector<Halide::Func> split_zu_outputs(lower::Lowerer& L, const ir::Problem& p, const lower::State& x,
                                            const std::vector<lower::Lowered>& u, const Halide::Expr& rho);
 
 /// Pipelines of the (z, u)-update and the residuals for the Ψ terms of p (built, not compiled).
@@ -36,8 +44,8 @@ struct SplitPipelines {
     std::vector<Halide::ImageParam> z, z_prev, u;
     Halide::Param<float> rho{"rho"};
     Halide::Pipeline zu_step, residual;
-    /// x is the variable's input parameter, shared with the algorithm's x-update pipeline.
-    SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const Halide::ImageParam& x);
+    /// x is the variables' input parameters, shared with the algorithm's x-update pipeline.
+    SplitPipelines(const ir::Problem& p, lower::Lowerer& L, const lower::StateParams& x);
     /// z_i, z_prev_i, u_i (per Ψ term) and rho: the inputs these pipelines add.
     std::vector<Halide::Argument> arguments() const;
 };

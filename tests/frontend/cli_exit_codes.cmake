@@ -40,6 +40,13 @@ expect(2 "^$" solve ${problem} ${data} --iters 5 --eps 1e-9 --quiet --out x=x5.n
 if(NOT EXISTS ${WORK_DIR}/x5.npy)
   message(FATAL_ERROR "a solve that did not converge must still write its output")
 endif()
+# two variables: each written to its own file
+file(WRITE ${WORK_DIR}/layers.txt "x = variable(32, 32)\ny = variable(32, 32)\n"
+     "sum_squares(x + y - b) + 0.1 * group_norm1(grad(x)) + 0.5 * sum_squares(grad(y)) + 0.05 * sum_squares(y)\n")
+expect(0 "2 variables: x 32x32, y 32x32" describe layers.txt --input b=blurred.npy)
+expect(0 "wrote x \\(32x32\\) to layer_x.npy.*wrote y \\(32x32\\) to layer_y.npy"
+       solve layers.txt --input b=blurred.npy --iters 50 --eps 0 --out x=layer_x.npy --out y=layer_y.npy)
+expect(1 "--out x.npy: the problem has several variables \\(x, y\\)" solve layers.txt --input b=blurred.npy --out x.npy)
 # 1: bad input, with the place
 expect(1 "broken.txt:3:1: expected '\\)' after the arguments of group_norm1, got the end of the text \\(the '\\(' at 2:51 is not closed\\)"
        solve broken.txt ${data} --out x.npy)

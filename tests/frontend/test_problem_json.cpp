@@ -178,3 +178,30 @@ TEST_CASE("json: errors name the node id and the field", "[frontend][json][error
     CHECK(f.node() == "blur");
     CHECK(f.field() == "kernel");
 }
+
+TEST_CASE("json: a graph in two variables is the problem its text form writes", "[frontend][json][variables]") {
+    fe::Bindings d;
+    d.inputs["b"] = random_image({24, 20}, 3, 0, 1);
+    const json g = json::parse(R"({
+      "nodes": [
+        {"id": "x", "op": "variable", "shape": [24, 20]},
+        {"id": "y", "op": "variable", "shape": [24, 20]},
+        {"id": "b", "op": "input"},
+        {"id": "layers", "op": "add", "inputs": {"a": "x", "b": "y"}},
+        {"id": "residual", "op": "subtract", "inputs": {"a": "layers", "b": "b"}},
+        {"id": "data", "op": "sum_squares", "inputs": {"e": "residual"}},
+        {"id": "gx", "op": "grad", "inputs": {"e": "x"}},
+        {"id": "tv", "op": "group_norm1", "inputs": {"e": "gx"}, "weight": 0.1},
+        {"id": "gy", "op": "grad", "inputs": {"e": "y"}},
+        {"id": "smooth", "op": "sum_squares", "inputs": {"e": "gy"}, "weight": 0.5}
+      ],
+      "objective": ["data", "tv", "smooth"]})");
+    const fe::LoadedProblem graph = fe::parse_json(g.dump(), d);
+    const fe::LoadedProblem text = fe::parse_text(
+        "x = variable(24, 20)\ny = variable(24, 20)\n"
+        "sum_squares(x + y - b) + 0.1 * group_norm1(grad(x)) + 0.5 * sum_squares(grad(y))",
+        d);
+    REQUIRE(graph.problem.variables().size() == 2);
+    CHECK(graph.problem.to_string() == text.problem.to_string());
+    CHECK(rt::describe(graph.problem) == rt::describe(text.problem));
+}

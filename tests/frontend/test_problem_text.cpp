@@ -315,3 +315,27 @@ TEST_CASE("text: errors name the line and column and what was expected", "[front
     // load_problem_file names the file
     CHECK_THROWS_WITH(fe::load_problem_file("/nonexistent/problem.txt"), Contains("cannot read the problem file"));
 }
+
+TEST_CASE("text: a problem in two variables of different shapes iterates bitwise as the run-time one",
+          "[frontend][text][variables]") {
+    fe::Bindings d;
+    d.inputs["b"] = random_image({24, 20}, 3, 0, 1);
+    d.inputs["c"] = random_image({12, 10}, 4, 0, 1);
+    const auto loaded = fe::parse_text("x = variable(24, 20)\n"
+                                       "lo = variable(12, 10)\n"
+                                       "sum_squares(x - b) + 0.1 * group_norm1(grad(x)) + sum_squares(subsample(x, 2, 2) - lo)\n"
+                                       "  + 0.5 * sum_squares(lo - c) + nonneg(lo)\n",
+                                       d);
+    rt::Expr x = rt::variable("x", {24, 20}), lo = rt::variable("lo", {12, 10});
+    const rt::Problem api = rt::sum_squares(x - rt::input("b", d.inputs.at("b"))) + 0.1 * rt::group_norm1(rt::grad(x)) +
+                            rt::sum_squares(rt::subsample(x, 2, 2) - lo) +
+                            0.5 * rt::sum_squares(lo - rt::input("c", d.inputs.at("c"))) + rt::nonneg(lo);
+    REQUIRE(loaded.problem.variables().size() == 2);
+    CHECK(rt::describe(loaded.problem) == rt::describe(api));
+    for (pg::Algorithm a : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm}) {
+        const pg::Options opt = pg::test::fixed_iterations(a, 25);
+        const pg::Result r1 = rt::solve(loaded.problem, opt), r2 = rt::solve(api, opt);
+        CHECK(same_image(r1["x"], r2["x"]));
+        CHECK(same_image(r1["lo"], r2["lo"]));
+    }
+}

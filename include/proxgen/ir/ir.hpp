@@ -74,7 +74,7 @@ struct Term {
 };
 
 struct Problem {
-    std::vector<int> variable_shape;  // the shape of the problem's variable (problems in one variable)
+    std::vector<int> variable_shape;  // the state's shape (state_shape: one variable's, or the flat stack's)
     std::vector<Variable> variables;  // every variable, in order of first use (Node::variable indexes it)
     std::vector<Term> omega;       // absorbed into the x-update in closed form
     std::vector<Term> psi;         // split: z_i = K_i x, proxed separately
@@ -86,6 +86,24 @@ struct Problem {
     plan::XUpdate x_update = plan::XUpdate::closed_form_prox;
     int image_slots = 0, scalar_slots = 0;
 };
+
+// ---- the state of a problem in several variables ----------------------------------------------
+// The algorithms iterate on one image x. With one variable it is the variable itself; with several
+// it is one flat image holding the variables one after the other (each in its own layout, x
+// fastest), which the host-side loops treat like any image, and which every step kernel reads and
+// writes as one buffer per variable (jit::Call::in_state / out_state).
+
+/// Every variable's shape, in Problem::variables order.
+std::vector<std::vector<int>> variable_shapes(const Problem& p);
+/// The shape of the state x: the variable's for one variable, {Σ elements} for several.
+std::vector<int> state_shape(const Problem& p);
+/// The variables (indices into Problem::variables) an expression reads, ascending.
+std::vector<int> variables_of(const Node& n);
+/// The variables' values of a flat state (copies), in Problem::variables order; one variable: x.
+std::vector<Image> split_state(const Problem& p, const Image& x);
+std::vector<Image> split_state(const std::vector<Variable>& variables, const Image& x);
+/// The flat state of the variables' values (shapes checked by the caller); one variable: that image.
+Image join_state(const Problem& p, const std::vector<Image>& values);
 
 /// The kind's name ("?" for a node without one).
 std::string_view name(const Node& n);

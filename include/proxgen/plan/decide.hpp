@@ -47,6 +47,17 @@ constexpr TermRule term_rule(const TermFacts& t) {
     return r;
 }
 
+/// A term of a problem in several variables (stacked into one x): its operator reads variable
+/// blocks. One that couples variables (reads two or more) is neither diagonal nor Gram-diagonal on
+/// the stack — PC and L-ADMM split it, ADMM and HQS absorb a coupling quadratic into a joint CG
+/// solve — and no transform solves a variable's block yet (no operator counts as
+/// transform-diagonal), so a block's x-update is a per-pixel closed form or part of CG.
+constexpr TermFacts separate_variables(TermFacts t, bool couples) {
+    t.op.fft_diagonal = t.op.dct_diagonal = false;
+    if (couples) t.op.diagonal = t.op.gram_diagonal = t.op.identity = t.op.scalar_identity = false;
+    return t;
+}
+
 /// The plan of a whole problem (its normalized terms) for one algorithm.
 struct Decision {
     /// PC / L-ADMM: when a quadratic such as ‖k ⊛ x − b‖² is diagonal in a transform, its exact prox

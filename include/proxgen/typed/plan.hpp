@@ -34,16 +34,6 @@ struct plan_t<dsl::problem_t<Terms...>, A> {
     static constexpr std::size_t size = sizeof...(Terms);
     static_assert(size > 0, PROXGEN_MSG_NO_TERMS);
 
-    static constexpr std::array<TermFacts, size> facts{term_facts<Terms>()...};
-    static constexpr Decision decision = decide(facts, A);
-
-    static constexpr bool spectral_prox = decision.spectral_prox;
-    static constexpr bool spectral_dct = decision.spectral_dct;
-    /// in_omega[i]: term i is absorbed by the x-update; otherwise it is split and proxed.
-    static constexpr std::array<bool, size> in_omega{absorbed(term_facts<Terms>(), A, decision)...};
-    static constexpr std::size_t omega_count = (std::size_t(0) + ... + std::size_t(absorbed(term_facts<Terms>(), A, decision)));
-    static constexpr std::size_t psi_count = size - omega_count;
-
     template <class Acc, class... Rest>
     struct common_variable { using type = Acc; };
     template <class Acc, class T, class... Rest>
@@ -52,9 +42,27 @@ struct plan_t<dsl::problem_t<Terms...>, A> {
                               Acc, typename traits::linear_traits<typename T::argument_type>::variable>::type,
                           Rest...> {};
 
+    /// traits::several_variables when the terms use two variables or more (the variables are
+    /// stacked; each term keeps its own).
     using variable = typename common_variable<traits::no_variable, Terms...>::type;
-    static_assert(!std::is_same_v<variable, traits::several_variables>, PROXGEN_MSG_ONE_VARIABLE);
     static_assert(!std::is_same_v<variable, traits::no_variable>, PROXGEN_MSG_NO_VARIABLE);
+    static constexpr bool several_variables = std::is_same_v<variable, traits::several_variables>;
+
+    template <class T>
+    static constexpr TermFacts facts_of() {
+        constexpr bool couples =
+            std::is_same_v<typename traits::linear_traits<typename T::argument_type>::variable, traits::several_variables>;
+        return several_variables ? separate_variables(term_facts<T>(), couples) : term_facts<T>();
+    }
+    static constexpr std::array<TermFacts, size> facts{facts_of<Terms>()...};
+    static constexpr Decision decision = decide(facts, A);
+
+    static constexpr bool spectral_prox = decision.spectral_prox;
+    static constexpr bool spectral_dct = decision.spectral_dct;
+    /// in_omega[i]: term i is absorbed by the x-update; otherwise it is split and proxed.
+    static constexpr std::array<bool, size> in_omega{absorbed(facts_of<Terms>(), A, decision)...};
+    static constexpr std::size_t omega_count = (std::size_t(0) + ... + std::size_t(absorbed(facts_of<Terms>(), A, decision)));
+    static constexpr std::size_t psi_count = size - omega_count;
 
     static constexpr bool all_grad = decision.all_grad;
     static constexpr bool viable = decision.viable;

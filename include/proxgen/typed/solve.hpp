@@ -87,15 +87,21 @@ std::function<std::optional<ir::Problem>(Algorithm)> candidate_plans(const N& n)
     };
 }
 
+/// Each variable's value in r.values, by its tag (several variables: copied out of the stacked x).
+template <class N>
+void store_values(const N& n, Result& r) {
+    std::vector<std::type_index> tags;
+    const plan::Draft d = typed::to_draft(n, &tags);
+    const std::vector<Image> values = ir::split_state(d.variables, r.x);
+    for (std::size_t i = 0; i < tags.size(); ++i) r.values.insert_or_assign(tags[i], values[i]);
+}
+
 template <class P>
 Result solve_with(const P& prob, const Options& opt, const Result* warm) {
-    if (opt.algorithm == Algorithm::automatic) {
-        Result r = solve_automatic(candidate_plans(normalized(prob)), opt, warm);
-        r.values.emplace(std::type_index(typeid(typename variable_of<P>::tag)), r.x);
-        return r;
-    }
-    Result r = solve_ir(plan_for(normalized(prob), opt.algorithm), opt, warm);
-    r.values.emplace(std::type_index(typeid(typename variable_of<P>::tag)), r.x);
+    Result r = opt.algorithm == Algorithm::automatic
+                   ? solve_automatic(candidate_plans(normalized(prob)), opt, warm)
+                   : solve_ir(plan_for(normalized(prob), opt.algorithm), opt, warm);
+    store_values(normalized(prob), r);
     return r;
 }
 }  // namespace detail

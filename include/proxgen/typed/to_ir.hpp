@@ -38,6 +38,8 @@ public:
         return int(i);
     }
     const std::vector<ir::Variable>& list() const { return variables_; }
+    /// Each variable's tag (variable_t's Tag), in list() order.
+    const std::vector<std::type_index>& tags() const { return tags_; }
 
 private:
     std::vector<std::type_index> tags_;
@@ -154,9 +156,10 @@ ir::Node to_ir(const dsl::card_t<Card, R, E>& e, TypedVariables& vars) {
 }
 
 /// A typed problem as the planner's input: its terms as written (source order, before the rewrite
-/// rules: plan::plan applies them) and its variables.
+/// rules: plan::plan applies them) and its variables; `tags`, when given, receives each variable's
+/// tag in the draft's order.
 template <class... Terms>
-plan::Draft to_draft(const dsl::problem_t<Terms...>& problem) {
+plan::Draft to_draft(const dsl::problem_t<Terms...>& problem, std::vector<std::type_index>* tags = nullptr) {
     plan::Draft d;
     TypedVariables vars;
     boost::hana::for_each(problem.terms, [&](const auto& term) {
@@ -175,6 +178,7 @@ plan::Draft to_draft(const dsl::problem_t<Terms...>& problem) {
         d.terms.push_back(std::move(t));
     });
     d.variables = vars.list();
+    if (tags) *tags = vars.tags();
     return d;
 }
 
