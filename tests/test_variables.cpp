@@ -395,3 +395,40 @@ TEST_CASE("a typed problem in several variables iterates bitwise as the run-time
     const pg::Result la = pg::solve(typed, ladmm), lc = rt::solve(run_time, ladmm);
     for (std::size_t i = 0; i < la[x].size(); ++i) REQUIRE(la[x].data()[i] == lc["x"].data()[i]);
 }
+
+TEST_CASE("each variable's block keeps its own x-update: an FFT block beside a DCT or closed-form one",
+          "[variables][blocks]") {
+    const pg::Image k = smooth_kernel(), b = pg::test::random_image({W, H}, 10, 0.0f, 1.0f);
+    const pg::Image c = pg::test::random_image({W / 2, H / 2}, 11, 0.0f, 1.0f);
+    rt::Expr x = rt::variable("x", {W, H}), y = rt::variable("y", {W / 2, H / 2});
+    // no term couples x and y: every algorithm solves each block by its own transform
+    const rt::Problem disjoint = rt::sum_squares(rt::conv(k, x) - b) + 0.05 * rt::norm1(x) +
+                                 rt::sum_squares(y - c) + 0.1 * rt::sum_squares(rt::grad(y)) + rt::nonneg(y);
+    CHECK_THAT(rt::describe(disjoint, pg::Algorithm::admm),
+               Contains("x (FFT solve x-update)") && Contains("y (DCT solve x-update)"));
+    CHECK_THAT(rt::describe(disjoint, pg::Algorithm::pock_chambolle),
+               Contains("x (FFT solve x-update)") && Contains("y (DCT solve x-update)"));
+    // a coupling term: PC and L-ADMM split it and keep the blocks; ADMM and HQS solve jointly by CG
+    const rt::Problem coupled = disjoint + 0.5 * rt::sum_squares(rt::subsample(x, 2, 2) - y);
+    CHECK_THAT(rt::describe(coupled, pg::Algorithm::ladmm), Contains("x (FFT solve x-update)"));
+    CHECK_THAT(rt::describe(coupled, pg::Algorithm::hqs), Contains("x (conjugate gradient x-update)"));
+
+    RefProblem ref{Layout({{W, H}, {W / 2, H / 2}}), {}, {1}};
+    const Layout& l = ref.layout;
+    ref.terms.push_back({RefTerm::squares, 1.0, circular_conv(l, 0, k), values(b)});
+    ref.terms.push_back({RefTerm::l1, 0.05, identity(l, 0), {}});
+    ref.terms.push_back({RefTerm::squares, 1.0, identity(l, 1), values(c)});
+    ref.terms.push_back({RefTerm::squares, 0.1, gradient(l, 1), {}});
+    ref.terms.push_back({RefTerm::squares, 0.5, subsample2(l, 0) + (-1.0) * identity(l, 1), {}});
+    check_optimum(ref, coupled, {"x", "y"});
+
+    // the blocks of the disjoint problem are the separate problems' solves
+    const rt::Problem px = rt::sum_squares(rt::conv(k, x) - b) + 0.05 * rt::norm1(x);
+    const rt::Problem py = rt::sum_squares(y - c) + 0.1 * rt::sum_squares(rt::grad(y)) + rt::nonneg(y);
+    for (const pg::Algorithm a : {pg::Algorithm::pock_chambolle, pg::Algorithm::admm}) {
+        INFO(pg::name(a));
+        const pg::Result both = solve_tight(disjoint, a), rx = solve_tight(px, a), ry = solve_tight(py, a);
+        CHECK(std::abs(rt::objective(disjoint, both) - rt::objective(px, rx) - rt::objective(py, ry)) <=
+              1e-5 * rt::objective(disjoint, both));
+    }
+}

@@ -90,6 +90,10 @@ std::vector<int> state_shape(const Problem& p) {
     return {int(total)};
 }
 
+plan::XUpdate block_update(const Problem& p, int j) {
+    return p.blocks.empty() ? p.x_update : p.blocks.at(std::size_t(j));
+}
+
 std::vector<int> variables_of(const Node& n) {
     std::vector<int> v;
     for_each_node(n, [&](const Node& m) {
@@ -132,7 +136,9 @@ Image join_state(const Problem& p, const std::vector<Image>& values) {
 std::string signature(const Problem& p) {
     std::string s = fmt::format("var/{};{};{};", p.variable_shape.size(), name(p.algorithm), plan::name(p.x_update));
     if (p.variables.size() > 1)
-        for (const auto& v : p.variables) s += fmt::format("v{};", v.shape.size());
+        for (std::size_t j = 0; j < p.variables.size(); ++j)
+            s += fmt::format("v{}{};", p.variables[j].shape.size(),
+                             j < p.blocks.size() ? plan::name(p.blocks[j]) : "");
     for (const auto* terms : {&p.omega, &p.psi}) {
         s += terms == &p.omega ? "omega:" : "psi:";
         for (const auto& t : *terms) {

@@ -187,6 +187,12 @@ Halide::Func omega_prox(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& 
 /// planner sends coupling terms to Ψ), unscheduled: one Func per variable, "x_next" / "x_next_v<j>".
 std::vector<Halide::Func> omega_update_state(Lowerer& L, const State& v, Halide::Expr tau, Stages& st);
 
+/// The spectral Ω prox's data-only constant part is computed once per solve (omega_spectral_constant,
+/// Lowerer::omega_constant): spectral plans in one variable (in several, each spectral block computes
+/// its own in its right-hand side).
+inline bool spectral_constant_precomputed(const ir::Problem& p) {
+    return plan::spectral(p.x_update) && p.variables.size() <= 1;
+}
 /// Right-hand side of the spectral Ω prox (PC / L-ADMM with fft / dct x-updates):
 /// (I + 2τ Σ α β² AᵀA) x = result; the caller solves it with a spectral::GramSolver.
 Halide::Func omega_spectral_rhs(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);

@@ -71,57 +71,52 @@ Func omega_prox_of(Lowerer& L, int j, const Lowered& v, Expr tau, Stages& st) {
 
 Func omega_prox(Lowerer& L, const Lowered& v, Expr tau, Stages& st) { return omega_prox_of(L, 0, v, tau, st); }
 
-std::vector<Func> omega_update_state(Lowerer& L, const State& v, Expr tau, Stages& st) {
-    if (L.variable_count() == 1) return {omega_update(L, v.front(), tau, st)};
-    PROXGEN_INTERNAL_ASSERT(!plan::spectral(L.problem().x_update));
-    std::vector<Func> out;
-    for (int j = 0; j < L.variable_count(); ++j) {
-        Func xj = omega_prox_of(L, j, v[std::size_t(j)], tau, st);
-        const auto at = args(v[std::size_t(j)].rank());
-        Func x_next(jit::state_name("x_next", j));
-        x_next(at) = xj(at);
-        out.push_back(x_next);
-    }
-    return out;
-}
 
 }  // namespace proxgen::lower
 
 namespace proxgen::lower {
 
 namespace {
-/// Σ Aᵀ(2 scale α a ⊙ c) over the Ω quadratics with a constant part, at the variable's axes.
-Expr omega_constant_part(Lowerer& L, const std::vector<Expr>& extents, Expr scale, Stages& st) {
-    const auto at = args(int(extents.size()));
-    const Lowered like = zeros(extents);
+/// Σ Aᵀ(2 scale α a ⊙ c) over the Ω quadratics with a constant part that read variable j, at its
+/// axes (one variable: j = 0, every Ω term).
+Expr omega_constant_part(Lowerer& L, int j, Expr scale, Stages& st) {
+    const auto at = args(int(L.variable_extents(j).size()));
+    State like;
+    for (int k = 0; k < L.variable_count(); ++k) like.push_back(zeros(L.variable_extents(k)));
     Expr sum = 0.0f;
     for (const auto& t : L.problem().omega) {
+        if (L.variable_count() > 1 && ir::variables_of(t.expr) != std::vector<int>{j}) continue;
         PROXGEN_INTERNAL_ASSERT(catalogue::card_of(t).facts().quadratic);
         ProxSpec f = L.prox_spec(t, like, st);
         if (!f.c) continue;
         const auto a = args(int(t.expr.shape.size()));
         Lowered w{Func("omega_constant"), L.extents(t.expr)};
         w.f(a) = 2.0f * scale * f.alpha * (*f.a)(a) * (*f.c)(a);
-        if (auto back = L.adjoint(t.expr, w, st)) sum += (*back)(at);
+        if (auto back = L.adjoint_state(t.expr, w, st)[std::size_t(j)]) sum += (*back)(at);
     }
     return sum;
 }
-}  // namespace
 
-Func omega_spectral_rhs(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
+/// The right-hand side of variable j's spectral Ω prox (omega_spectral_rhs).
+Func omega_spectral_rhs_of(Lowerer& L, int j, const Lowered& v, Expr tau, Stages& st) {
     // argmin_x Σ α‖β A x + g‖² + 1/(2τ)‖x − v‖²  ⇔  (I + 2τ Σ α β² AᵀA) x = v − 2τ Σ α β Aᵀ g
     const auto at = args(v.rank());
     Func out("x_rhs");
     if (L.omega_constant) out(at) = v.f(at) - tau * (*L.omega_constant)(at);
-    else out(at) = v.f(at) - omega_constant_part(L, v.extents, tau, st);
+    else out(at) = v.f(at) - omega_constant_part(L, j, tau, st);
     return out;
+}
+}  // namespace
+
+Func omega_spectral_rhs(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
+    return omega_spectral_rhs_of(L, 0, v, tau, st);
 }
 
 Func omega_spectral_constant(Lowerer& L) {
     Stages st;
     const auto& e = L.variable_extents();
     Func g("omega_spectral_constant");
-    g(args(int(e.size()))) = omega_constant_part(L, e, 1.0f, st);
+    g(args(int(e.size()))) = omega_constant_part(L, 0, 1.0f, st);
     schedule_output(g, int(e.size()), st);
     return g;
 }
@@ -138,6 +133,22 @@ Func omega_step(Lowerer& L, const Lowered& v, Expr tau, Stages& st) {
     Func x_next = omega_update(L, v, tau, st);
     schedule_output(x_next, v.rank(), st);
     return x_next;
+}
+
+std::vector<Func> omega_update_state(Lowerer& L, const State& v, Expr tau, Stages& st) {
+    if (L.variable_count() == 1) return {omega_update(L, v.front(), tau, st)};
+    PROXGEN_INTERNAL_ASSERT(!L.omega_constant);  // (precomputed for one variable only)
+    std::vector<Func> out;
+    for (int j = 0; j < L.variable_count(); ++j) {
+        Func xj = plan::spectral(ir::block_update(L.problem(), j))
+                      ? omega_spectral_rhs_of(L, j, v[std::size_t(j)], tau, st)
+                      : omega_prox_of(L, j, v[std::size_t(j)], tau, st);
+        const auto at = args(v[std::size_t(j)].rank());
+        Func x_next(jit::state_name("x_next", j));
+        x_next(at) = xj(at);
+        out.push_back(x_next);
+    }
+    return out;
 }
 
 }  // namespace proxgen::lower

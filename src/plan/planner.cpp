@@ -69,6 +69,51 @@ void check_variables(const Draft& d) {
                      d.variables[i].name);
 }
 
+/// Several variables: where each term goes and each variable's block of the x-update. A block is
+/// planned from the terms that read only its variable, as a problem in that variable alone would
+/// be (so `sum_squares(conv(k, x) - b)` keeps its FFT solve beside an elementwise block). A term
+/// that couples variables is split by PC and L-ADMM; under ADMM and HQS, whose linear solve holds
+/// every term's Gram, it couples the blocks, and then one joint decision is taken with
+/// separate_variables' facts (a conjugate-gradient solve of the stack).
+void plan_blocks(const std::vector<ir::Term>& terms, const std::vector<TermFacts>& facts, Algorithm a, ir::Problem& p,
+                 std::vector<bool>& in_omega) {
+    const std::size_t n = p.variables.size();
+    std::vector<std::vector<int>> reads;
+    bool coupled = false;
+    for (const auto& t : terms) {
+        reads.push_back(ir::variables_of(t.expr));
+        coupled = coupled || reads.back().size() > 1;
+    }
+    if (!linearized(a) && coupled) {
+        std::vector<TermFacts> separate;
+        for (std::size_t i = 0; i < terms.size(); ++i) separate.push_back(separate_variables(facts[i], reads[i].size() > 1));
+        const Decision d = decide(separate, a);
+        if (!d.viable) fail("{}: {}", name(a), PROXGEN_MSG_SINGULAR_X_UPDATE);
+        p.x_update = d.x_update;
+        p.blocks.assign(n, d.x_update);
+        for (std::size_t i = 0; i < terms.size(); ++i) in_omega[i] = absorbed(separate[i], a, d);
+        return;
+    }
+    std::vector<Decision> block;
+    for (std::size_t j = 0; j < n; ++j) {
+        std::vector<TermFacts> own;
+        for (std::size_t i = 0; i < terms.size(); ++i)
+            if (reads[i] == std::vector<int>{int(j)}) own.push_back(facts[i]);
+        block.push_back(decide(own, a));
+        if (!block.back().viable) fail("{}: variable '{}': {}", name(a), p.variables[j].name, PROXGEN_MSG_SINGULAR_X_UPDATE);
+    }
+    // CG runs on the whole stack: a block that needs it takes the others along
+    bool any_cg = false;
+    for (const auto& d : block) any_cg = any_cg || d.x_update == XUpdate::cg;
+    p.x_update = any_cg ? XUpdate::cg : block.front().x_update;
+    for (const auto& d : block) {
+        p.blocks.push_back(any_cg ? XUpdate::cg : d.x_update);
+        if (!any_cg && spectral(d.x_update) && !spectral(p.x_update)) p.x_update = d.x_update;
+    }
+    for (std::size_t i = 0; i < terms.size(); ++i)
+        in_omega[i] = reads[i].size() == 1 && absorbed(facts[i], a, block[std::size_t(reads[i].front())]);
+}
+
 }  // namespace
 
 ir::Problem plan(const Draft& draft, Algorithm a) {
@@ -78,25 +123,25 @@ ir::Problem plan(const Draft& draft, Algorithm a) {
     std::vector<ir::Term> terms = normalize(draft.terms);
     std::vector<TermFacts> facts;
     for (const auto& t : terms) facts.push_back(term_facts(t));
-    const bool several = draft.variables.size() > 1;
-    if (several) {
-        for (std::size_t i = 0; i < terms.size(); ++i)
-            facts[i] = separate_variables(facts[i], ir::variables_of(terms[i].expr).size() > 1);
-    }
-    const Decision decision = decide(facts, a);
-    if (!decision.viable) fail("{}: {}", name(a), PROXGEN_MSG_SINGULAR_X_UPDATE);
 
     ir::Problem p;
     p.algorithm = a;
-    p.x_update = decision.x_update;
     p.variables = draft.variables;
     p.variable_shape = ir::state_shape(p);
+    std::vector<bool> in_omega(terms.size());
+    if (draft.variables.size() > 1) {
+        plan_blocks(terms, facts, a, p, in_omega);
+    } else {
+        const Decision decision = decide(facts, a);
+        if (!decision.viable) fail("{}: {}", name(a), PROXGEN_MSG_SINGULAR_X_UPDATE);
+        p.x_update = decision.x_update;
+        for (std::size_t i = 0; i < terms.size(); ++i) in_omega[i] = absorbed(facts[i], a, decision);
+    }
     for (std::size_t i = 0; i < terms.size(); ++i) {
         ir::Term& t = terms[i];
         t.norm_bound = norm_bound(t.expr);
         t.text = ir::to_string(t);
-        if (absorbed(facts[i], a, decision)) p.omega.push_back(std::move(t));
-        else p.psi.push_back(std::move(t));
+        (in_omega[i] ? p.omega : p.psi).push_back(std::move(t));
     }
     p.omega_strong_convexity = strong_convexity(p);
     ir::assign_slots(p);

@@ -63,12 +63,17 @@ struct QuadraticPipelines {
             us.push_back(lower::input(split->u[i]));
         }
         std::vector<Expr> out = split_rhs(L, p, xin, zs, us, rho, st);
-        if (p.x_update == plan::XUpdate::elementwise) {
-            // G is diagonal, so its diagonal is G·1
+        bool any_elementwise = false;
+        for (std::size_t j = 0; j < xin.size(); ++j)
+            any_elementwise = any_elementwise || ir::block_update(p, int(j)) == plan::XUpdate::elementwise;
+        if (any_elementwise) {
+            // G is diagonal on those blocks, so their diagonal is G·1 (spectral blocks keep their
+            // right-hand side: SpectralGram solves them)
             lower::State ones;
             for (const auto& v : xin) ones.push_back(lower::constant_like(1.0f, v.extents));
             const std::vector<Expr> diagonal = gram(ones, st);
-            for (std::size_t j = 0; j < out.size(); ++j) out[j] = out[j] / diagonal[j];
+            for (std::size_t j = 0; j < out.size(); ++j)
+                if (ir::block_update(p, int(j)) == plan::XUpdate::elementwise) out[j] = out[j] / diagonal[j];
         }
         if (p.x_update != plan::XUpdate::cg) {  // CG starts from its own residual pipeline below
             rhs_or_x = per_variable("x_rhs", xin, out, st);

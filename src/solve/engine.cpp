@@ -329,7 +329,8 @@ std::string describe_ir(const ir::Problem& planned) {
             std::vector<const ir::Term*> own;
             for (const auto& t : p.omega)
                 if (ir::variables_of(t.expr) == std::vector<int>{int(j)}) own.push_back(&t);
-            s += fmt::format("    {}: absorbs {}\n", p.variables[j].name, texts(own));
+            s += fmt::format("    {} ({} x-update): absorbs {}\n", p.variables[j].name,
+                             plan::name(ir::block_update(p, int(j))), texts(own));
         }
         if (!coupled_omega.empty())
             s += fmt::format("    coupling the blocks in the x-update (one joint solve): {}\n", texts(coupled_omega));

@@ -42,7 +42,7 @@ struct LADMMPipelines {
     explicit LADMMPipelines(const ir::Problem& p) : params(p), x(p, "x") {
         const int rv = int(p.variable_shape.size());
         const lower::State xin = x.lowered();
-        if (plan::spectral(p.x_update)) {
+        if (lower::spectral_constant_precomputed(p)) {
             omega_constant = ImageParam(Float(32), rv, "omega_constant");
             lower::Lowerer L(p, params, xin);
             constant = Pipeline(lower::omega_spectral_constant(L));
@@ -229,7 +229,8 @@ struct LADMMKernels {
     jit::KernelPtr x_step, zu_step, residual, step, check, constant;
     explicit LADMMKernels(const ir::Problem& p) {
         LazyPipelines<LADMMPipelines> pipes(p);
-        if (spectral(p)) constant = kernel_for(p, "ladmm.omega_constant", pipes.source(&LADMMPipelines::constant));
+        if (lower::spectral_constant_precomputed(p))
+            constant = kernel_for(p, "ladmm.omega_constant", pipes.source(&LADMMPipelines::constant));
         if (fusion_enabled() && lower::psi_fusable(p) && !spectral(p)) {
             step = kernel_for(p, "ladmm.step", [&] { return jit::Source{pipes->fused(p, false), pipes->arguments()}; });
             check = kernel_for(p, "ladmm.check", [&] { return jit::Source{pipes->fused(p, true), pipes->arguments()}; });

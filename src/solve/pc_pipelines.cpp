@@ -217,7 +217,7 @@ PCPipelines::PCPipelines(const ir::Problem& p) : params(p), x(p, "x"), x_prev(p,
         sigma_scale.emplace_back("sigma_scale" + std::to_string(i));
     }
     const lower::State xin = x.lowered(), xp = x_prev.lowered(), xpp = x_prev2.lowered();
-    if (plan::spectral(p.x_update)) {
+    if (lower::spectral_constant_precomputed(p)) {
         omega_constant = ImageParam(Float(32), rv, "omega_constant");
         lower::Lowerer L(p, params, xin);
         constant = Pipeline(lower::omega_spectral_constant(L));

@@ -28,7 +28,8 @@ struct PCKernels {
     jit::KernelPtr dual, primal, residual, step, check, constant;
     explicit PCKernels(const ir::Problem& p) {
         LazyPipelines<PCPipelines> pipes(p);
-        if (spectral(p)) constant = kernel_for(p, "pc.omega_constant", pipes.source(&PCPipelines::constant));
+        if (lower::spectral_constant_precomputed(p))
+            constant = kernel_for(p, "pc.omega_constant", pipes.source(&PCPipelines::constant));
         if (fusion_enabled() && lower::psi_fusable(p)) {
             step = kernel_for(p, "pc.step", pipes.source(&PCPipelines::step));
             if (!spectral(p)) check = kernel_for(p, "pc.check", pipes.source(&PCPipelines::check));

@@ -1,10 +1,13 @@
 // Internal: the x-update Gram matrices of a plan with an fft / dct x-update,
 //     identity·I + omega_scale·Σ_Ω 2αβ² AᵀA + psi_scale·Σ_Ψ KᵀK,
-// kept as a spectral::GramSolver that is rebuilt only when the coefficients change (HQS and
-// adaptive ADMM change ρ; PC and L-ADMM set them once).
+// kept as spectral::GramSolvers that are rebuilt only when the coefficients change (HQS and
+// adaptive ADMM change ρ; PC and L-ADMM set them once). In several variables each spectral block
+// has its own solver over its variable's part of the flat state, built from the terms that read
+// only that variable; the other blocks' kernel outputs are already their x-update.
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "../jit/kernel.hpp"
 
@@ -15,17 +18,25 @@ namespace proxgen::detail {
 
 class SpectralGram {
 public:
-    explicit SpectralGram(const ir::Problem& p) : p_(p) {}
-    /// x = Gram⁻¹ rhs for these coefficients.
+    explicit SpectralGram(const ir::Problem& p);
+    /// x = Gram⁻¹ rhs for these coefficients (several variables: each spectral block solved, every
+    /// other block copied from rhs).
     void solve(const Image& rhs, Image& x, double identity, double omega_scale, double psi_scale);
-    /// Runs a PC / L-ADMM x-update kernel (lower::omega_step; its inputs bound, its one output is
+    /// Runs a PC / L-ADMM x-update kernel (lower::omega_step; its inputs bound, its outputs are
     /// bound here) into x: directly for a closed-form plan, through (I + τ G_Ω)⁻¹ of its
     /// right-hand side for a spectral one.
     void omega_step(jit::Call& step, Image& x, double tau);
 
 private:
+    struct Block {
+        int variable = 0;
+        std::size_t offset = 0;  // in the flat state
+        std::vector<int> shape;
+        bool spectral = false;
+        std::unique_ptr<spectral::GramSolver> gram;
+    };
     const ir::Problem& p_;
-    std::unique_ptr<spectral::GramSolver> gram_;
+    std::vector<Block> blocks_;
     double identity_ = -1, omega_ = -1, psi_ = -1;
     Image rhs_;
 };

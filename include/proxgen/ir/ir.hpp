@@ -83,7 +83,12 @@ struct Problem {
     /// the data where √Σ‖K_i‖² is loose); 0: not set, √Σ norm_bound² is used.
     double psi_norm = 0;
     Algorithm algorithm = Algorithm::pock_chambolle;  // the plan was made for this algorithm
+    /// The x-update; several variables: spectral when a block is (blocks says which), cg when one
+    /// solve couples the blocks.
     plan::XUpdate x_update = plan::XUpdate::closed_form_prox;
+    /// Several variables: each variable's block of the x-update (empty for one variable). A
+    /// spectral block's kernel output is its right-hand side, solved by that block's transform.
+    std::vector<plan::XUpdate> blocks;
     int image_slots = 0, scalar_slots = 0;
 };
 
@@ -97,6 +102,8 @@ struct Problem {
 std::vector<std::vector<int>> variable_shapes(const Problem& p);
 /// The shape of the state x: the variable's for one variable, {Σ elements} for several.
 std::vector<int> state_shape(const Problem& p);
+/// Variable j's block of the x-update (one variable: the x-update).
+plan::XUpdate block_update(const Problem& p, int j);
 /// The variables (indices into Problem::variables) an expression reads, ascending.
 std::vector<int> variables_of(const Node& n);
 /// The variables' values of a flat state (copies), in Problem::variables order; one variable: x.

@@ -47,11 +47,12 @@ constexpr TermRule term_rule(const TermFacts& t) {
     return r;
 }
 
-/// A term of a problem in several variables (stacked into one x): its operator reads variable
-/// blocks. One that couples variables (reads two or more) is neither diagonal nor Gram-diagonal on
-/// the stack — PC and L-ADMM split it, ADMM and HQS absorb a coupling quadratic into a joint CG
-/// solve — and no transform solves a variable's block yet (no operator counts as
-/// transform-diagonal), so a block's x-update is a per-pixel closed form or part of CG.
+/// A term of a problem in several variables (stacked into one x) whose blocks one solve couples
+/// (ADMM / HQS with a term that reads two or more variables): one that couples variables is
+/// neither diagonal nor Gram-diagonal on the stack, and no transform solves the stack (no operator
+/// counts as transform-diagonal), so that solve is CG. (Blocks no term couples are planned each
+/// on its own: plan::plan.) The typed front end's compile-time plan applies it to every term of a
+/// problem in several variables, as a check of what types can tell.
 constexpr TermFacts separate_variables(TermFacts t, bool couples) {
     t.op.fft_diagonal = t.op.dct_diagonal = false;
     if (couples) t.op.diagonal = t.op.gram_diagonal = t.op.identity = t.op.scalar_identity = false;

@@ -56,8 +56,10 @@ template <Algorithm A, class... Terms>
 ir::Problem plan_for(const dsl::problem_t<Terms...>& problem) {
     using Plan = plan::plan_t<plan::normalized_t<dsl::problem_t<Terms...>>, A>;
     ir::Problem p = plan::plan(typed::to_draft(problem), A);
-    PROXGEN_INTERNAL_ASSERT(Plan::viable && p.x_update == Plan::x_update && p.omega.size() == Plan::omega_count &&
-                            p.psi.size() == Plan::psi_count);
+    // (several variables: the blocks are planned at run time; plan_t checks what types can)
+    PROXGEN_INTERNAL_ASSERT(Plan::several_variables || (Plan::viable && p.x_update == Plan::x_update &&
+                                                        p.omega.size() == Plan::omega_count &&
+                                                        p.psi.size() == Plan::psi_count));
     return p;
 }
 template <class N>
