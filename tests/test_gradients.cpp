@@ -540,6 +540,64 @@ TEST_CASE("gradients: bad input is a clear error", "[gradients]") {
 }
 
 
+// No silent wrong answer (item 3 of that round): gradients apply solve's option checks, refuse
+// what they cannot differentiate as run, and never return a non-finite number.
+TEST_CASE("gradients refuse what they cannot differentiate, and never return NaN (no silent wrong answer: item 3)",
+          "[gradients][refuse]") {
+    const pg::Image clean = scene(kSize, 1);
+    const rt::Problem prob = deconvolution(clean, Kind::tv);
+    const pg::Loss loss = pg::Loss::sum_squares(clean);
+    pg::Options opt;
+    opt.algorithm = pg::Algorithm::pock_chambolle;
+    opt.max_iters = 3;
+    using Catch::Matchers::Contains;
+    SECTION("the options solve refuses") {
+        pg::Options o = opt;
+        o.tau = -1;
+        CHECK_THROWS_WITH(rt::gradient(prob, o, loss), Contains("tau"));
+        o = opt;
+        o.algorithm = pg::Algorithm::admm;
+        o.rho = -5;
+        CHECK_THROWS_WITH(rt::gradient(prob, o, loss), Contains("rho"));
+    }
+    SECTION("preconditioning, which the gradients do not run") {
+        pg::Options o = opt;
+        o.precondition = true;
+        CHECK_THROWS_WITH(rt::gradient(prob, o, loss), Contains("precondition is not differentiated"));
+    }
+    SECTION("gradient options out of range") {
+        pg::GradientOptions go;
+        go.memory_factor = INFINITY;
+        CHECK_THROWS_WITH(rt::gradient(prob, opt, loss, go), Contains("memory_factor must be finite and > 0"));
+        go = {};
+        go.mode = pg::GradientMode::implicit;
+        go.adjoint_tol = -1;
+        CHECK_THROWS_WITH(rt::gradient(prob, opt, loss, go), Contains("adjoint_tol must be finite and > 0"));
+        go.adjoint_tol = 1e-6;
+        go.adjoint_max_iters = -3;
+        CHECK_THROWS_WITH(rt::gradient(prob, opt, loss, go), Contains("adjoint_max_iters must be >= 1"));
+    }
+    SECTION("NaN in the reference or in dL/dx") {
+        pg::Image bad = clean.copy();
+        bad(2, 3) = NAN;
+        CHECK_THROWS_WITH(pg::Loss::sum_squares(bad), Contains("reference image") && Contains("(2, 3)"));
+        CHECK_THROWS_WITH(pg::Loss::gradient(bad), Contains("dL/dx") && Contains("(2, 3)"));
+    }
+    SECTION("an implicit gradient at a forward solve that did not converge") {
+        pg::Options o = opt;
+        o.max_iters = 5;
+        pg::GradientOptions go;
+        go.mode = pg::GradientMode::implicit;
+        CHECK_THROWS_WITH(rt::gradient(prob, o, loss, go), Contains("the forward solve did not converge"));
+    }
+    SECTION("a step schedule that diverges") {
+        pg::GradientOptions go;
+        go.step_schedule.assign(20, {1e6, 1e6, 1.0});  // τσ‖K‖² far above 1: float32 overflows
+        opt.max_iters = 20;
+        CHECK_THROWS_WITH(rt::gradient(prob, opt, loss, go), Contains("is not finite"));
+    }
+}
+
 TEST_CASE("implicit gradients equal the unrolled gradient at convergence", "[gradients]") {
     const auto [a, algorithm] = GENERATE(table<pg::Algorithm, const char*>({
         {pg::Algorithm::pock_chambolle, "Pock-Chambolle"},

@@ -171,9 +171,20 @@ Gradient run_gradient(const Problem& prob, const Options& opt, const Loss* loss_
     if (alg == Algorithm::hqs)
         fail("gradient: half-quadratic splitting is not differentiated (Pock-Chambolle, linearized ADMM and ADMM are)");
     const bool unrolled = go.mode == GradientMode::unrolled;
+    // the options a solve would refuse, and what the gradients do not differentiate, are refused
+    // before anything runs
+    check_options(opt);
+    if (opt.precondition)
+        fail("gradient: Options::precondition is not differentiated (the gradients run the unpreconditioned "
+             "iteration, whose result differs); set it to false");
     if (unrolled && opt.max_iters < 1) fail("gradient: unrolled mode needs Options::max_iters >= 1, got {}", opt.max_iters);
     if (go.checkpoints < 0) fail("GradientOptions: checkpoints must be >= 0 (0: automatic), got {}", go.checkpoints);
-    if (!(go.memory_factor > 0)) fail("GradientOptions: memory_factor must be > 0, got {}", go.memory_factor);
+    if (!(go.memory_factor > 0 && std::isfinite(go.memory_factor)))
+        fail("GradientOptions: memory_factor must be finite and > 0, got {}", go.memory_factor);
+    if (!unrolled && !(go.adjoint_tol > 0 && std::isfinite(go.adjoint_tol)))
+        fail("GradientOptions: adjoint_tol must be finite and > 0, got {}", go.adjoint_tol);
+    if (!unrolled && go.adjoint_max_iters < 1)
+        fail("GradientOptions: adjoint_max_iters must be >= 1, got {}", go.adjoint_max_iters);
     if (!unrolled && (!go.step_schedule.empty() || !go.parameter_schedule.empty()))
         fail("gradient: step and parameter schedules are for unrolled mode (implicit mode differentiates the fixed point)");
 
@@ -373,6 +384,12 @@ Gradient run_gradient(const Problem& prob, const Options& opt, const Loss* loss_
         g.solve = ::proxgen::detail::solve_ir(p0, opt, nullptr);
         g.iterations = g.solve.iterations;
         const Result& r = g.solve;
+        // the implicit gradient is the derivative of the fixed point: elsewhere it is no gradient
+        if (!r.converged)
+            fail("gradient (implicit): the forward solve did not converge ({} after {} iterations; primal residual "
+                 "{:.3g}, dual {:.3g}), and the implicit gradient holds only at its fixed point: raise "
+                 "Options::max_iters or loosen eps_abs / eps_rel, or use unrolled mode",
+                 proxgen::name(r.status), r.iterations, r.primal_residual, r.dual_residual);
         State fixed = zeros(shapes), next = zeros(shapes);
         const Image& xs = r.x_iterate.empty() ? r.x : r.x_iterate;
         copy_into(xs, fixed[0]);
@@ -431,6 +448,10 @@ Gradient run_gradient(const Problem& prob, const Options& opt, const Loss* loss_
         g.adjoint_iterations = k;
         g.adjoint_residual = change;
         g.adjoint_converged = change <= go.adjoint_tol;
+        if (!g.adjoint_converged)
+            fail("gradient (implicit): the adjoint iteration did not converge in {} iterations (relative change "
+                 "{:.3g} > adjoint_tol {:.3g}): raise GradientOptions::adjoint_max_iters or adjoint_tol",
+                 k, change, go.adjoint_tol);
         // the parameters' gradient at the fixed point's adjoint
         for (std::size_t i = 0; i < w.size(); ++i) copy_into(w[i], g_out[i]);
         for (std::size_t i = 0; i < gx_loss.size(); ++i) g_out[0].data()[i] += gx_loss.data()[i];
@@ -467,6 +488,19 @@ Gradient run_gradient(const Problem& prob, const Options& opt, const Loss* loss_
             g.inputs[n.name] = out;
         }
     }
+    // a gradient that is not a number is refused, with where it came from
+    auto refuse_non_finite = [&](const std::string& what) {
+        fail("gradient: {} is not finite: the {} iteration{} produced non-finite values (a step schedule that "
+             "diverges, or data and weights the problem cannot take); nothing is returned",
+             what, proxgen::name(alg), unrolled ? "s" : "");
+    };
+    for (std::size_t i = 0; i < g.x.size(); ++i)
+        if (!std::isfinite(g.x.data()[i])) refuse_non_finite("the solution x");
+    for (const auto& [n, v] : g.parameters)
+        if (!std::isfinite(v)) refuse_non_finite(fmt::format("dL/d{}", n));
+    for (const auto& [n, img] : g.inputs)
+        for (std::size_t i = 0; i < img.size(); ++i)
+            if (!std::isfinite(img.data()[i])) refuse_non_finite(fmt::format("dL/d{}", n));
     for (const auto& [name, Js] : schedule_J) {
         std::vector<double> per(std::size_t(N), 0.0);
         for (int k = 0; k < N; ++k)

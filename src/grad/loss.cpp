@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../check/inputs.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/grad.hpp"
 #include "steppers.hpp"
@@ -26,6 +27,7 @@ std::vector<std::string> step_names(Algorithm a) {
 
 Loss Loss::sum_squares(Image reference) {
     if (reference.empty()) fail("Loss::sum_squares: the reference image is empty");
+    check::finite(reference, "Loss::sum_squares: the reference image");
     Loss l;
     l.kind_ = Kind::sum_squares;
     l.image_ = std::move(reference);
@@ -34,6 +36,7 @@ Loss Loss::sum_squares(Image reference) {
 Loss Loss::psnr(Image reference, double peak) {
     if (reference.empty()) fail("Loss::psnr: the reference image is empty");
     if (!(peak > 0 && std::isfinite(peak))) fail("Loss::psnr: the peak must be finite and > 0, got {}", peak);
+    check::finite(reference, "Loss::psnr: the reference image");
     Loss l;
     l.kind_ = Kind::psnr;
     l.image_ = std::move(reference);
@@ -42,6 +45,7 @@ Loss Loss::psnr(Image reference, double peak) {
 }
 Loss Loss::gradient(Image dloss_dx) {
     if (dloss_dx.empty()) fail("Loss::gradient: dL/dx is empty");
+    check::finite(dloss_dx, "Loss::gradient: dL/dx");
     Loss l;
     l.kind_ = Kind::given;
     l.image_ = std::move(dloss_dx);

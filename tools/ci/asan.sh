@@ -27,7 +27,7 @@ sanitizer_configure "$dir" "-fsanitize=address,undefined -fno-sanitize-recover=a
 main_stage_cache=${PROXGEN_CACHE_DIR:-}
 mapfile -t all < <(unit_test_targets "$dir")
 lowered=(test_io test_dsl test_runtime test_jit_cache test_bad_input test_problem_text test_problem_json)
-around=(test_prox test_spectral test_fusion test_failure_modes test_threads)
+around=(test_prox test_spectral test_fusion test_failure_modes test_threads test_variables)
 first=() second=()
 for t in "${all[@]}"; do
   if [[ ${ASAN_ALL:-0} == 1 || " ${lowered[*]} " == *" $t "* ]]; then first+=("$t")
