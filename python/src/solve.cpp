@@ -186,8 +186,14 @@ void bind_solve(py::module_& m) {
             for (const auto& [name, img] : r.result.named_values) d[py::str(name)] = to_numpy(img);
             return d;
         })
-        .def_property_readonly("x", [](const PyResult& r) { return to_numpy(r.result.x); },
-                               "The (first) variable's value.")
+        .def_property_readonly("x", [](const PyResult& r) {
+            if (r.result.named_values.size() > 1)
+                fail("Result.x: the problem has {} variables; take each by name (result['x'], result.values)",
+                     r.result.named_values.size());
+            return to_numpy(r.result.x);
+        }, "The variable's value (a problem in one variable; several: result[name], result.values).")
+        .def_property_readonly("choice", [](const PyResult& r) { return r.result.choice; },
+                               "solver='auto': what it probed, measured and chose (empty otherwise).")
         .def_property_readonly("iterations", [](const PyResult& r) { return r.result.iterations; })
         .def_property_readonly("converged", [](const PyResult& r) { return r.result.converged; })
         .def_property_readonly("status", [](const PyResult& r) { return std::string(name(r.result.status)); })

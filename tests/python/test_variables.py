@@ -31,3 +31,14 @@ def test_variables_of_different_shapes_in_disjoint_terms():
     np.testing.assert_allclose(x.value, 1.0, atol=1e-4)
     np.testing.assert_allclose(lo.value, 2.0, atol=1e-4)
     assert "2 variables" in prob.describe()
+
+
+def test_result_x_names_the_variables_and_auto_says_what_it_chose():
+    x, y = pg.Variable((H, W)), pg.Variable((H, W))
+    prob = pg.Problem([pg.sum_squares(x + y - 1.0), pg.sum_squares(x - y)])
+    prob.solve(solver="auto", max_iters=200)
+    with pytest.raises(pg.Error, match="Result.x: the problem has 2 variables"):
+        prob.result.x
+    assert set(prob.result.values) == {x.varname, y.varname}
+    assert "automatic" in prob.result.choice
+    np.testing.assert_allclose(x.value, 0.5, atol=1e-3)
