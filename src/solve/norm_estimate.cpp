@@ -195,11 +195,11 @@ double lanczos_norm(const ir::Problem& p, const std::vector<const ir::Term*>& te
     for (std::size_t i = 0; i < terms.size(); ++i) w.emplace_back(p.variable_shape);
     std::deque<lower::DataArgs> data;
     std::deque<jit::Call> grams;
+    const auto shapes = ir::variable_shapes(p);
     for (std::size_t i = 0; i < terms.size(); ++i) {
         data.emplace_back(singles[i]);
         grams.emplace_back(kernels[i]);
         data.back().bind(grams.back());
-        const auto shapes = ir::variable_shapes(p);
         grams.back().in_state("v", v, shapes).out_state(0, w[i], shapes);
     }
     const std::size_t n = v.size();

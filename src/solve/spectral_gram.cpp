@@ -13,14 +13,13 @@ Image view(const Image& flat, std::size_t offset, const std::vector<int>& shape)
 }
 }  // namespace
 
-SpectralGram::SpectralGram(const ir::Problem& p) : p_(p) {
-    const auto shapes = ir::variable_shapes(p);
+SpectralGram::SpectralGram(const ir::Problem& p) : p_(p), shapes_(ir::variable_shapes(p)) {
     std::size_t offset = 0;
-    for (std::size_t j = 0; j < shapes.size(); ++j) {
+    for (std::size_t j = 0; j < shapes_.size(); ++j) {
         Block b;
         b.variable = int(j);
         b.offset = offset;
-        b.shape = shapes[j];
+        b.shape = shapes_[j];
         b.spectral = plan::spectral(ir::block_update(p, int(j)));
         std::size_t elements = 1;
         for (int e : b.shape) elements *= std::size_t(e);
@@ -68,14 +67,13 @@ void SpectralGram::solve(const Image& rhs, Image& x, double identity, double ome
 }
 
 void SpectralGram::omega_step(jit::Call& step, Image& x, double tau) {
-    const auto shapes = ir::variable_shapes(p_);
     if (!spectral(p_)) {
-        step.out_state(0, x, shapes);
+        step.out_state(0, x, shapes_);
         step.run();
         return;
     }
     if (rhs_.empty()) rhs_ = Image(p_.variable_shape);
-    step.out_state(0, rhs_, shapes);
+    step.out_state(0, rhs_, shapes_);
     step.run();
     solve(rhs_, x, 1.0, tau, 0.0);
 }

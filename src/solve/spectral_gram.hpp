@@ -36,6 +36,7 @@ private:
         std::unique_ptr<spectral::GramSolver> gram;
     };
     const ir::Problem& p_;
+    std::vector<std::vector<int>> shapes_;  // the variables' (ir::variable_shapes), for binding
     std::vector<Block> blocks_;
     double identity_ = -1, omega_ = -1, psi_ = -1;
     Image rhs_;
