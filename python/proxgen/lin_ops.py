@@ -7,6 +7,7 @@ expression's shape and arrays are reshaped between the two in C order.
 """
 
 import builtins
+import functools
 import itertools
 
 import numpy as np
@@ -41,6 +42,23 @@ class LinOp:
 
     # NumPy defers to LinOp's reflected operators (b - x) instead of broadcasting over it.
     __array_ufunc__ = None
+
+    def __init_subclass__(cls, **kwargs):
+        """Each operator keeps the arguments it was made with (``_made_with``), so that the
+        expression can be made again over other inputs: ProxImaL's offsets are taken apart that way
+        (proxgen/offsets.py)."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None:
+            return
+
+        @functools.wraps(init)
+        def recording_init(self, *args, **kw):
+            if not hasattr(self, "_made_with"):  # the outermost constructor: a subclass's super() call is not
+                self._made_with = (args, kw)
+            init(self, *args, **kw)
+
+        cls.__init__ = recording_init
 
     def __init__(self, expr, shape=None, input_nodes=()):
         self._expr = expr
@@ -99,7 +117,7 @@ class LinOp:
     def __add__(self, other):
         if isinstance(other, LinOp):
             return sum([self, other])
-        return _Affine(self._expr + self._data(other), self.shape, [self])
+        return _Affine(self, self._data(other), "+")
 
     def __radd__(self, other):
         return self + other
@@ -108,14 +126,14 @@ class LinOp:
         if isinstance(other, LinOp):
             if other.shape != self.shape:
                 raise Error("sum: operands of shapes {} and {}".format(self.shape, other.shape))
-            return _Sum(self._expr - other._expr, self.shape, [self, other])
-        return _Affine(self._expr - self._data(other), self.shape, [self])
+            return _Sum([(1, self), (-1, other)], self.shape)
+        return _Affine(self, self._data(other), "-")
 
     def __rsub__(self, other):
-        return _Affine(self._data(other) - self._expr, self.shape, [self])
+        return _Affine(self, self._data(other), "rsub")
 
     def __neg__(self):
-        return LinOp(-self._expr, self.shape, [self])
+        return _Negation(self)
 
     def __mul__(self, other):
         if _is_scalar(other) and not isinstance(other, (bool, np.bool_)):
@@ -133,7 +151,13 @@ class LinOp:
 
 
 class _Affine(LinOp):
-    """x + b, b - x: an operator plus a constant image (ProxImaL's sum with a Constant)."""
+    """arg + b ("+"), arg - b ("-") or b - arg ("rsub"): an operator and a constant image b of its
+    ProxGen shape (ProxImaL's sum with a Constant)."""
+
+    def __init__(self, arg, data, how):
+        self.data, self.how = data, how
+        expr = {"+": lambda: arg._expr + data, "-": lambda: arg._expr - data, "rsub": lambda: data - arg._expr}[how]()
+        super().__init__(expr, arg.shape, [arg])
 
 
 class Variable(LinOp):
@@ -249,7 +273,7 @@ class conv(LinOp):
             k = k.reshape(1, -1)
         if dims is not None and dims != min(2, arg.ndim) and not (arg.ndim == 1 and dims == 1):
             raise Error("conv: dims={} is not supported: ProxGen convolves over the image plane (dims=2)".format(dims))
-        self.kernel = k
+        self.kernel, self.boundary = k, boundary
         super().__init__(rt.conv(k, arg._expr, boundary), arg.shape, [arg])
 
 
@@ -314,6 +338,14 @@ class scale(LinOp):
         super().__init__(self.scalar * arg._expr, arg.shape, [arg])
 
 
+class _Negation(scale):
+    """-arg: ProxImaL's negation is scale(-1, arg), which its absorption folds into beta."""
+
+    def __init__(self, arg):
+        self.scalar = -1.0
+        LinOp.__init__(self, -arg._expr, arg.shape, [arg])
+
+
 class subsample(LinOp):
     """Every steps[i]-th element along axis i, starting at 0."""
 
@@ -373,25 +405,32 @@ def sum(input_nodes, *args, **kwargs):  # noqa: A001 (ProxImaL's name, exported 
         return builtins.sum(input_nodes, *args, **kwargs)
     lin = [n for n in nodes if isinstance(n, LinOp)]
     out = lin[0]
-    expr = out._expr
     for n in lin[1:]:
         if n.shape != out.shape:
             raise Error("sum: operands of shapes {} and {}".format(out.shape, n.shape))
-        expr = expr + n._expr
-    for n in nodes:
-        if not isinstance(n, LinOp):
-            expr = expr + out._data(n)
-    return _Sum(expr, out.shape, lin)
+    constants = [(1, out._data(n)) for n in nodes if not isinstance(n, LinOp)]
+    return _Sum([(1, n) for n in lin] + constants, out.shape)
 
 
 class _Sum(LinOp):
-    """A sum of expressions (ProxImaL's sum)."""
+    """A sum of expressions (ProxImaL's sum): ``parts`` is a list of (sign, term), each term an
+    operator or a constant image of the ProxGen shape, summed in that order."""
+
+    def __init__(self, parts, shape):
+        self.parts = list(parts)
+        expr = self.parts[0][1]._expr
+        for sign, term in self.parts[1:]:
+            e = term._expr if isinstance(term, LinOp) else term
+            expr = expr + e if sign > 0 else expr - e
+        super().__init__(expr, shape, [t for _, t in self.parts if isinstance(t, LinOp)])
 
 
-def copy(arg):
+class copy(LinOp):
     """ProxImaL's copy: the identity (ProxGen shares expressions by value)."""
-    arg = _lin(arg, "copy")
-    return LinOp(arg._expr, arg.shape, [arg])
+
+    def __init__(self, arg):
+        arg = _lin(arg, "copy")
+        super().__init__(arg._expr, arg.shape, [arg])
 
 
 def _flat(op):

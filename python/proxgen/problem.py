@@ -50,10 +50,10 @@ def _all_variables(fns):
     return out
 
 
-def _core_problem(fns):
+def _core_problem(fns, absorb=True):
     prob = None
     for fn in fns:
-        t = fn._terms()
+        t = fn._terms(absorb)
         if t is not None:
             prob = t if prob is None else prob + t
     if prob is None:
@@ -74,8 +74,10 @@ def _objective_at_values(fns):
 class Problem:
     """Minimize the sum of prox functions: Problem(f), Problem([f, g]) or Problem(f + g).
 
-    ProxImaL's planning switches (absorb, merge, try_split, try_diagonalize, scale, implem,
-    lin_solver) are accepted and ignored: ProxGen's planner makes those decisions."""
+    ProxImaL's planning switches (merge, try_split, try_diagonalize, scale, implem, lin_solver) are
+    accepted and ignored: ProxGen's planner makes those decisions. ``absorb`` is kept for what it
+    means in ProxImaL beyond planning: with absorb=True a leading scalar factor of an argument is
+    folded into beta before the argument's constant is taken out (docs/python.md)."""
 
     def __init__(self, prox_fns, implem=None, try_diagonalize=True, absorb=True, merge=True, try_split=True,
                  try_fast_norm=True, scale=True, psi_fns=None, omega_fns=None, lin_solver="cg", solver="pc"):
@@ -96,11 +98,12 @@ class Problem:
         self.lin_solver = lin_solver
         self.solver = solver
         self.result = None  # the last solve's proxgen.rt.Result (history, timings, status)
-        self._problem = _core_problem(prox_fns)
+        self._problem = _core_problem(prox_fns, absorb)
 
     # ProxImaL's setters
     def set_absorb(self, absorb):
         self.absorb = absorb
+        self._problem = _core_problem(self.prox_fns, absorb)
 
     def set_merge(self, merge):
         self.merge = merge

@@ -1,18 +1,22 @@
 """ProxImaL's prox functions (proximal.prox_fns) over ProxGen's run-time API.
 
-A ProxFn is ProxImaL's  alpha * f(beta * v - b) + <c, v> + gamma * ||v||^2 + d  with v = lin_op(x).
-It becomes ProxGen terms as follows (``_terms``):
+A ProxFn is ProxImaL's  alpha * f(beta * v - b) + <c, v> + gamma * ||v||^2 + d  with v = lin_op(x),
+with the meaning ProxImaL's Problem.solve gives it (docs/python.md, "Modifiers and offsets"): v is
+K x + o, its constant o taken out as ProxImaL's absorb_offset takes it, after its absorb_lin_op has
+folded leading scalar factors s (2 * (...), -(...)) into beta:
 
-    alpha * f(beta * v - b)   ->  alpha * f(beta * K x - b)     (ProxGen's prox form alpha f(a (.) z + c))
-    <c, v>                    ->  sum_entries(mul_elemwise(c, v))   (or c * sum_entries(v) for a number c)
-    gamma * ||v||^2           ->  gamma * sum_squares(v)
-    d                         ->  added to the objective Problem.solve returns
+    alpha * f(beta * s * K x - b / s + o)   ->  f's argument: (K x + o) with x scaled by beta * s, minus b / s
+    <c, v> + gamma * ||v||^2                 ->  on K x, the argument without its constant
+    d                                        ->  added to the objective Problem.solve returns
+
+(``_terms``; the offset is not multiplied by beta.) zero_prox and sum_entries have f = 0: only c,
+gamma and d count.
 """
 
 import numpy as np
 
-from . import _core, rt
-from .lin_ops import LinOp, _core_shape, _lin, _is_scalar, c_order_reshape
+from . import _core, offsets, rt
+from .lin_ops import _core_shape, _lin, _is_scalar, c_order_reshape, mul_elemwise, scale
 from .rt import Error
 
 __all__ = ["ProxFn", "sum_squares", "weighted_sum_squares", "least_squares", "norm1", "weighted_norm1",
@@ -61,23 +65,55 @@ class ProxFn:
     def _array(self, value):
         return np.broadcast_to(np.asarray(value), self.lin_op.shape).reshape(_core_shape(self.lin_op.shape))
 
-    def _terms(self):
-        """This function as a ProxGen problem (rt.Problem), or None if it adds nothing."""
-        v = self.lin_op._expr
-        arg = v if self.beta == 1.0 else self.beta * v
-        if not (_is_scalar(self.b) and float(self.b) == 0.0):
-            arg = arg - self._array(self.b)
-        prob = self._f(arg)
-        if prob is not None and self.alpha != 1.0:
-            prob = self.alpha * prob
+    def _terms(self, absorb=True):
+        """This function as a ProxGen problem (rt.Problem), or None if it adds nothing. ``absorb``:
+        ProxImaL's Problem(absorb=...), whether leading scalar factors are folded into beta."""
+        prob = None
+        if not isinstance(self, zero_prox):
+            prob = self._f(self._argument(absorb))
+            if prob is not None and self.alpha != 1.0:
+                prob = self.alpha * prob
+        v = offsets.linear_part(self.lin_op)._expr
         if _is_scalar(self.c):
-            if float(self.c) != 0.0:
-                prob = _plus(prob, rt.sum_entries(float(self.c) * v))
+            c = float(self.c)
+            if c != 0.0:
+                prob = _plus(prob, rt.sum_entries(v) if c == 1.0 else c * rt.sum_entries(v))
         elif np.any(np.asarray(self.c) != 0):
             prob = _plus(prob, rt.sum_entries(rt.mul_elemwise(self._array(self.c), v)))
         if self.gamma != 0.0:
             prob = _plus(prob, self.gamma * rt.sum_squares(v))
         return prob
+
+    def _argument(self, absorb):
+        """f's argument as ProxImaL's Problem.solve makes it (module docstring)."""
+        inner, scalar, weight = self.lin_op, 1.0, None
+        if absorb:  # ProxImaL's absorb_lin_op, repeated: leading scale and (for some f) mul_elemwise nodes
+            fold_weights = type(self) in _WEIGHTABLE and self.gamma == 0.0
+            while True:
+                if isinstance(inner, scale):
+                    scalar *= inner.scalar
+                elif fold_weights and isinstance(inner, mul_elemwise):
+                    weight = inner.weight if weight is None else weight * inner.weight
+                else:
+                    break
+                inner = inner.input_nodes[0]
+        b = self.b
+        if not _is_zero(b) and (scalar != 1.0 or (weight is not None and np.any(weight == 0))):
+            # absorb_lin_op divides b by each factor it folds; where a folded weight is 0, the weighted
+            # function's argument is 0 whatever b is
+            b = np.broadcast_to(np.asarray(b, dtype=np.float64) / scalar, self.lin_op.shape)
+            if weight is not None:
+                b = np.where(weight != 0, b, 0.0)
+        if offsets.has_constants(inner):
+            arg = offsets.with_variables_scaled(inner, self.beta * scalar)._expr
+            if weight is not None:
+                arg = rt.mul_elemwise(np.asarray(weight).reshape(_core_shape(self.lin_op.shape)), arg)
+        else:  # no constant: beta * v, as written
+            v = self.lin_op._expr
+            arg = v if self.beta == 1.0 else self.beta * v
+        if not _is_zero(b):
+            arg = arg - self._array(b)
+        return arg
 
     def variables(self):
         return self.lin_op.variables()
@@ -135,6 +171,10 @@ class ProxFn:
 
 def _plus(a, b):
     return b if a is None else a + b
+
+
+def _is_zero(b):
+    return _is_scalar(b) and float(b) == 0.0
 
 
 class sum_squares(ProxFn):
@@ -373,6 +413,12 @@ class patch_NLM(ProxFn):
 def diff_fn(*args, **kwargs):
     raise Error("diff_fn: a smooth function written in Python is not supported; ProxGen's diff_fn is a Halide "
                 "expression (C++: proxgen/diff_fn.hpp)")
+
+
+# The functions ProxImaL's absorb_lin_op folds a leading mul_elemwise into (as a weight, when gamma
+# is 0; algorithms/absorb.py's WEIGHTED, matched by exact type).
+_WEIGHTABLE = {nonneg, weighted_nonneg, norm1, weighted_norm1, sum_squares, weighted_sum_squares, poisson_norm,
+               weighted_poisson_norm, group_norm1, weighted_group_norm1}
 
 
 class box(ProxFn):
