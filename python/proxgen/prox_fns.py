@@ -379,12 +379,11 @@ class zero_prox(ProxFn):
         return None
 
 
-class sum_entries(ProxFn):
-    """sum(v). Unlike ProxImaL's (a zero_prox whose c is 1, so that alpha leaves it unchanged),
-    alpha scales it: 2 * sum_entries(x) is 2 sum(x)."""
-
-    def _f(self, arg):
-        return rt.sum_entries(arg)
+def sum_entries(lin_op, **kwargs):
+    """sum(v): ProxImaL's, a zero_prox whose c is 1 (plus any c given), so that alpha, beta and b
+    leave it unchanged (2 * sum_entries(x) is sum(x), as in ProxImaL)."""
+    c = kwargs.pop("c", 0.0)
+    return zero_prox(lin_op, c=1.0 + (float(c) if _is_scalar(c) else np.asarray(c)), **kwargs)
 
 
 class patch_NLM(ProxFn):

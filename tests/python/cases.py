@@ -153,7 +153,7 @@ def px_penalties():
     x = pg.Variable((H, W), name="x")
     return x, [pg.sum_squares(x - pattern((H, W), 19)), 0.5 * pg.least_squares(x - pattern((H, W), 20)),
                0.1 * pg.norm1(x), 0.2 * pg.group_norm1(pg.grad(x), [2]), pg.nonneg(x + 0.25),
-               0.05 * pg.sum_entries(x), pg.box(x, -0.4, 0.9), 0.3 * pg.huber(x - pattern((H, W), 21), 0.2)]
+               pg.zero_prox(x, c=0.05), pg.box(x, -0.4, 0.9), 0.3 * pg.huber(x - pattern((H, W), 21), 0.2)]
 
 
 def px_penalties_data():

@@ -132,3 +132,13 @@ def test_values_follow_the_same_meaning():
     W[0, :] = 0.0
     assert norm1(mul_elemwise(W, x), b=C).value == pytest.approx(
         np.where(W != 0, np.abs(W * X64 - C), 0.0).sum(), rel=1e-5)
+
+
+def test_sum_entries_is_a_zero_prox_with_c_one():
+    x = Variable(SHAPE)
+    X = rng.standard_normal(SHAPE).astype(np.float32)
+    x.value = X
+    total = X.astype(np.float64).sum()
+    assert (2 * sum_entries(x)).value == pytest.approx(total, rel=1e-5)  # alpha scales f = 0
+    assert sum_entries(x - B, beta=2, b=C).value == pytest.approx(total, rel=1e-5)
+    assert sum_entries(x, c=C).value == pytest.approx(((1 + C) * X).sum(), rel=1e-5)
