@@ -11,7 +11,9 @@ A ProxImaL script runs after changing its import::
 Images are NumPy arrays of shape (H, W) or (H, W, C) (ProxGen's x = W, y = H, c = C); float64,
 float32, uint8, uint16 and other real dtypes are converted to float32. ``proxgen.rt`` is the
 run-time API with ProxGen's own names (the C++ proxgen/runtime.hpp). docs/python.md lists every
-difference from ProxImaL.
+difference from ProxImaL. ProxImaL's modules are here too: ``proxgen.lin_ops``, ``proxgen.prox_fns``,
+``proxgen.algorithms`` (``from proxgen.algorithms import admm``), ``proxgen.utils``
+(``from proxgen.utils.utils import *``), and their submodules' import paths.
 """
 
 from . import rt
@@ -22,6 +24,8 @@ from .problem import __all__ as _problem_all
 from .prox_fns import *  # noqa: F401,F403
 from .prox_fns import __all__ as _prox_all
 from .rt import Error, describe, IterationInfo
+from . import algorithms, lin_ops, prox_fns, utils  # noqa: E402 (ProxImaL's modules)
+from . import _layout
 
 __version__ = "0.1.0"
 
@@ -40,3 +44,5 @@ def save_image(path, image):
 
 
 from ._core import load_image as _core_load_image, save_image as _core_save_image  # noqa: E402
+
+_layout.install(__import__(__name__))

@@ -89,6 +89,12 @@ class LinOp:
     def is_constant(self):
         return not self.variables()
 
+    def get_offset(self):
+        """The constant o of this expression K x + o, float64 (ProxImaL's get_offset)."""
+        from .offsets import offset
+
+        return offset(self)
+
     @property
     def value(self):
         raise NotImplementedError(

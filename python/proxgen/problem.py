@@ -6,12 +6,9 @@ from . import _core
 from .lin_ops import _core_shape
 from .prox_fns import ProxFn, cg_options, lsqr_options
 from .rt import Error
+from .utils import Impl
 
 __all__ = ["Problem", "Impl"]
-
-# ProxImaL's implementation switch (proximal.utils.utils.Impl): accepted, and ignored — ProxGen
-# always runs JIT-compiled Halide.
-Impl = {"numpy": 0, "halide": 1, "pycuda": 2}
 
 # Every accepted solver name -> its short name (the key of _SOLVER_ONLY), from C++'s algorithm
 # table, which the command line and proxgen.rt read too: all accept the same names.
