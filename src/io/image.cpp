@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdlib>
 #include <new>
+#include <vector>
 
 #include "proxgen/error.hpp"
 
@@ -70,12 +71,34 @@ std::vector<int> Image::sizes() const {
 
 Image Image::copy() const {
     if (!(buf_.data() != nullptr)) return Image();
+    // Not buf_.copy(): Halide 14's copy_from goes through for_each_value, whose flattening of dense
+    // dimensions advances pointers by an uninitialized stride (see the constructor). Rows are dense
+    // (stride 1 along x, checked on wrapping), so one row at a time is a memcpy.
+    Image out;
     try {
-        return Image(buf_.copy(&allocate_or_throw, &std::free));
-    } catch (const std::bad_alloc&) {
+        out = Image(sizes());
+    } catch (const OutOfMemory&) {
         throw OutOfMemory(fmt::format("cannot allocate {} for a copy of a {} float32 image: not enough memory",
                                       byte_count(4.0 * double(size())), shape_string()));
     }
+    const int rank = dimensions();
+    const int width = buf_.dim(0).extent();
+    std::vector<int> at(std::size_t(rank), 0);
+    for (;;) {
+        std::ptrdiff_t from = 0, to = 0;
+        for (int d = 1; d < rank; ++d) {
+            from += std::ptrdiff_t(at[d]) * buf_.dim(d).stride();
+            to += std::ptrdiff_t(at[d]) * out.buf_.dim(d).stride();
+        }
+        std::copy_n(buf_.data() + from, width, out.buf_.data() + to);
+        int d = 1;
+        while (d < rank && ++at[d] == buf_.dim(d).extent()) at[d++] = 0;
+        if (d >= rank) break;
+    }
+    std::vector<int> mins;
+    for (int d = 0; d < rank; ++d) mins.push_back(buf_.dim(d).min());
+    out.buf_.set_min(mins);
+    return out;
 }
 
 std::string Image::shape_string() const { return proxgen::shape_string(sizes()); }

@@ -1,5 +1,5 @@
-// Image I/O: PNG, JPEG and PFM round trips and variants, error messages that name the file, and the
-// SVG convergence plot. (.npy/.npz: test_io_npy.cpp; TIFF: test_io_tiff.cpp; truncation,
+// Image I/O: PNG, JPEG and PFM round trips and variants, error messages that name the file, the
+// SVG convergence plot and Image::copy. (.npy/.npz: test_io_npy.cpp; TIFF: test_io_tiff.cpp; truncation,
 // corruption sweeps and fuzz regressions: test_io_robustness.cpp.)
 #include <catch2/catch.hpp>
 
@@ -457,4 +457,27 @@ TEST_CASE("convergence plot is an SVG naming every series", "[io][plot]") {
     proxgen::PlotSeries bad{"bad", {1, 2}, {1}};
     const std::string bad_path = temp_path("bad.svg");
     require_error_naming(bad_path, [&] { proxgen::write_convergence_svg(bad_path, "t", {bad}); });
+}
+
+TEST_CASE("Image::copy is deep, keeps the shape and origin, and reads strided views row by row", "[io][image]") {
+    Image a({5, 4, 3});
+    for (int c = 0; c < 3; ++c)
+        for (int y = 0; y < 4; ++y)
+            for (int x = 0; x < 5; ++x) a(x, y, c) = float(100 * c + 10 * y + x);
+    const Image b = a.copy();
+    REQUIRE(b.sizes() == a.sizes());
+    REQUIRE(b.data() != a.data());
+    a(2, 1, 1) = -1;
+    CHECK(b(2, 1, 1) == 112);
+
+    // a crop: rows not contiguous with each other, a channel stride larger than width × height
+    Image crop(a.buffer().cropped(0, 1, 3).cropped(1, 1, 2));
+    const Image c = crop.copy();
+    REQUIRE(c.sizes() == std::vector<int>{3, 2, 3});
+    CHECK(c.buffer().dim(0).min() == 1);
+    CHECK(c.buffer().dim(1).min() == 1);
+    for (int ch = 0; ch < 3; ++ch)
+        for (int y = 1; y < 3; ++y)
+            for (int x = 1; x < 4; ++x) CHECK(c.buffer()(x, y, ch) == a.buffer()(x, y, ch));
+    CHECK(c.buffer().dim(1).stride() == 3);  // dense
 }
