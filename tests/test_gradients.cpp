@@ -633,3 +633,97 @@ TEST_CASE("implicit gradients equal the unrolled gradient at convergence", "[gra
         CHECK(std::sqrt(d2 / n2) < 1e-2);
     }
 }
+
+// ---- the planning map's derivative (silent wrong answers, item 2) ----------------------------------
+// Each rewrite rule folds named values into the plan's data; the gradient carries their derivatives
+// through the rules exactly. Quadratic problems whose x-update solves them in one step have closed
+// forms x*(v) to check dL/dv against, each problem exercising one rule (and merging, which divides).
+
+namespace {
+
+/// Σ 2 (x* − r) ⊙ dx*/dv, the closed-form dL/dv of Loss::sum_squares(r) at x*.
+double chain(const pg::Image& x, const pg::Image& r, const std::function<double(std::size_t)>& dx) {
+    double s = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) s += 2.0 * (double(x.data()[i]) - r.data()[i]) * dx(i);
+    return s;
+}
+
+struct Fold {
+    const char* rule;
+    rt::Problem prob;
+    std::function<double(std::size_t)> x_star;  // the closed-form solution, per pixel
+    std::string parameter;
+    std::function<double(std::size_t)> dx_dparameter;
+};
+
+}  // namespace
+
+TEST_CASE("gradients through the rewrite rules' folding equal closed forms, merged terms included (item 2)",
+          "[gradients][planning]") {
+    const int n = 8;
+    const pg::Image b1 = scene(n, 11), b2 = scene(n, 12), r = scene(n, 13);
+    auto x = rt::variable("x", {n, n});
+    auto B1 = rt::input("b1", b1), B2 = rt::input("b2", b2);
+    const double lam = 0.7, s = 1.6;
+    auto at = [](const pg::Image& i) { return [i](std::size_t k) { return double(i.data()[k]); }; };
+    const auto p1 = at(b1), p2 = at(b2);
+    std::vector<Fold> folds;
+    // merge_quadratics: x* = (b1 + λ b2)/(1 + λ), the example that was 5 % off
+    folds.push_back({"merge", rt::sum_squares(x - B1) + rt::parameter("lam", lam) * rt::sum_squares(x - B2),
+                     [=](std::size_t k) { return (p1(k) + lam * p2(k)) / (1 + lam); }, "lam",
+                     [=](std::size_t k) { return (p2(k) - p1(k)) / ((1 + lam) * (1 + lam)); }});
+    // absorb_scale then absorb_offset: ‖s x − b1‖², x* = b1 / s
+    folds.push_back({"scale", rt::sum_squares(rt::parameter("s", s) * x - B1), [=](std::size_t k) { return p1(k) / s; },
+                     "s", [=](std::size_t k) { return -p1(k) / (s * s); }});
+    // the scale inside the offset's argument and a merge: ‖s (x − b1)‖² + λ‖x − b2‖²,
+    // x* = (s² b1 + λ b2)/(s² + λ)
+    folds.push_back({"scale, offset and merge",
+                     rt::sum_squares(rt::parameter("s", s) * (x - B1)) + lam * rt::sum_squares(x - B2),
+                     [=](std::size_t k) { return (s * s * p1(k) + lam * p2(k)) / (s * s + lam); }, "s",
+                     [=](std::size_t k) {
+                         const double D = s * s + lam;
+                         return (2 * s * p1(k) * D - (s * s * p1(k) + lam * p2(k)) * 2 * s) / (D * D);
+                     }});
+    for (Fold& f : folds) {
+        INFO(f.rule);
+        for (const pg::Algorithm a : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm, pg::Algorithm::admm}) {
+            INFO(pg::name(a));
+            pg::Options opt;
+            opt.algorithm = a;
+            opt.max_iters = 3;
+            const pg::Gradient g = rt::gradient(f.prob, opt, pg::Loss::sum_squares(r));
+            for (std::size_t k = 0; k < g.x.size(); ++k) REQUIRE(std::abs(g.x.data()[k] - f.x_star(k)) < 1e-5);
+            const double exact = chain(g.x, r, f.dx_dparameter);
+            INFO("dL/d" << f.parameter << ": " << g.parameters.at(f.parameter) << ", closed form " << exact);
+            CHECK(rel(g.parameters.at(f.parameter), exact) < 1e-4);
+        }
+    }
+}
+
+TEST_CASE("gradients with respect to a weight image and the offsets it multiplies equal closed forms (item 2)",
+          "[gradients][planning]") {
+    // absorb_weights and absorb_offset under a weight: ‖w ⊙ x − b1‖² + λ‖x − b2‖²,
+    // x* = (w b1 + λ b2)/(w² + λ) per pixel
+    const int n = 8;
+    const pg::Image b1 = scene(n, 21), b2 = scene(n, 22), r = scene(n, 23);
+    pg::Image w = scene(n, 24);
+    for (std::size_t i = 0; i < w.size(); ++i) w.data()[i] = 0.5f + w.data()[i];
+    auto x = rt::variable("x", {n, n});
+    const double lam = 0.3;
+    const rt::Problem prob = rt::sum_squares(rt::mul_elemwise(rt::input("w", w), x) - rt::input("b1", b1)) +
+                             lam * rt::sum_squares(x - rt::input("b2", b2));
+    pg::Options opt;
+    opt.algorithm = pg::Algorithm::admm;
+    opt.max_iters = 3;
+    const pg::Gradient g = rt::gradient(prob, opt, pg::Loss::sum_squares(r));
+    for (std::size_t k = 0; k < g.x.size(); ++k) {
+        const double wk = w.data()[k], D = wk * wk + lam;
+        const double xs = (wk * b1.data()[k] + lam * b2.data()[k]) / D;
+        REQUIRE(std::abs(g.x.data()[k] - xs) < 1e-5);
+        const double dl = 2.0 * (xs - r.data()[k]);
+        // dx*/dw = (b1 D − (w b1 + λ b2) 2w)/D², dx*/db1 = w/D, dx*/db2 = λ/D
+        CHECK(rel(g.inputs.at("w").data()[k], dl * (b1.data()[k] * D - (wk * b1.data()[k] + lam * b2.data()[k]) * 2 * wk) / (D * D)) < 1e-4);
+        CHECK(rel(g.inputs.at("b1").data()[k], dl * wk / D) < 1e-4);
+        CHECK(rel(g.inputs.at("b2").data()[k], dl * lam / D) < 1e-4);
+    }
+}

@@ -14,6 +14,7 @@
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/typed/solve.hpp"
+#include "../runtime/nodes.hpp"
 #include "checkpoint.hpp"
 #include "steppers.hpp"
 
@@ -37,27 +38,33 @@ struct SlotJacobian {
     }
 };
 
-/// From plans at v, v + h, v + 2h (second order, exact for the rules' folds of degree ≤ 2 in one
-/// value: products, sums, Σαβ²).
-SlotJacobian jacobian(const ir::Problem& p0, const ir::Problem& p1, const ir::Problem& p2, double h, const std::string& name) {
-    const lower::DataArgs a0(p0), a1(p1), a2(p2);
+/// Read off a plan whose terms carry their tangents (rt::detail::plan_with_tangent): each slot's
+/// derivative, exact (the rewrite rules' own derivatives, ir::Term::Tangent).
+SlotJacobian jacobian(const ir::Problem& p) {
     SlotJacobian J;
-    auto d = [h](double f0, double f1, double f2) { return (-3.0 * f0 + 4.0 * f1 - f2) / (2.0 * h); };
-    J.scalar.resize(a0.scalars.size());
-    for (std::size_t s = 0; s < a0.scalars.size(); ++s) J.scalar[s] = d(a0.scalars[s], a1.scalars[s], a2.scalars[s]);
-    J.image.resize(a0.images.size());
-    for (std::size_t s = 0; s < a0.images.size(); ++s) {
-        const Image &i0 = a0.images[s], &i1 = a1.images[s], &i2 = a2.images[s];
-        if (i0.sizes() != i1.sizes() || i0.sizes() != i2.sizes())
-            fail("gradient with respect to '{}': changing it changes the shape of the plan's data", name);
-        bool any = false;
-        std::vector<double> v(i0.size());
-        for (std::size_t k = 0; k < i0.size(); ++k) {
-            v[k] = d(i0.data()[k], i1.data()[k], i2.data()[k]);
-            any = any || v[k] != 0;
+    J.scalar.assign(std::size_t(p.scalar_slots), 0.0);
+    J.image.resize(std::size_t(p.image_slots));
+    auto per_pixel = [](const Image& d) {
+        std::vector<double> v(d.data(), d.data() + d.size());
+        return std::any_of(v.begin(), v.end(), [](double x) { return x != 0; }) ? v : std::vector<double>{};
+    };
+    auto ones = [](std::size_t n) { return std::vector<double>(n, 1.0); };
+    for (const auto* terms : {&p.omega, &p.psi})
+        for (const auto& t : *terms) {
+            PROXGEN_INTERNAL_ASSERT(t.tangent);
+            const ir::Term::Tangent& d = *t.tangent;
+            J.scalar[std::size_t(t.weight_slot)] = d.weight;
+            J.scalar[std::size_t(t.beta_slot)] = d.beta;
+            if (t.arg_weight_slot >= 0 && !d.arg_weight.empty()) J.image[std::size_t(t.arg_weight_slot)] = per_pixel(d.arg_weight);
+            if (t.offset_slot >= 0 && !d.offset.empty()) J.image[std::size_t(t.offset_slot)] = per_pixel(d.offset);
+            if (t.data_slot >= 0 && t.data_name == d.of) J.image[std::size_t(t.data_slot)] = ones(t.data.size());
+            // the operators' own data: held by name, unchanged by the rules
+            ir::for_each_node(t.expr, [&](const ir::Node& n) {
+                if (n.name != d.of) return;
+                if (n.image_slot >= 0) J.image[std::size_t(n.image_slot)] = ones(n.image.size());
+                if (n.scalar_slot >= 0) J.scalar[std::size_t(n.scalar_slot)] = 1.0;
+            });
         }
-        if (any) J.image[s] = std::move(v);
-    }
     return J;
 }
 
@@ -68,35 +75,20 @@ struct Named {
     std::vector<int> shape;  // inputs
 };
 
-double perturbation(double scale) { return 0.25 * std::max(std::abs(scale), 1e-3); }
-
 Named differentiate_plan(const rt::Problem& prob, Algorithm a, const std::string& name, const ir::Problem& p0) {
     Named n;
     n.name = name;
     const auto params = prob.parameters();
     const auto inputs = prob.inputs();
-    if (std::find(params.begin(), params.end(), name) != params.end()) {
-        n.parameter = true;
-        const double v = prob.parameter(name), h = perturbation(v);
-        rt::Problem q1 = prob, q2 = prob;
-        q1.set_parameter(name, v + h);
-        q2.set_parameter(name, v + 2 * h);
-        n.J = jacobian(p0, rt::plan(q1, a).ir(), rt::plan(q2, a).ir(), h, name);
-        return n;
-    }
-    if (std::find(inputs.begin(), inputs.end(), name) != inputs.end()) {
+    const bool parameter = std::find(params.begin(), params.end(), name) != params.end();
+    if (parameter || std::find(inputs.begin(), inputs.end(), name) != inputs.end()) {
+        n.parameter = parameter;
+        const ir::Problem pt = rt::detail::plan_with_tangent(prob, a, name);
+        PROXGEN_INTERNAL_ASSERT(ir::signature(pt) == ir::signature(p0) && pt.image_slots == p0.image_slots &&
+                                pt.scalar_slots == p0.scalar_slots);
+        n.J = jacobian(pt);
+        if (parameter) return n;
         const Image& img = prob.input(name);
-        double scale = 0;
-        for (std::size_t i = 0; i < img.size(); ++i) scale = std::max(scale, double(std::abs(img.data()[i])));
-        const double h = perturbation(scale);
-        auto shifted = [&](double by) {
-            Image c = img.copy();
-            for (std::size_t i = 0; i < c.size(); ++i) c.data()[i] = float(c.data()[i] + by);
-            rt::Problem q = prob;
-            q.set_input(name, c);
-            return rt::plan(q, a).ir();
-        };
-        n.J = jacobian(p0, shifted(h), shifted(2 * h), h, name);
         n.shape = img.sizes();
         for (std::size_t s = 0; s < n.J.scalar.size(); ++s)
             if (std::abs(n.J.scalar[s]) > 0)

@@ -68,6 +68,11 @@ struct ProblemData {
 const ExprNode& node_of(const Expr& e, const char* op);
 /// The weight of a term from its factors and the parameters' values.
 float term_weight(const Term& t, const Names& names);
+/// dα/d(parameter `name`) of a term's weight (0 when no factor is that parameter).
+double term_weight_derivative(const Term& t, const Names& names, const std::string& name);
+/// The problem planned for a, every term carrying its ir::Term::Tangent with respect to the named
+/// input or parameter `name` through the rewrite rules (rt::gradient's planning map).
+ir::Problem plan_with_tangent(const Problem& prob, Algorithm a, const std::string& name);
 /// Registers the named inputs a term's card bound (its weight image and its data).
 void register_term_inputs(const ir::Term& t, Names& names);
 

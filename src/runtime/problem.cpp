@@ -31,6 +31,22 @@ float term_weight(const Term& t, const Names& names) {
     return catalogue::check::weight_product(w, ir::name(t.ir));
 }
 
+double term_weight_derivative(const Term& t, const Names& names, const std::string& name) {
+    // α = base · Π f_j: dα/dp = Σ over the factors f_i = p of base · Π_{j≠i} f_j
+    auto value = [&](const WeightFactor& f) {
+        return f.parameter.empty() ? double(f.number) : names.parameters.at(f.parameter).value;
+    };
+    double d = 0;
+    for (std::size_t i = 0; i < t.factors.size(); ++i) {
+        if (t.factors[i].parameter != name) continue;
+        double others = t.base_weight;
+        for (std::size_t j = 0; j < t.factors.size(); ++j)
+            if (j != i) others *= value(t.factors[j]);
+        d += others;
+    }
+    return d;
+}
+
 }  // namespace detail
 
 namespace {
@@ -259,8 +275,9 @@ Problem operator*(const Scalar& s, const Problem& p) {
 namespace {
 std::atomic<std::size_t> plan_counter{0};
 
-/// The run-time problem as the planner's Draft, planned for a.
-ir::Problem planned_ir(const Problem& prob, Algorithm a) {
+/// The run-time problem as the planner's Draft, planned for a (each term carrying its derivative
+/// with respect to *tangent_of when given).
+ir::Problem planned_ir(const Problem& prob, Algorithm a, const std::string* tangent_of = nullptr) {
     if (a == Algorithm::automatic) fail("automatic: the algorithm is chosen when solving (Result::choice); plan one by name");
     ++plan_counter;
     const ProblemData& d = *prob.data();
@@ -274,10 +291,30 @@ ir::Problem planned_ir(const Problem& prob, Algorithm a) {
             if (n.is_variable()) n.variable = d.names.variable_index(n.name);
         };
         for_each_node(term.expr, number);
+        if (tangent_of) {
+            ir::Term::Tangent tangent;
+            tangent.of = *tangent_of;
+            tangent.weight = detail::term_weight_derivative(t, d.names, *tangent_of);
+            if (!term.arg_weight.empty() && term.arg_weight_name == *tangent_of) {
+                tangent.arg_weight = Image(term.arg_weight.sizes());
+                std::fill_n(tangent.arg_weight.data(), tangent.arg_weight.size(), 1.0f);
+            }
+            term.tangent = std::move(tangent);
+        }
         draft.terms.push_back(std::move(term));
     }
     return plan::plan(draft, a);
 }
+
+}  // namespace
+
+namespace detail {
+ir::Problem plan_with_tangent(const Problem& prob, Algorithm a, const std::string& name) {
+    return planned_ir(prob, a, &name);
+}
+}  // namespace detail
+
+namespace {
 
 /// Each variable's value in r.named_values (one variable: r.x itself; several: views of x copied out).
 void name_values(const std::vector<ir::Variable>& variables, Result& r) {

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,17 @@ struct Term {
     std::string arg_weight_name, data_name;
     std::string text;              // human-readable, for describe()/verbose
     std::shared_ptr<const Opaque> code;  // a diff_fn's smooth function (part of the structure)
+    /// Forward-mode derivative of the term's data with respect to one named input or parameter
+    /// (rt::gradient's planning map), carried along by the rewrite rules; empty unless asked for.
+    /// A node's data depends on the value when the node holds it by that name (n.name): an image
+    /// pixel by pixel (derivative 1), a scale factor with derivative 1.
+    struct Tangent {
+        std::string of;                     // the named value
+        double weight = 0, beta = 0;        // dα, dβ
+        double constant = 0;                // dd along the direction of all ones (an image's)
+        Image arg_weight, offset;           // dw, dc per pixel (empty: 0)
+    };
+    std::optional<Tangent> tangent;
 };
 
 struct Problem {

@@ -24,6 +24,9 @@ struct merge_quadratics {
     /// The data (src/plan/rules.cpp): `into` (the group's first term) becomes the merged term of
     /// itself and t.
     static void merge(ir::Term& into, const ir::Term& t);
+    /// merge's derivatives (ir::Term::Tangent): `into`'s tangent becomes the merged term's, from
+    /// a and b as they were before the merge.
+    static void merge_tangent(ir::Term& into, const ir::Term& a, const ir::Term& b);
     /// Two data-free operators are equal: same structure, same variable.
     static bool same_operator(const ir::Node& a, const ir::Node& b);
 };
