@@ -103,13 +103,15 @@ void set_estimates(detail::PCPipelines& pc) {
     for (auto& s : pc.params.scalars) s.set_estimate(1.0f);
     for (auto* s : {&pc.sigma, &pc.tau, &pc.theta, &pc.res_sigma, &pc.res_tau, &pc.res_theta}) s->set_estimate(1.0f);
     for (auto& s : pc.sigma_scale) s.set_estimate(1.0f);
-    for (auto* pipe : {&pc.dual, &pc.primal})
+    for (auto* pipe : {&pc.dual, &pc.primal, &pc.feasible}) {
+        if (!pipe->defined()) continue;
         for (Halide::Func f : pipe->outputs()) {
             Halide::Region r{{0, 1024}, {0, 1024}};
             for (int d = 2; d < f.dimensions(); ++d) r.emplace_back(0, 2);
             r.resize(std::size_t(f.dimensions()));
             f.set_estimates(r);
         }
+    }
     // the residual's partial sums: 16 lanes x 64 strips x (2 + 2 per Ψ term) quantities
     for (Halide::Func f : pc.residual.outputs()) f.set_estimates({{0, 16}, {0, 64}, {0, 2 + 2 * int(pc.y.size())}});
 }
@@ -163,7 +165,7 @@ int run(const ir::Problem& planned, const CommandLine& c) {
     if (iterations_per_call > 1) block = pc.iterations(p, iterations_per_call);
     if (autoschedule) {
         set_estimates(pc);
-        for (auto* pipe : {&pc.dual, &pc.primal, &pc.residual})
+        for (auto* pipe : {&pc.dual, &pc.primal, &pc.residual, &pc.feasible})
             if (pipe->defined()) pipe->auto_schedule(c.autoscheduler, lib_target, Halide::MachineParams::generic());
     }
     const auto args = pc.arguments();
@@ -171,6 +173,7 @@ int run(const ir::Problem& planned, const CommandLine& c) {
     if (fused) steps = {{&pc.step, "_step"}, {&pc.check, "_check"}};
     else steps = {{&pc.dual, "_dual"}, {&pc.primal, "_primal"}, {&pc.residual, "_residual"}};
     if (block.defined()) steps.emplace_back(&block, "_iterate");
+    if (pc.feasible.defined()) steps.emplace_back(&pc.feasible, "_feasible");
     const std::string stem = c.out_dir + "/" + c.name;
     // One object per step: a GPU module keeps its kernels in a buffer named after the GPU API
     // alone ("cuda_gpu_source_kernels"), so steps merged into one module would all share the

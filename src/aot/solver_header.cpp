@@ -53,6 +53,14 @@ void add_node_slots(const ir::Node& n, const std::string& term, const std::strin
     for (const auto& a : n.args) add_node_slots(a, term, term_text, namer, s);
 }
 
+/// Each card's structure rule on its operand's extents at every node below n (shape_check_code).
+void add_shape_checks(const ir::Node& n, std::vector<std::string>& out) {
+    if (!n.args.empty())
+        if (std::string code = catalogue::card_of(n).shape_check_code(n, shape_code(n.args[0])); !code.empty())
+            out.push_back(code);
+    for (const auto& a : n.args) add_shape_checks(a, out);
+}
+
 }  // namespace
 
 SlotTable slot_table(const ir::Problem& p) {
@@ -117,6 +125,8 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     if (fused) steps = {"step", "check"};
     else steps = {"dual", "primal", "residual"};
     if (iterations_per_call > 1) steps.push_back("iterate");
+    const bool feasible = lower::has_feasible_copy(p);
+    if (feasible) steps.push_back("feasible");
     for (const char* step : steps) {
         line(fmt::format("int {}_{}_argv(void** args);", name, step));
         line(fmt::format("const struct halide_filter_metadata_t* {}_{}_metadata();", name, step));
@@ -183,6 +193,15 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("        default: return {};");
     line("        }");
     line("    }");
+    line("    /// Why the variable's extents v break a rule of the problem's structure (\"\": they do not).");
+    line("    static std::string shape_fit(const std::vector<int>& v, halide_buffer_t* const* images) {");
+    line("        (void)v, (void)images;");
+    std::vector<std::string> shape_checks;
+    for (const auto* terms : {&p.omega, &p.psi})
+        for (const auto& t : *terms) add_shape_checks(t.expr, shape_checks);
+    for (const auto& code : shape_checks) line(fmt::format("        if (std::string m = {}; !m.empty()) return m;", code));
+    line("        return {};");
+    line("    }");
     line("    static std::vector<int> psi_shape(int term, const std::vector<int>& v, halide_buffer_t* const* images) {");
     line("        (void)images;");
     line("        switch (term) {");
@@ -217,6 +236,9 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     if (fused) absent = {"dual", "primal", "residual"};
     else absent = {"step", "check"};
     if (iterations_per_call == 1) absent.push_back("iterate");
+    line("    /// `feasible` projects x onto the constraints on the variable itself: the solution x() returns");
+    line(fmt::format("    static constexpr bool has_feasible = {};", feasible ? "true" : "false"));
+    if (!feasible) absent.push_back("feasible");
     for (const char* step : absent) {
         line(fmt::format("    static int {}(void**) {{ return -1; }}  // not generated", step));
         line(fmt::format("    static const halide_filter_metadata_t* {}_metadata() {{ return nullptr; }}", step));

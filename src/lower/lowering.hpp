@@ -187,6 +187,16 @@ Halide::Func omega_prox(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& 
 /// planner sends coupling terms to Ψ), unscheduled: one Func per variable, "x_next" / "x_next_v<j>".
 std::vector<Halide::Func> omega_update_state(Lowerer& L, const State& v, Halide::Expr tau, Stages& st);
 
+/// The constraints a feasible copy of x projects onto: an indicator of a variable itself (after the
+/// rewrite rules, of β w ⊙ x + c), whose projection is its card's prox, elementwise.
+bool projects_onto(const ir::Term& t);
+/// Some term of p is such a constraint.
+bool has_feasible_copy(const ir::Problem& p);
+/// Per variable, x projected onto each such constraint on it in turn, x kept bit for bit where it
+/// satisfies one. The indicator cards are intervals per pixel, and clamps to intervals in turn reach
+/// their intersection when it is not empty. Unscheduled; "x_feasible" / "x_feasible_v<j>".
+std::vector<Halide::Func> feasible_state(Lowerer& L, const State& x, Stages& st);
+
 /// The spectral Ω prox's data-only constant part is computed once per solve (omega_spectral_constant,
 /// Lowerer::omega_constant): spectral plans in one variable (in several, each spectral block computes
 /// its own in its right-hand side).

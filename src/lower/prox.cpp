@@ -71,6 +71,45 @@ Func omega_prox_of(Lowerer& L, int j, const Lowered& v, Expr tau, Stages& st) {
 
 Func omega_prox(Lowerer& L, const Lowered& v, Expr tau, Stages& st) { return omega_prox_of(L, 0, v, tau, st); }
 
+bool projects_onto(const ir::Term& t) {
+    return t.penalty != nullptr && catalogue::card_of(t).facts().indicator && t.expr.is_variable();
+}
+
+bool has_feasible_copy(const ir::Problem& p) {
+    for (const auto* terms : {&p.omega, &p.psi})
+        for (const auto& t : *terms)
+            if (projects_onto(t)) return true;
+    return false;
+}
+
+std::vector<Func> feasible_state(Lowerer& L, const State& x, Stages& st) {
+    std::vector<Func> out;
+    for (int j = 0; j < L.variable_count(); ++j) {
+        const Lowered& xj = x[std::size_t(j)];
+        const auto at = args(xj.rank());
+        Func current = xj.f;
+        for (const auto* terms : {&L.problem().omega, &L.problem().psi})
+            for (const auto& t : *terms) {
+                if (!projects_onto(t) || t.expr.variable != j) continue;
+                // v = a x + c must lie in the set: project v, then x = (v' − c)/a; a = 0 leaves x free
+                ProxSpec f = L.prox_spec(t, x, st);
+                Expr a = (*f.a)(at), c = f.c ? (*f.c)(at) : Expr(0.0f);
+                Func v("feasible_argument");
+                v(at) = a * current(at) + c;
+                Back b{nullptr, st};
+                // an indicator's prox is its projection whatever the step
+                Expr projected = lowering(*t.penalty).prox(b, f, v, xj.extents, Expr(1.0f));
+                Func next("feasible_projection");
+                next(at) = select(a == 0.0f || projected == v(at), current(at), (projected - c) / a);
+                current = next;
+            }
+        Func result(jit::state_name("x_feasible", j));
+        result(at) = current(at);
+        out.push_back(result);
+    }
+    return out;
+}
+
 
 }  // namespace proxgen::lower
 

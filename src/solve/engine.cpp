@@ -122,7 +122,8 @@ std::size_t psi_elements(const ir::Problem& p) {
 // ---- monitor ----------------------------------------------------------------------------------
 
 Monitor::Monitor(const ir::Problem& p, const Options& opt, Result& r)
-    : problem_(p), opt_(opt), result_(r), track_(opt.verbose || opt.track_objective), start_(Clock::now()) {
+    : problem_(p), opt_(opt), result_(r), track_(opt.verbose || opt.track_objective),
+      check_constraints_(has_unprojected_constraints(p)), start_(Clock::now()) {
     if (opt.verbose) {
         fmt::print("{}", describe_ir(p));
         fmt::print("{:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>9}\n", "iter", "objective", "r_primal",
@@ -160,11 +161,21 @@ bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double
     };
     if (!std::isfinite(r_pri) || !std::isfinite(r_dual)) diverged(x_finite() ? other_step : "the x-update");
     const bool tolerance_set = opt_.eps_abs > 0 || opt_.eps_rel > 0;
-    const bool converged = tolerance_set && r_pri <= eps_pri && r_dual <= eps_dual;
+    bool converged = tolerance_set && r_pri <= eps_pri && r_dual <= eps_dual;
     // With nothing split the residuals never see x (ADMM, L-ADMM), and no x is reported converged
     // unchecked: a non-finite x is divergence there too.
     if ((converged || problem_.psi.empty()) && !x_finite()) diverged("the x-update");
     if (track_) h.objective = objective_at(x);
+    // A constraint on an operator's output has no feasible copy: residuals within tolerance do not
+    // make x satisfy it, so converged means the returned x satisfies it too.
+    if (converged && check_constraints_) {
+        double compile_s = 0;
+        const Image returned = feasible_copy(problem_, x, compile_s);
+        start_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(compile_s));
+        result_.compile_seconds += compile_s;
+        violated_at_tolerance_ = !std::isfinite(objective_at(returned));
+        converged = !violated_at_tolerance_;
+    }
     last_x_ = &x;
     result_.history.push_back(h);
     result_.primal_residual = r_pri;
@@ -231,6 +242,15 @@ void Monitor::finish(int it, bool converged, bool stopped) {
     result_.converged = converged;
     if (result_.status != Status::likely_infeasible && result_.status != Status::unbounded)
         result_.status = converged ? Status::converged : stopped ? Status::stopped_by_callback : Status::max_iterations;
+    if (result_.status == Status::max_iterations && violated_at_tolerance_ && result_.message.empty()) {
+        std::vector<std::string> constraints;
+        for (const auto& t : problem_.psi)
+            if (catalogue::card_of(t).facts().indicator && !lower::projects_onto(t)) constraints.push_back(t.text);
+        result_.message = fmt::format(
+            "not converged: the residuals met their tolerances, but x still violates {} by more than a relative "
+            "1e-4 (the objective is +inf there); more iterations or smaller tolerances reach it",
+            fmt::join(constraints, ", "));
+    }
     result_.solve_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     result_.algorithm = problem_.algorithm;
     result_.signature = ir::signature(problem_);
@@ -300,6 +320,49 @@ double objective_ir(const ir::Problem& p, const Image& x, double& compile_s) {
     for (std::size_t i = 0; i < terms.size(); ++i)
         f += double(terms[i]->weight) * catalogue::card_of(*terms[i]).value(*terms[i], values[i]) + terms[i]->constant;
     return f;
+}
+
+// ---- feasible copy ----------------------------------------------------------------------------
+
+FeasibleCopy::FeasibleCopy(const ir::Problem& p) : params(p), x(p, "x") {
+    const lower::State xin = x.lowered();
+    lower::Lowerer L(p, params, xin);
+    lower::Stages st;
+    const std::vector<Halide::Func> outs = lower::feasible_state(L, xin, st);
+    std::vector<int> ranks;
+    for (const auto& v : xin) ranks.push_back(v.rank());
+    lower::schedule_outputs(outs, ranks, st);
+    pipeline = Halide::Pipeline(outs);
+}
+
+std::vector<Halide::Argument> FeasibleCopy::arguments() const {
+    auto a = params.arguments();
+    x.append_to(a);
+    return a;
+}
+
+Image feasible_copy(const ir::Problem& p, const Image& x, double& compile_s) {
+    if (!lower::has_feasible_copy(p)) return x;
+    auto kernel = cached_as<jit::Kernel>("feasible:" + ir::signature(p), [&] {
+        LazyPipelines<FeasibleCopy> fc(p);
+        return kernel_for(p, "feasible", fc.source(&FeasibleCopy::pipeline));
+    }, compile_s);
+    const auto shapes = ir::variable_shapes(p);
+    Image out(x.sizes());
+    jit::Call call(kernel);
+    const lower::DataArgs data(p);
+    data.bind(call);
+    call.in_state("x", x, shapes);
+    call.out_state(0, out, shapes);
+    call.run();
+    return out;
+}
+
+bool has_unprojected_constraints(const ir::Problem& p) {
+    // (Ω's constraints hold by construction: the x-update's prox satisfies them exactly)
+    for (const auto& t : p.psi)
+        if (catalogue::card_of(t).facts().indicator && !lower::projects_onto(t)) return true;
+    return false;
 }
 
 // ---- describe / dispatch ----------------------------------------------------------------------
@@ -398,12 +461,22 @@ Result solve_ir(const ir::Problem& planned, const Options& opt, const Result* wa
         const ir::Problem p = with_norm_bounds(planned);
         // The plan was made for one algorithm (its Ω / Ψ split and x-update depend on it): that one
         // runs. opt.algorithm is what a front end plans with, and is not read again here.
+        Result r;
         switch (p.algorithm) {
-        case Algorithm::pock_chambolle: return pock_chambolle(p, opt, warm);
-        case Algorithm::ladmm: return linearized_admm(p, opt, warm);
+        case Algorithm::pock_chambolle: r = pock_chambolle(p, opt, warm); break;
+        case Algorithm::ladmm: r = linearized_admm(p, opt, warm); break;
         case Algorithm::admm:
-        case Algorithm::hqs: return quadratic_split(p, opt, warm);
+        case Algorithm::hqs: r = quadratic_split(p, opt, warm); break;
         }
+        // A split constraint holds for the algorithm's x only up to the primal residual (and the
+        // objective counts any miss as +inf): return its projection, and keep the iterate for warm
+        // starts.
+        Image feasible = feasible_copy(p, r.x, r.compile_seconds);
+        if (feasible.data() != r.x.data()) {
+            if (r.x_iterate.empty()) r.x_iterate = r.x;
+            r.x = feasible;
+        }
+        return r;
     } catch (const OutOfMemory& e) {
         throw OutOfMemory(fmt::format("{}: {}", solving, e.what()));
     } catch (const std::bad_alloc&) {

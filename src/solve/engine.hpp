@@ -122,6 +122,8 @@ private:
     Result& result_;
     IterationInfo last_;
     bool track_;
+    bool check_constraints_;             // has_unprojected_constraints: converged needs them met
+    bool violated_at_tolerance_ = false;  // the last check met the tolerances, x not the constraints
     int stalled_checks_ = 0;
     double stall_reference_ = 0;
     const Image* last_x_ = nullptr;  // the x of the last record(), valid until the next iteration
@@ -140,6 +142,22 @@ struct TermValues {
     explicit TermValues(const ir::Problem& p);
     std::vector<Halide::Argument> arguments() const;
 };
+
+/// Pipeline that projects an input x onto the constraints lower::projects_onto names (lower::
+/// feasible_state): one output per variable.
+struct FeasibleCopy {
+    lower::Params params;
+    lower::StateParams x;
+    Halide::Pipeline pipeline;
+    explicit FeasibleCopy(const ir::Problem& p);
+    std::vector<Halide::Argument> arguments() const;
+};
+/// x projected onto the constraints of p on a variable itself (a new image), or x itself (shared)
+/// when p has none; compilation seconds are added to compile_seconds.
+Image feasible_copy(const ir::Problem& p, const Image& x, double& compile_seconds);
+/// The constraints of p a feasible copy cannot reach (an indicator of an operator's output), whose
+/// satisfaction Monitor::record checks before it calls a solve converged.
+bool has_unprojected_constraints(const ir::Problem& p);
 
 Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm);
 Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm);

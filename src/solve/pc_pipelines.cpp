@@ -262,6 +262,14 @@ PCPipelines::PCPipelines(const ir::Problem& p) : params(p), x(p, "x"), x_prev(p,
         lower::schedule_square_sums(sums, st);
         residual = Pipeline(sums.out);
     }
+    if (lower::has_feasible_copy(p)) {
+        Stages st;
+        const std::vector<Func> outs = lower::feasible_state(L, xin, st);
+        std::vector<int> ranks;
+        for (const auto& v : xin) ranks.push_back(v.rank());
+        lower::schedule_outputs(outs, ranks, st);
+        feasible = Pipeline(outs);
+    }
 }
 
 std::vector<Argument> PCPipelines::arguments() const {

@@ -53,6 +53,9 @@ struct PCPipelines {
     /// Spectral x-updates only: the data-only part of the right-hand side (lower::
     /// omega_spectral_constant), computed once per solve and read by the steps as omega_constant.
     Halide::Pipeline constant;
+    /// Plans with a constraint on a variable itself (lower::has_feasible_copy): x projected onto
+    /// those constraints (lower::feasible_state), the solution a generated solver returns.
+    Halide::Pipeline feasible;
     std::optional<Halide::ImageParam> omega_constant;
 
     /// Builds (does not compile) the pipelines.

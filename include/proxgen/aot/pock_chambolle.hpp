@@ -65,6 +65,10 @@ public:
             if (std::string m = rules::finite_data(what, floats(b), extents(b)); !m.empty())
                 return fail(Status::non_finite_input, m);
         }
+        // the structure's rules the JIT checks when it builds the problem (haar's divisibility), on
+        // extents that may depend on the (now checked) data images
+        if (std::string m = Description::shape_fit(shape_, images_.data()); !m.empty())
+            return fail(Status::shape_mismatch, m);
         for (int i = 0; i < Description::scalar_slots; ++i) {
             const std::string what = std::string("scalar '") + Description::scalar_names[i] + "'";
             const std::string m = Description::scalar_is_weight[i] ? rules::weight(scalars_[i]) : rules::scale(scalars_[i]);
@@ -98,6 +102,7 @@ public:
             // lower::square_sums: 16 lanes x strips of 16 rows x (2 + 2 per Ψ term) quantities
             partials_ = state_buffer({16, (rows + 15) / 16, 2 + 2 * n_psi});
             x_prev_ = state_buffer(shape_);
+            solution_ = Description::has_feasible ? state_buffer(shape_) : Buffer();
             // x_prev2 is read by the separate residual only
             x_prev2_ = Description::fused ? Buffer() : state_buffer(shape_);
         } catch (const std::bad_alloc&) {
@@ -150,8 +155,21 @@ public:
     }
 
     const State& state() const { return state_; }
-    /// The current x (copied back from the device for GPU targets).
+    /// The current x (copied back from the device for GPU targets); with constraints on the
+    /// variable itself (`Description::has_feasible`), its projection onto them, as pg::solve
+    /// returns: the iterate meets a split constraint only up to the primal residual.
     const Buffer& x() {
+        if constexpr (Description::has_feasible) {
+            if (ready_) {
+                std::array<float, 6> steps{};
+                auto args = inputs(x_, x_prev_, x_prev2_, y_, y_, steps);
+                args.push_back(solution_.raw_buffer());
+                if (run(&Description::feasible, args) == Status::ok) {
+                    solution_.copy_to_host();
+                    return solution_;
+                }
+            }
+        }
         x_.copy_to_host();
         return x_;
     }
@@ -184,6 +202,7 @@ private:
                  arguments(Description::primal_metadata()) == inputs + 1 &&
                  arguments(Description::residual_metadata()) == inputs + 1;
         }
+        if constexpr (Description::has_feasible) ok = ok && arguments(Description::feasible_metadata()) == inputs + 1;
         if (!ok) return fail(Status::bad_library, "the linked step pipelines do not match this header; regenerate both");
         return Status::ok;
     }
@@ -410,6 +429,7 @@ private:
     std::array<halide_buffer_t*, image_count> images_{};
     std::array<float, scalar_count> scalars_{};
     Buffer x_, x_prev_, x_prev2_, x_next_, x_spare_;  // x_spare_: x_{n−1} of a block
+    Buffer solution_;  // x projected onto the constraints on the variable (has_feasible)
     std::vector<Buffer> y_, y_next_;
     std::vector<std::vector<Buffer>> y_views_, y_next_views_;  // the fused kernels' Tuple elements
     Buffer partials_;  // the residual quantities' partial sums of squares

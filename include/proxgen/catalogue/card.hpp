@@ -164,6 +164,10 @@ public:
     /// extents (given as a std::vector<int> expression): "" when it fits, else the sentence
     /// (default: none, "").
     virtual std::string image_check_code(const ir::Node& n, const std::string& operand_extents) const = 0;
+    /// A C++ expression a generated solver evaluates at init to check the structure's rule on n's
+    /// operand extents (a std::vector<int> expression) that the JIT checks when it builds n: "" when
+    /// it holds, else the JIT's sentence (default: none, "").
+    virtual std::string shape_check_code(const ir::Node& n, const std::string& operand_extents) const = 0;
 
     /// The extent of n's last axis when its structure fixes it (grad stacks its components), else
     /// 0 (default: its first operand's, for operators that keep the operand's axes).
@@ -282,6 +286,10 @@ public:
     }
     std::string image_check_code(const ir::Node& n, const std::string& operand_extents) const override {
         if constexpr (requires { C::image_check_code(n, operand_extents); }) return C::image_check_code(n, operand_extents);
+        else return {};
+    }
+    std::string shape_check_code(const ir::Node& n, const std::string& operand_extents) const override {
+        if constexpr (requires { C::shape_check_code(n, operand_extents); }) return C::shape_check_code(n, operand_extents);
         else return {};
     }
     int static_last_extent(const ir::Node& n, std::span<const int> a) const override {

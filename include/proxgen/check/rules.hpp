@@ -91,6 +91,17 @@ inline std::string scale(double s) {
 
 // ---- operators --------------------------------------------------------------------------------
 
+/// haar's levels halve the image plane each time: width and height divisible by 2^levels.
+inline std::string haar_levels(int levels, const std::vector<int>& operand) {
+    if (operand.size() < 2 || levels < 1 || levels > 16) return {};
+    const int d = 1 << levels;
+    if (operand[0] % d == 0 && operand[1] % d == 0) return {};
+    std::string shape;
+    for (std::size_t i = 0; i < operand.size(); ++i) shape += (i ? "x" : "") + std::to_string(operand[i]);
+    return "haar: " + std::to_string(levels) + " levels need a width and height divisible by 2^" + std::to_string(levels) +
+           " = " + std::to_string(d) + ", but its operand is " + shape + " (pad or crop it first)";
+}
+
 /// conv's kernel must fit in its operand's image plane (a larger kernel would wrap onto itself).
 inline std::string conv_kernel(const std::vector<int>& kernel, const std::vector<int>& operand) {
     auto text = [](const std::vector<int>& e) {

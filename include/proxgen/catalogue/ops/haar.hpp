@@ -9,6 +9,7 @@
 #pragma once
 
 #include "proxgen/catalogue/card.hpp"
+#include "proxgen/check/rules.hpp"
 
 namespace proxgen::catalogue::ops {
 
@@ -20,12 +21,12 @@ struct haar {
     static std::vector<int> shape(const std::vector<int>& operand, int levels) {
         check::plane("haar", operand);
         if (levels < 1 || levels > 16) fail("haar: levels must be between 1 and 16, got {}", levels);
-        const int d = 1 << levels;
-        for (int axis : {0, 1})
-            if (operand[axis] % d != 0)
-                fail("haar: {} levels need a width and height divisible by 2^{} = {}, but its operand is {} (pad or "
-                     "crop it first)", levels, levels, d, shape_string(operand));
+        if (std::string m = rules::haar_levels(levels, operand); !m.empty()) fail("{}", m);
         return operand;
+    }
+    /// The same rule in a generated solver, which learns the variable's extents at init.
+    static std::string shape_check_code(const ir::Node& n, const std::string& operand_extents) {
+        return fmt::format("proxgen::rules::haar_levels({}, {})", n.ints.at(0), operand_extents);
     }
     static ir::Node make(ir::Node e, int levels) {
         std::vector<int> out = shape(e.shape, levels);  // before e is moved
