@@ -28,7 +28,7 @@ _SOLVER_ONLY = {
 # ProxImaL's options about how it computes, not what: ProxGen plans these itself.
 _IGNORED = {"lin_solver", "try_diagonalize", "try_fast_norm", "scaled", "implem"}
 # ProxGen's own options, accepted with any solver.
-_NATIVE = {"check_every", "track_objective", "accelerate", "adaptive_rho", "cg_tol", "cg_max_iters", "hqs_growth",
+_NATIVE = {"check_every", "track_objective", "accelerate", "adaptive_rho", "precondition", "cg_tol", "cg_max_iters", "hqs_growth",
            "hqs_every", "hqs_max_ratio", "warm_start"}
 _UNSUPPORTED = {
     "metric": "ProxImaL's image-quality metric printout; pass callback= to follow the iterations",

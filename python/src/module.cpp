@@ -110,6 +110,12 @@ rt::Argument argument(const py::handle& v, const std::string& what, Keep& keep) 
         return e.expr;
     }
     if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+    // no catalogue argument is a truth value: a bool would otherwise become a 0-d image
+    if (py::isinstance<py::bool_>(v) || (py::hasattr(v, "dtype") && py::array::ensure(v) &&
+                                          py::array::ensure(v).dtype().kind() == 'b'))
+        throw py::type_error(fmt::format("{}: got a bool ({}); no argument of a ProxGen operator or penalty is a "
+                                         "truth value (give a number, a word, an image or an expression)",
+                                         what, std::string(py::str(v))));
     if (auto n = number_of(v)) return *n;
     if ((py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) && py::len(v) > 0) {
         bool ints = true;

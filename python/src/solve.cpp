@@ -93,6 +93,7 @@ SolveArgs options_of(const py::kwargs& kw, const PyProblem& prob) {
         else if (k == "mu") o.mu = number<double>(v, "mu");
         else if (k == "rho") o.rho = number<double>(v, "rho");
         else if (k == "adaptive_rho") o.adaptive_rho = truthy(v);
+        else if (k == "precondition") o.precondition = truthy(v);
         else if (k == "hqs_growth") o.hqs_growth = number<double>(v, "hqs_growth");
         else if (k == "hqs_every") o.hqs_every = number<int>(v, "hqs_every");
         else if (k == "hqs_max_ratio") o.hqs_max_ratio = number<double>(v, "hqs_max_ratio");
@@ -109,7 +110,7 @@ SolveArgs options_of(const py::kwargs& kw, const PyProblem& prob) {
         } else
             throw py::type_error(fmt::format(
                 "solve() got an unexpected keyword argument '{}' (options: algorithm, max_iters, eps_abs, eps_rel, "
-                "check_every, verbose, track_objective, tau, sigma, accelerate, lmb, mu, rho, adaptive_rho, hqs_growth, "
+                "check_every, verbose, track_objective, tau, sigma, accelerate, lmb, mu, rho, adaptive_rho, precondition, hqs_growth, "
                 "hqs_every, hqs_max_ratio, cg_tol, cg_max_iters, x0, callback, warm_start)", k));
     }
     (void)prob;

@@ -19,6 +19,7 @@ struct SolveOptions {
     double check_every = 10;
     std::vector<std::string> outputs;  // NAME=FILE, or FILE for a problem in one variable
     bool quiet = false, no_objective = false;
+    bool precondition = false;  ///< Options::precondition
 };
 int solve(const SolveOptions& o);
 

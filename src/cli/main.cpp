@@ -56,6 +56,9 @@ int main(int argc, char** argv) {
         ->required();
     s->add_flag("-q,--quiet", so.quiet, "print nothing but errors");
     s->add_flag("--no-objective", so.no_objective, "do not evaluate the objective at each residual check");
+    s->add_flag("--precondition", so.precondition,
+                "Pock-Chambolle: block-diagonal preconditioning, a dual step per split term (for badly scaled "
+                "problems)");
     s->footer(exit_codes);
 
     DescribeOptions dop;

@@ -83,6 +83,7 @@ int solve(const SolveOptions& o) {
     opt.max_iters = int(o.iters);
     opt.eps_abs = opt.eps_rel = o.eps;
     opt.check_every = int(o.check_every);
+    opt.precondition = o.precondition;
     opt.track_objective = !o.quiet && !o.no_objective;
     // The objective column's pipeline is built before the progress clock starts, so that no row's
     // time includes its compilation (at the first check); counted with the solve's compilation.

@@ -18,6 +18,8 @@
 // bound (which stays a guarantee). Estimates are cached per structure and data fingerprint, so a
 // re-solve with the same data does not repeat them.
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -273,13 +275,19 @@ double stacked_norm_estimate(const ir::Problem& p) {
 
 namespace {
 /// PROXGEN_TIGHT_NORMS=0 keeps the planner's bounds where they exist (the step rules as they were
-/// before the estimates; for the convergence benchmark's before/after tables).
+/// before the estimates; for the convergence benchmark's before/after tables); unset, empty or 1:
+/// the estimates. Any other value is an error, not silently "on".
 bool tight_norms() {
-    static const bool on = [] {
+    static const std::optional<bool> on = []() -> std::optional<bool> {
         const char* v = std::getenv("PROXGEN_TIGHT_NORMS");
-        return !(v && std::string(v) == "0");
+        if (!v || std::string(v).empty() || std::string(v) == "1") return true;
+        if (std::string(v) == "0") return false;
+        return std::nullopt;
     }();
-    return on;
+    if (!on)
+        fail("the environment variable PROXGEN_TIGHT_NORMS must be 0 (the planner's norm bounds) or 1 (tight "
+             "estimates, the default), got '{}'", std::getenv("PROXGEN_TIGHT_NORMS"));
+    return *on;
 }
 }  // namespace
 

@@ -35,6 +35,19 @@ expect(0 "iter +r_primal +eps_primal +r_dual +eps_dual +objective +time\\[s\\]\n
        solve ${problem} ${data} --eps 1e-3 --out x.npy)
 # 0: exactly --iters with --eps 0
 expect(0 "ran after 7 iterations" solve ${problem} ${data} --iters 7 --eps 0 --no-objective --out x=x7.npy)
+# --precondition reaches the solver: PC's dual steps per split term change the iterates
+expect(0 "ran after 7 iterations" solve ${problem} ${data} --iters 7 --eps 0 --no-objective --precondition
+       --out x=x7p.npy)
+file(SHA256 ${WORK_DIR}/x7.npy plain)
+file(SHA256 ${WORK_DIR}/x7p.npy preconditioned)
+if(plain STREQUAL preconditioned)
+  message(FATAL_ERROR "--precondition did not change the iterates")
+endif()
+# an environment switch that is neither 0 nor 1 is an error, not silently on
+set(ENV{PROXGEN_TIGHT_NORMS} banana)
+expect(3 "PROXGEN_TIGHT_NORMS must be 0 \\(the planner's norm bounds\\) or 1 .*got 'banana'"
+       solve ${problem} ${data} --iters 7 --eps 0 --no-objective --out x=xb.npy)
+unset(ENV{PROXGEN_TIGHT_NORMS})
 # 2: did not converge; --quiet prints nothing; the output is written all the same
 expect(2 "^$" solve ${problem} ${data} --iters 5 --eps 1e-9 --quiet --out x=x5.npy)
 if(NOT EXISTS ${WORK_DIR}/x5.npy)

@@ -203,3 +203,26 @@ def test_a_variable_too_large_for_memory_is_an_error_naming_it_and_the_bytes():
     assert out.returncode == 0, out.stderr
     assert "(100000x100000, 40000000000 bytes per float32 copy): cannot allocate 40000000000 bytes" in out.stdout, \
         out.stdout + out.stderr
+
+
+def test_a_bool_is_no_argument_of_an_operator():
+    # rt.haar(x, True) used to take the bool as a 0-d image
+    x = rt.variable("x", (16, 16))
+    for bad in (True, np.bool_(False)):
+        with pytest.raises(TypeError, match=r"haar: argument 2: got a bool \((True|False)\)"):
+            rt.haar(x, bad)
+    assert rt.haar(x, 2).shape == (16, 16)
+
+
+def test_precondition_reaches_the_solver():
+    # two split terms with operators of very different norms: PC's block preconditioning changes the
+    # steps, so the iterates after a fixed number of iterations differ
+    rng = np.random.default_rng(5)
+    b = rng.uniform(0, 1, (H, W)).astype(np.float32)
+    runs = {}
+    for precondition in (False, True):
+        x = pg.Variable((H, W))
+        prob = pg.Problem([pg.sum_squares(x - b), pg.norm1(100.0 * pg.grad(x)), pg.norm1(x)])
+        prob.solve(solver="pc", max_iters=20, eps_abs=0, eps_rel=0, precondition=precondition)
+        runs[precondition] = x.value.copy()
+    assert not np.array_equal(runs[False], runs[True])
