@@ -9,6 +9,7 @@
 
 namespace pg = proxgen;
 using pg::test::fixed_iterations;
+namespace rt = pg::rt;
 
 TEST_CASE("block preconditioning: the largest operator keeps its step, the condition holds", "[steps]") {
     const double norms[3] = {2.83, 1.0, 0.5};
@@ -75,4 +76,49 @@ TEST_CASE("automatic probes the candidates, says what it chose and why, and reac
     CHECK_THAT(d, Catch::Matchers::Contains("chose"));
     CHECK(pg::parse_algorithm("auto") == pg::Algorithm::automatic);
     CHECK(std::string(pg::name(pg::Algorithm::automatic)) == "automatic");
+}
+
+TEST_CASE("automatic reports what ran: iterations numbered after the probe, short runs, none, and why a candidate "
+          "cannot be planned (silent wrong answers, item 7)",
+          "[steps][automatic]") {
+    const int w = 24, h = 20;
+    const pg::Image b = pg::test::random_image({w, h}, 6, 0.0f, 1.0f);
+    auto x = rt::variable("x", {w, h});
+    const rt::Problem prob = rt::sum_squares(x - b) + 0.05 * rt::group_norm1(rt::grad(x)) + rt::nonneg(x);
+
+    // the continuation's iterations follow the probe's in the history and in the callback
+    pg::Options o = fixed_iterations(pg::Algorithm::automatic, 60);
+    o.check_every = 10;
+    std::vector<int> seen;
+    o.callback = [&](const pg::IterationInfo& info) {
+        seen.push_back(info.iteration);
+        return true;
+    };
+    const pg::Result r = rt::solve(prob, o);
+    REQUIRE(!seen.empty());
+    CHECK(seen.front() == 41);  // the chosen probe ran iterations 1..40, without the callback
+    CHECK(seen.back() == 60);
+    REQUIRE(!r.history.empty());
+    CHECK(r.history.front().iteration == 50);
+    CHECK(r.history.back().iteration == 60);
+
+    // a probe of max_iters <= 10 checks often enough to measure every candidate's rate
+    const pg::Result short_run = rt::solve(prob, fixed_iterations(pg::Algorithm::automatic, 8));
+    INFO(short_run.choice);
+    CHECK_THAT(short_run.choice, Catch::Matchers::Contains("probed 8 iterations"));
+    CHECK_THAT(short_run.choice, !Catch::Matchers::Contains("~inf"));
+    CHECK(short_run.iterations == 8);
+
+    // max_iters = 0 runs no iteration at all
+    const pg::Result none = rt::solve(prob, fixed_iterations(pg::Algorithm::automatic, 0));
+    CHECK(none.iterations == 0);
+    CHECK(none.probe_iterations == 0);
+    CHECK_THAT(none.choice, Catch::Matchers::Contains("max_iters = 0, so no probe"));
+    for (std::size_t i = 0; i < none.x.size(); ++i) REQUIRE(none.x.data()[i] == 0.0f);
+
+    // a candidate that cannot be planned says why
+    const rt::Problem singular = rt::norm1(rt::grad(x));  // ADMM's x-update would invert ρ∇ᵀ∇
+    const pg::Result s = rt::solve(singular, fixed_iterations(pg::Algorithm::automatic, 20));
+    INFO(s.choice);
+    CHECK_THAT(s.choice, Catch::Matchers::Contains("admm not plannable (admm: "));
 }

@@ -80,6 +80,9 @@ int bench(const BenchOptions& o) {
         throw Stop(bad_input, fmt::format("--short {} and --long {}: need 0 <= short < long", o.short_iters, o.long_iters));
     if (o.repeats < 1) throw Stop(bad_input, fmt::format("--repeats {}: need at least 1", o.repeats));
     const std::vector<Algorithm> algorithms = algorithms_named(o.algorithm);
+    if (algorithms.size() == 1 && algorithms.front() == Algorithm::automatic)
+        throw Stop(bad_input, "-a auto chooses the algorithm when solving, by probing each candidate; bench measures "
+                              "algorithms by name: give one (pc, ladmm, admm, hqs) or all");
     const rt::Problem problem = load_problem(o.problem, load_bindings(o.data));
     if (o.to_tolerance) return to_tolerance(o, problem, algorithms);
     const double triad = benchmark::machine_bandwidth_gbs();

@@ -376,13 +376,8 @@ Plan plan(const Problem& prob, Algorithm a) { return Plan(std::make_shared<const
 namespace {
 /// Each candidate's plan for Algorithm::automatic; nullopt where the planner says it cannot run.
 std::function<std::optional<ir::Problem>(Algorithm)> candidate_plans(const Problem& prob) {
-    return [prob](Algorithm a) -> std::optional<ir::Problem> {
-        try {
-            return planned_ir(prob, a);
-        } catch (const Error&) {
-            return std::nullopt;
-        }
-    };
+    // an Error says why a candidate cannot be planned; Algorithm::automatic reports it
+    return [prob](Algorithm a) -> std::optional<ir::Problem> { return planned_ir(prob, a); };
 }
 Result solve_maybe_automatic(const Problem& prob, const Options& opt, const Result* warm) {
     if (opt.algorithm != Algorithm::automatic) return solve_planned(planned_ir(prob, opt.algorithm), opt, warm);

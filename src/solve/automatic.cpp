@@ -49,25 +49,43 @@ AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(
                                             {Algorithm::pock_chambolle, true, "pc (preconditioned)"},
                                             {Algorithm::ladmm, false, "ladmm"},
                                             {Algorithm::admm, false, "admm"}};
-    const int probe = std::min(kProbe, std::max(1, opt.max_iters));
+    // max_iters = 0 runs nothing: the first plannable candidate returns the start
+    const int probe = std::min(kProbe, std::max(0, opt.max_iters));
     Options p = opt;
     p.max_iters = probe;
     p.eps_abs = p.eps_rel = 0;
-    p.check_every = 10;
+    // at least two checks in a short probe, so that its residuals show a rate
+    p.check_every = std::max(1, std::min(10, probe / 4));
     p.callback = nullptr;
     p.verbose = false;
     p.track_objective = false;
     if (p.x0.empty() && warm && !warm->x.empty()) p.x0 = warm->x;  // every probe starts where the user's warm start is
     AutomaticChoice ch;
-    ch.why = "automatic: probed " + std::to_string(probe) + " iterations of each candidate:";
+    ch.why = probe == 0 ? std::string("automatic: max_iters = 0, so no probe:")
+                        : "automatic: probed " + std::to_string(probe) + " iterations of each candidate:";
     double best = std::numeric_limits<double>::infinity();
     for (const Candidate& c : candidates) {
-        std::optional<ir::Problem> planned = plan_for(c.algorithm);
+        std::optional<ir::Problem> planned;
+        try {
+            planned = plan_for(c.algorithm);
+        } catch (const Error& e) {
+            ch.why += fmt::format(" {} not plannable ({});", c.label, e.what());
+            continue;
+        }
         if (!planned) {
-            ch.why += fmt::format(" {} not plannable;", c.label);
+            ch.why += fmt::format(" {} not plannable (its x-update would be singular);", c.label);
             continue;
         }
         if (c.precondition && planned->psi.size() < 2) continue;  // the same run as plain pc
+        if (probe == 0) {
+            ch.algorithm = c.algorithm;
+            ch.label = c.label;
+            ch.plan = std::move(planned);
+            ch.probe.x = initial_x(*ch.plan, opt, warm);
+            ch.probe.algorithm = c.algorithm;
+            ch.why += fmt::format(" chose {}, the first plannable candidate", c.label);
+            return ch;
+        }
         Options o = p;
         o.algorithm = c.algorithm;
         o.precondition = c.precondition;
@@ -100,6 +118,8 @@ AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(
         }
     }
     if (!ch.plan) fail("automatic: no algorithm could be planned or probed:{}", ch.why.substr(ch.why.find(':') + 1));
+    if (std::isinf(best))
+        ch.why += " no candidate's residuals fell within the probe, so its estimates say nothing:";
     ch.why += " chose " + ch.label;
     return ch;
 }
@@ -114,8 +134,8 @@ Result solve_automatic(const std::function<std::optional<ir::Problem>(Algorithm)
     o.x0 = Image();  // continue the chosen run from its probe: its x, duals and steps
     Result res = ch.probe;
     if (o.max_iters > 0) {
+        const IterationNumbering after_probe(ch.probe.iterations);
         res = solve_ir(*ch.plan, o, &ch.probe);
-        for (auto& h : res.history) h.iteration += ch.probe.iterations;
         res.iterations += ch.probe.iterations;
     }
     res.solve_seconds += ch.probe_seconds;

@@ -121,6 +121,14 @@ std::size_t psi_elements(const ir::Problem& p) {
 
 // ---- monitor ----------------------------------------------------------------------------------
 
+namespace {
+thread_local int iteration_offset = 0;
+}
+
+IterationNumbering::IterationNumbering(int offset) : saved_(iteration_offset) { iteration_offset = offset; }
+IterationNumbering::~IterationNumbering() { iteration_offset = saved_; }
+int IterationNumbering::offset() { return iteration_offset; }
+
 Monitor::Monitor(const ir::Problem& p, const Options& opt, Result& r)
     : problem_(p), opt_(opt), result_(r), track_(opt.verbose || opt.track_objective),
       check_constraints_(has_unprojected_constraints(p)), start_(Clock::now()) {
@@ -148,7 +156,8 @@ double Monitor::objective_at(const Image& x) {
 
 bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x,
                      const char* other_step) {
-    HistoryEntry h{it, std::numeric_limits<double>::quiet_NaN(), r_pri, r_dual, eps_pri, eps_dual};
+    HistoryEntry h{it + IterationNumbering::offset(), std::numeric_limits<double>::quiet_NaN(), r_pri, r_dual, eps_pri,
+                   eps_dual};
     auto x_finite = [&] {
         for (std::size_t i = 0; i < x.size(); ++i)
             if (!std::isfinite(x.data()[i])) return false;
@@ -168,6 +177,7 @@ bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double
     if (track_) h.objective = objective_at(x);
     // A constraint on an operator's output has no feasible copy: residuals within tolerance do not
     // make x satisfy it, so converged means the returned x satisfies it too.
+    violated_at_tolerance_ = false;
     if (converged && check_constraints_) {
         double compile_s = 0;
         const Image returned = feasible_copy(problem_, x, compile_s);
@@ -182,7 +192,7 @@ bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double
     result_.dual_residual = r_dual;
     last_ = IterationInfo{it, r_pri, r_dual, eps_pri, eps_dual, h.objective};
     if (opt_.verbose)
-        fmt::print("{:>6} {:>14.6f} {:>11.3e} {:>11.3e} {:>11.3e} {:>11.3e} {:>9.3f}\n", it, h.objective, r_pri,
+        fmt::print("{:>6} {:>14.6f} {:>11.3e} {:>11.3e} {:>11.3e} {:>11.3e} {:>9.3f}\n", h.iteration, h.objective, r_pri,
                    eps_pri, r_dual, eps_dual, std::chrono::duration<double>(Clock::now() - start_).count());
     return converged;
 }
@@ -234,6 +244,7 @@ bool Monitor::likely_infeasible() {
 bool Monitor::after_iteration(int it) {
     if (!opt_.callback) return true;
     IterationInfo info = last_.iteration == it ? last_ : IterationInfo{it};
+    info.iteration += IterationNumbering::offset();
     return opt_.callback(info);
 }
 

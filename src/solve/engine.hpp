@@ -94,6 +94,21 @@ std::size_t psi_elements(const ir::Problem& p);
 /// The x-update of this plan goes through a transform (fft / dct).
 inline bool spectral(const ir::Problem& p) { return plan::spectral(p.x_update); }
 
+/// While one lives, the loops on this thread report their iterations (the history, the verbose
+/// table, the callback's IterationInfo) numbered after `offset` earlier ones: Algorithm::automatic
+/// continues the chosen candidate's probe, whose iterations come first.
+class IterationNumbering {
+public:
+    explicit IterationNumbering(int offset);
+    ~IterationNumbering();
+    IterationNumbering(const IterationNumbering&) = delete;
+    IterationNumbering& operator=(const IterationNumbering&) = delete;
+    static int offset();
+
+private:
+    int saved_;
+};
+
 /// Shared bookkeeping of the loop: timing, history, stopping, callback, verbose table.
 class Monitor {
 public:

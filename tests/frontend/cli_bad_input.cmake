@@ -48,6 +48,11 @@ expect(1 "--name: the solver name 'int' is a C\\+\\+ keyword" generate ${problem
        --out-dir gen)
 expect(1 "--name: the solver name 'std' is a namespace" generate ${problem} ${data} --name std --targets host
        --out-dir gen)
+# -a auto, offered by --help, chooses when solving: generate and bench say so instead of "no algorithm can plan"
+expect(1 "-a auto chooses the algorithm when solving, by probing; a generated solver runs one algorithm: name it"
+       generate ${problem} ${data} -a auto --name deblur --targets host --out-dir gen)
+expect(1 "-a auto chooses the algorithm when solving, by probing each candidate; bench measures algorithms by name"
+       bench ${problem} ${data} -a auto)
 # (an empty argument does not survive CMake's argument lists: through sh)
 find_program(SH sh REQUIRED)
 execute_process(COMMAND ${SH} -c "exec \"$0\" generate \"$1\" --input k=kernel.npy --input b=clean.png --name deblur --targets '' --out-dir gen"

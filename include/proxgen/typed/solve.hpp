@@ -29,7 +29,9 @@ Result solve_ir(const ir::Problem& p, const Options& opt, const Result* warm);
 double objective_ir(const ir::Problem& p, const Image& x);
 std::string describe_ir(const ir::Problem& p);
 /// Algorithm::automatic (src/solve/automatic.cpp): plan_for gives each candidate's plan (nullopt:
-/// not plannable); probes them, continues the chosen one; Result::choice says which and why.
+/// its x-update would be singular; a proxgen::Error: why it cannot be planned); probes them,
+/// continues the chosen one, numbering its iterations after the probe's; Result::choice says which
+/// and why.
 Result solve_automatic(const std::function<std::optional<ir::Problem>(Algorithm)>& plan_for, const Options& opt,
                        const Result* warm);
 /// The probe alone: why, and the chosen plan's description.
