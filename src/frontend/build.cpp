@@ -157,6 +157,19 @@ private:
             fail_at(at, fmt::format("unknown name '{}' ({}){}", name, known, name_suggestion(name)));
         }
         if (unknown.size() > 1) {
+            // a name only where an operator takes a word (schatten(grad(x), inf)) is an unquoted word,
+            // not a second variable: with one other name left, that one is the variable
+            std::vector<std::pair<std::string, std::string>> words;  // name, where
+            for (const auto& [name, at] : unknown)
+                if (auto where = word_position(name)) words.emplace_back(name, *where);
+            if (!words.empty() && unknown.size() - words.size() == 1) {
+                const std::string& word = words.front().first;
+                const Origin& at = std::find_if(unknown.begin(), unknown.end(),
+                                                [&](const auto& u) { return u.first == word; })->second;
+                fail_at(at, fmt::format("unknown name '{}' as {}, which takes a word: a word is written in quotes, "
+                                        "\"{}\" ({})",
+                                        word, words.front().second, word, known));
+            }
             std::vector<std::string> all;
             for (const auto& [name, at] : unknown) all.push_back(fmt::format("'{}' ({})", name, at.where()));
             fail_at(unknown.front().second,
@@ -166,6 +179,30 @@ private:
                                 fmt::join(all, ", "), known));
         }
         variables_[unknown.front().first] = {std::nullopt, unknown.front().second};  // the implicit variable
+    }
+
+    /// "schatten's argument 'p'" when every use of the name is an argument that takes a word (or a
+    /// number or a word) in its call's signature; nullopt when it is used anywhere else.
+    std::optional<std::string> word_position(const std::string& name) const {
+        std::optional<std::string> where;
+        for (std::size_t m = 0; m < g_.nodes.size(); ++m) {
+            const Node& user = g_.nodes[m];
+            if (!reachable_[m]) continue;
+            for (std::size_t k = 0; k < user.args.size(); ++k) {
+                const Node& arg = g_.nodes[std::size_t(user.args[k])];
+                if (arg.kind != Node::Kind::name || arg.name != name) continue;
+                if (user.kind != Node::Kind::call) return std::nullopt;
+                const rt::Signature* sig = nullptr;
+                for (const auto& s : rt::catalogue())
+                    if (s.name == user.name) sig = &s;
+                if (!sig || sig->params.empty()) return std::nullopt;
+                const rt::Parameter& p = k < sig->params.size() ? sig->params[k] : sig->params.back();
+                using K = rt::Parameter::Kind;
+                if (p.kind != K::word && p.kind != K::number_or_word) return std::nullopt;
+                if (!where) where = fmt::format("{}'s argument '{}'", user.name, p.name);
+            }
+        }
+        return where;
     }
 
     /// The names of one kind: given in the bindings or defined by the file's nodes.

@@ -279,6 +279,10 @@ TEST_CASE("text: errors name the line and column and what was expected", "[front
          "1:13: unknown names 'x' (1:13), 'bb' (1:17): when the text declares no variable, one name alone is taken "
          "as the problem's variable; give the others as inputs or parameters (inputs given: b, k; parameters: none; "
          "variables: none), or declare the variables on lines of their own: x = variable(width, height)"},
+        // an unquoted word where an operator takes one: blamed alone, x stays the variable
+        {"sum_squares(x - b) + 0.1 * schatten(grad(x), inf)",
+         "1:46: unknown name 'inf' as schatten's argument 'p', which takes a word: a word is written in quotes, "
+         "\"inf\" (inputs given: b, k; parameters: none; variables: none)"},
         {"sum_squares(x - b)\n+ group_norm1(x)",
          "2:3: group_norm1 groups over the last axis, so its argument needs a group axis (rank >= 3), e.g. "
          "group_norm1(grad(x))"},
