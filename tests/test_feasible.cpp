@@ -37,6 +37,14 @@ rt::Problem deblur(const pg::reference::DeconvProblem& d, const rt::Expr& x) {
     return rt::sum_squares(rt::conv(d.kernel, x) - dark(d.b)) + 0.002 * rt::group_norm1(rt::grad(x)) + rt::nonneg(x);
 }
 
+/// prob solved by algorithm a with the default tolerances, at most max_iters iterations.
+pg::Result solve_by(const rt::Problem& prob, pg::Algorithm a, int max_iters) {
+    pg::Options opt;
+    opt.algorithm = a;
+    opt.max_iters = max_iters;
+    return rt::solve(prob, opt);
+}
+
 double distance(const pg::Image& a, const pg::Image& b) {
     double s = 0;
     for (std::size_t i = 0; i < a.size(); ++i) s += std::pow(double(a.data()[i]) - b.data()[i], 2);
@@ -52,10 +60,7 @@ TEST_CASE("feasible: deconvolution with nonneg(x) returns x >= 0 and a finite ob
     const rt::Problem prob = deblur(d, x);
     for (const pg::Algorithm a : all_algorithms) {
         CAPTURE(pg::name(a));
-        pg::Options opt;
-        opt.algorithm = a;
-        opt.max_iters = 3000;
-        const pg::Result r = rt::solve(prob, opt);
+        const pg::Result r = solve_by(prob, a, 3000);
         REQUIRE(r.status == pg::Status::converged);
         CHECK(lowest(r["x"]) >= 0.0f);
         CHECK(std::isfinite(rt::objective(prob, r)));
@@ -87,10 +92,7 @@ TEST_CASE("feasible: box and masked nonneg on x itself hold exactly, their inter
                              rt::box(x, 0.2, 0.7) + rt::masked_nonneg(x - floor, mask);
     for (const pg::Algorithm a : all_algorithms) {
         CAPTURE(pg::name(a));
-        pg::Options opt;
-        opt.algorithm = a;
-        opt.max_iters = 3000;
-        const pg::Result r = rt::solve(prob, opt);
+        const pg::Result r = solve_by(prob, a, 3000);
         // (HQS's continuation misses this tolerance in 3000 iterations; its x is projected all the same)
         if (a != pg::Algorithm::hqs) REQUIRE(r.status == pg::Status::converged);
         const pg::Image& v = r["x"];
@@ -113,10 +115,7 @@ TEST_CASE("feasible: several variables, each projected onto its own constraints"
                              rt::nonneg(x) + rt::sum_squares(rt::grad(y)) + 0.1 * rt::sum_squares(y) + rt::nonneg(y);
     for (const pg::Algorithm a : all_algorithms) {
         CAPTURE(pg::name(a));
-        pg::Options opt;
-        opt.algorithm = a;
-        opt.max_iters = 4000;
-        const pg::Result r = rt::solve(prob, opt);
+        const pg::Result r = solve_by(prob, a, 4000);
         REQUIRE(r.status == pg::Status::converged);
         CHECK(lowest(r["x"]) >= 0.0f);
         CHECK(lowest(r["y"]) >= 0.0f);

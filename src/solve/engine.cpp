@@ -131,7 +131,7 @@ int IterationNumbering::offset() { return iteration_offset; }
 
 Monitor::Monitor(const ir::Problem& p, const Options& opt, Result& r)
     : problem_(p), opt_(opt), result_(r), track_(opt.verbose || opt.track_objective),
-      check_constraints_(has_unprojected_constraints(p)), start_(Clock::now()) {
+      check_constraints_(std::any_of(p.psi.begin(), p.psi.end(), unprojected_constraint)), start_(Clock::now()) {
     if (opt.verbose) {
         fmt::print("{}", describe_ir(p));
         fmt::print("{:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>9}\n", "iter", "objective", "r_primal",
@@ -148,10 +148,14 @@ bool Monitor::should_check(int it) const {
 double Monitor::objective_at(const Image& x) {
     double compile_s = 0;
     const double f = objective_ir(problem_, x, compile_s);
-    // the iterations' clock started before this compilation: move it on by as much
-    start_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(compile_s));
-    result_.compile_seconds += compile_s;
+    count_compilation(compile_s);
     return f;
+}
+
+void Monitor::count_compilation(double seconds) {
+    // the iterations' clock started before this compilation: move it on by as much
+    start_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    result_.compile_seconds += seconds;
 }
 
 bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x,
@@ -181,8 +185,7 @@ bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double
     if (converged && check_constraints_) {
         double compile_s = 0;
         const Image returned = feasible_copy(problem_, x, compile_s);
-        start_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(compile_s));
-        result_.compile_seconds += compile_s;
+        count_compilation(compile_s);
         violated_at_tolerance_ = !std::isfinite(objective_at(returned));
         converged = !violated_at_tolerance_;
     }
@@ -256,7 +259,7 @@ void Monitor::finish(int it, bool converged, bool stopped) {
     if (result_.status == Status::max_iterations && violated_at_tolerance_ && result_.message.empty()) {
         std::vector<std::string> constraints;
         for (const auto& t : problem_.psi)
-            if (catalogue::card_of(t).facts().indicator && !lower::projects_onto(t)) constraints.push_back(t.text);
+            if (unprojected_constraint(t)) constraints.push_back(t.text);
         result_.message = fmt::format(
             "not converged: the residuals met their tolerances, but x still violates {} by more than a relative "
             "1e-4 (the objective is +inf there); more iterations or smaller tolerances reach it",
@@ -275,7 +278,13 @@ void Monitor::finish(int it, bool converged, bool stopped) {
 
 // ---- objective --------------------------------------------------------------------------------
 
-TermValues::TermValues(const ir::Problem& p) : params(p), x(p, "x") {
+std::vector<Halide::Argument> StatePipeline::arguments() const {
+    auto a = params.arguments();
+    x.append_to(a);
+    return a;
+}
+
+TermValues::TermValues(const ir::Problem& p) : StatePipeline(p) {
     const lower::State xin = x.lowered();
     lower::Lowerer L(p, params, xin);
     std::vector<Halide::Func> outs;
@@ -293,12 +302,6 @@ TermValues::TermValues(const ir::Problem& p) : params(p), x(p, "x") {
             outs.push_back(v);
         }
     pipeline = Halide::Pipeline(outs);
-}
-
-std::vector<Halide::Argument> TermValues::arguments() const {
-    auto a = params.arguments();
-    x.append_to(a);
-    return a;
 }
 
 double objective_ir(const ir::Problem& p, const Image& x) {
@@ -335,7 +338,7 @@ double objective_ir(const ir::Problem& p, const Image& x, double& compile_s) {
 
 // ---- feasible copy ----------------------------------------------------------------------------
 
-FeasibleCopy::FeasibleCopy(const ir::Problem& p) : params(p), x(p, "x") {
+FeasibleCopy::FeasibleCopy(const ir::Problem& p) : StatePipeline(p) {
     const lower::State xin = x.lowered();
     lower::Lowerer L(p, params, xin);
     lower::Stages st;
@@ -344,12 +347,6 @@ FeasibleCopy::FeasibleCopy(const ir::Problem& p) : params(p), x(p, "x") {
     for (const auto& v : xin) ranks.push_back(v.rank());
     lower::schedule_outputs(outs, ranks, st);
     pipeline = Halide::Pipeline(outs);
-}
-
-std::vector<Halide::Argument> FeasibleCopy::arguments() const {
-    auto a = params.arguments();
-    x.append_to(a);
-    return a;
 }
 
 Image feasible_copy(const ir::Problem& p, const Image& x, double& compile_s) {
@@ -369,11 +366,8 @@ Image feasible_copy(const ir::Problem& p, const Image& x, double& compile_s) {
     return out;
 }
 
-bool has_unprojected_constraints(const ir::Problem& p) {
-    // (Ω's constraints hold by construction: the x-update's prox satisfies them exactly)
-    for (const auto& t : p.psi)
-        if (catalogue::card_of(t).facts().indicator && !lower::projects_onto(t)) return true;
-    return false;
+bool unprojected_constraint(const ir::Term& t) {
+    return catalogue::card_of(t).facts().indicator && !lower::projects_onto(t);
 }
 
 // ---- describe / dispatch ----------------------------------------------------------------------

@@ -131,6 +131,8 @@ private:
     /// The objective at x (float64); the JIT compilation it may need is counted as compilation,
     /// not as iteration time.
     double objective_at(const Image& x);
+    /// JIT compilation inside the loop counts as compilation, not as iteration time.
+    void count_compilation(double seconds);
 
     const ir::Problem& problem_;
     const Options& opt_;
@@ -149,30 +151,32 @@ private:
 /// objective_ir, adding the seconds spent compiling its pipeline (0 when cached) to compile_seconds.
 double objective_ir(const ir::Problem& p, const Image& x, double& compile_seconds);
 
-/// Pipeline that evaluates every term's K_i x + c_i (Ω then Ψ) at an input x.
-struct TermValues {
+/// A pipeline of a problem's data and one input state x: its arguments are the data's, then x's.
+struct StatePipeline {
     lower::Params params;
     lower::StateParams x;
     Halide::Pipeline pipeline;
-    explicit TermValues(const ir::Problem& p);
+    explicit StatePipeline(const ir::Problem& p) : params(p), x(p, "x") {}
     std::vector<Halide::Argument> arguments() const;
+};
+
+/// Pipeline that evaluates every term's K_i x + c_i (Ω then Ψ) at an input x.
+struct TermValues : StatePipeline {
+    explicit TermValues(const ir::Problem& p);
 };
 
 /// Pipeline that projects an input x onto the constraints lower::projects_onto names (lower::
 /// feasible_state): one output per variable.
-struct FeasibleCopy {
-    lower::Params params;
-    lower::StateParams x;
-    Halide::Pipeline pipeline;
+struct FeasibleCopy : StatePipeline {
     explicit FeasibleCopy(const ir::Problem& p);
-    std::vector<Halide::Argument> arguments() const;
 };
 /// x projected onto the constraints of p on a variable itself (a new image), or x itself (shared)
 /// when p has none; compilation seconds are added to compile_seconds.
 Image feasible_copy(const ir::Problem& p, const Image& x, double& compile_seconds);
-/// The constraints of p a feasible copy cannot reach (an indicator of an operator's output), whose
-/// satisfaction Monitor::record checks before it calls a solve converged.
-bool has_unprojected_constraints(const ir::Problem& p);
+/// A Ψ constraint a feasible copy cannot reach (an indicator of an operator's output), whose
+/// satisfaction Monitor::record checks before it calls a solve converged. (Ω's constraints hold by
+/// construction: the x-update's prox satisfies them exactly.)
+bool unprojected_constraint(const ir::Term& t);
 
 Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm);
 Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm);
