@@ -138,3 +138,27 @@ TEST_CASE("threads compiling the same new structure at once share one compilatio
     // compiled or loaded once
     CHECK(obtained() - before == 2);
 }
+
+TEST_CASE("batches solved from two threads at once equal their members solved alone", "[threads][batch]") {
+    // each batch runs its members side by side on worker threads whose kernels run serially
+    const int n = 24;
+    auto x = pg::rt::variable("x", {n, n});
+    const pg::rt::Problem prob =
+        pg::rt::sum_squares(pg::rt::conv(box_kernel(3), x) - pg::rt::input("b", pg::test::random_image({n, n}, 1, 0, 1))) +
+        0.05 * pg::rt::group_norm1(pg::rt::grad(x));
+    std::vector<pg::rt::BatchMember> members(4);
+    for (unsigned i = 0; i < members.size(); ++i)
+        members[i].inputs["b"] = pg::test::random_image({n, n}, 10 + i, 0.0f, 1.0f);
+    const pg::Options opt = pg::test::fixed_iterations(pg::Algorithm::pock_chambolle, 15);
+    std::vector<std::vector<pg::Result>> batches(2);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < batches.size(); ++t)
+        threads.emplace_back([&, t] { batches[t] = pg::rt::solve_batch(prob, members, opt); });
+    for (auto& th : threads) th.join();
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        pg::rt::Problem one = prob;
+        one.set_input("b", members[i].inputs["b"]);
+        const pg::Image alone = pg::rt::solve(one, opt)["x"];
+        for (const auto& batch : batches) CHECK(bitwise_equal(batch[i]["x"], alone));
+    }
+}

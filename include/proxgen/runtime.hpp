@@ -342,6 +342,31 @@ double objective(const Plan& planned, const Result& res);
 double objective(const Plan& planned, const Image& x);
 double objective(const Plan& planned, const std::map<std::string, Image>& values);
 
+// ---- batches: many problems of one structure in one call ---------------------------------------
+
+/// One member of a batch: the named inputs and parameters it replaces in the batch's problem (as
+/// Problem::set_input / set_parameter would); the others are the problem's own, shared by every
+/// member.
+struct BatchMember {
+    std::map<std::string, Image> inputs;
+    std::map<std::string, double> parameters;
+};
+
+/// Solves one problem per member — prob with that member's data — in one call: the structure is
+/// planned and compiled once, and the members run side by side, one per core, each member's
+/// kernels on its own thread (small images, where handing one image's rows to several cores costs
+/// more than it saves), or one after another with every core on each (large ones). Every member
+/// gets its own Result, as solve(prob-with-its-data, opt) returns it: its own iterations, step
+/// sizes, stopping and status. A member that cannot be solved (an input of another size, NaN data,
+/// an unknown name, divergence) gets Status::failed and a message beginning "batch member <i>:",
+/// and the other members are solved all the same; an error of the problem itself (it cannot be
+/// planned) is thrown. With opt.verbose or opt.callback the members run one at a time, so the
+/// table and the callback see one member at a time.
+std::vector<Result> solve_batch(const Problem& prob, const std::vector<BatchMember>& members, const Options& opt = {});
+/// The same, member i warm-started from warm[i] (warm.size() == members.size()).
+std::vector<Result> solve_batch(const Problem& prob, const std::vector<BatchMember>& members, const Options& opt,
+                                const std::vector<Result>& warm);
+
 namespace detail {
 /// How many times this process has planned a run-time problem (rt::plan, and describe / solve /
 /// objective of a Problem, each of which plans): lets tests check that a front end plans once.

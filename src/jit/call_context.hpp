@@ -13,8 +13,14 @@ namespace proxgen::jit {
 
 struct CallContext : Halide::JITUserContext {
     std::string message;
+    bool serial = false;  // run parallel loops on the calling thread (SerialKernels)
     CallContext();
 };
+
+/// The parallel-for both kinds of kernels use when the disk cache's runtime is loaded: serial on
+/// the calling thread for a CallContext with `serial`, else the runtime's own thread pool
+/// (`pool`: halide_default_do_par_for of the runtime that calls it).
+int serial_par_for(void* user_context, int (*task)(void*, int, uint8_t*), int min, int size, uint8_t* closure);
 
 /// The error handler both kinds of kernels use: appends msg to the CallContext it is given.
 void record_error(void* user_context, const char* msg);

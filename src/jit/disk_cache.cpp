@@ -175,6 +175,17 @@ std::string& off_reason() {
     return r;
 }
 
+
+halide_do_par_for_t& pool_par_for() {
+    static halide_do_par_for_t f = nullptr;
+    return f;
+}
+
+int dispatch_par_for(void* user_context, halide_task_t task, int min, int size, uint8_t* closure) {
+    const auto* ctx = static_cast<const CallContext*>(static_cast<Halide::JITUserContext*>(user_context));
+    if (ctx && ctx->serial) return serial_par_for(user_context, task, min, size, closure);
+    return pool_par_for()(user_context, task, min, size, closure);
+}
 }  // namespace
 
 std::string cache_version(const Target& t) {
@@ -260,6 +271,13 @@ void DiskCache::load_runtime() {
     auto set_handler = reinterpret_cast<SetHandler>(::dlsym(runtime_, "halide_set_error_handler"));
     if (!set_handler) fail("JIT disk cache: the Halide runtime {} has no halide_set_error_handler", path);
     set_handler(&record_error);
+    // kernels loaded from shared objects reach their parallel loops through this runtime: serial
+    // for a call made under SerialKernels, the runtime's thread pool otherwise
+    using SetParFor = halide_do_par_for_t (*)(halide_do_par_for_t);
+    auto set_par_for = reinterpret_cast<SetParFor>(::dlsym(runtime_, "halide_set_custom_do_par_for"));
+    pool_par_for() = reinterpret_cast<halide_do_par_for_t>(::dlsym(runtime_, "halide_default_do_par_for"));
+    if (!set_par_for || !pool_par_for()) fail("JIT disk cache: the Halide runtime {} has no halide_set_custom_do_par_for", path);
+    set_par_for(&dispatch_par_for);
 }
 
 KernelPtr DiskCache::load(const std::string& key, const std::string& name) {

@@ -18,8 +18,33 @@ int Kernel::input_index(std::string_view name) const {
     return -1;
 }
 
+namespace {
+thread_local bool serial_kernels = false;
+
+int serial_jit_par_for(Halide::JITUserContext* ctx, int (*task)(Halide::JITUserContext*, int, uint8_t*), int min,
+                       int size, uint8_t* closure) {
+    for (int i = min; i < min + size; ++i)
+        if (const int status = task(ctx, i, closure)) return status;
+    return 0;
+}
+}  // namespace
+
+SerialKernels::SerialKernels() : saved_(serial_kernels) { serial_kernels = true; }
+SerialKernels::~SerialKernels() { serial_kernels = saved_; }
+bool SerialKernels::active() { return serial_kernels; }
+
+int serial_par_for(void* user_context, int (*task)(void*, int, uint8_t*), int min, int size, uint8_t* closure) {
+    for (int i = min; i < min + size; ++i)
+        if (const int status = task(user_context, i, closure)) return status;
+    return 0;
+}
+
 void Kernel::run(const void** argv) const {
     CallContext ctx;
+    if (serial_kernels) {
+        ctx.serial = true;
+        ctx.handlers.custom_do_par_for = &serial_jit_par_for;
+    }
     argv[0] = &ctx;
     const int status = fn_(argv);
     if (status != 0)

@@ -106,6 +106,21 @@ private:
     std::map<int, std::shared_ptr<View>> views_;
 };
 
+/// While one lives, kernels called on this thread run their parallel loops serially on this thread
+/// instead of handing them to Halide's thread pool: a batch of small problems is solved one member
+/// per core, where the pool's hand-offs would cost more than a small image's work.
+class SerialKernels {
+public:
+    SerialKernels();
+    ~SerialKernels();
+    SerialKernels(const SerialKernels&) = delete;
+    SerialKernels& operator=(const SerialKernels&) = delete;
+    static bool active();
+
+private:
+    bool saved_;
+};
+
 /// The name of variable j's buffer among a kernel's state arguments: `name` for the first
 /// variable, `name`_v<j> for the others.
 std::string state_name(std::string_view name, int j);

@@ -21,6 +21,7 @@ const char* name(Status s) {
     case Status::stopped_by_callback: return "stopped_by_callback";
     case Status::likely_infeasible: return "likely_infeasible";
     case Status::unbounded: return "unbounded";
+    case Status::failed: return "failed";
     }
     return "?";
 }

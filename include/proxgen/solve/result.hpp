@@ -24,8 +24,10 @@ enum class Status {
     stopped_by_callback, ///< the callback returned false
     likely_infeasible,  ///< stopped early: one residual stalled far above its tolerance while the other
                         ///< vanished, the signature of constraints with no common point (Result::message)
-    unbounded           ///< stopped early: the residuals stalled like that while the objective kept
+    unbounded,          ///< stopped early: the residuals stalled like that while the objective kept
                         ///< falling and x kept growing: the problem has no minimum (Result::message)
+    failed              ///< a batch member that could not be solved (its data, or divergence): Result::message
+                        ///< says why and names the member; the other members are solved (rt::solve_batch)
 };
 
 const char* name(Status s);
