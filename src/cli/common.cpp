@@ -3,6 +3,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+
+#include <glob.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -18,17 +21,85 @@ std::pair<std::string, std::string> split_assignment(const std::string& arg, con
     return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
-frontend::Bindings load_bindings(const DataOptions& d) {
+namespace {
+
+bool names_several_files(const std::string& value) {
+    return value.find_first_of("*?[") != std::string::npos || std::filesystem::is_directory(value);
+}
+
+bool image_file(const std::filesystem::path& p) {
+    std::string ext = p.extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* known : {".png", ".jpg", ".jpeg", ".npy", ".npz", ".pfm", ".tif", ".tiff"})
+        if (ext == known) return true;
+    return false;
+}
+
+/// The image files a folder holds, or a pattern matches, sorted by name.
+std::vector<std::string> files_named_by(const std::string& value) {
+    std::vector<std::string> files;
+    if (std::filesystem::is_directory(value)) {
+        for (const auto& entry : std::filesystem::directory_iterator(value))
+            if (entry.is_regular_file() && image_file(entry.path())) files.push_back(entry.path().string());
+    } else {
+        glob_t g{};
+        if (::glob(value.c_str(), 0, nullptr, &g) == 0)
+            for (std::size_t i = 0; i < g.gl_pathc; ++i)
+                if (std::filesystem::is_regular_file(g.gl_pathv[i])) files.emplace_back(g.gl_pathv[i]);
+        ::globfree(&g);
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+}  // namespace
+
+BatchFiles batch_files(const DataOptions& d) {
+    BatchFiles batch;
+    std::string first;
+    for (const auto& arg : d.inputs) {
+        auto [name, value] = split_assignment(arg, "--input");
+        if (!names_several_files(value)) continue;
+        std::vector<std::string> files = files_named_by(value);
+        if (files.empty())
+            throw Stop(bad_input, fmt::format("--input {}: '{}' names no image file (.png, .jpg, .npy, .npz, .pfm, .tif)",
+                                              name, value));
+        if (first.empty()) {
+            first = name;
+            for (const auto& f : files) batch.names.push_back(std::filesystem::path(f).stem().string());
+        } else if (files.size() != batch.names.size()) {
+            throw Stop(bad_input, fmt::format("--input {}: '{}' names {} files but --input {} names {}: a batch's inputs "
+                                              "give one file per member each",
+                                              name, value, files.size(), first, batch.names.size()));
+        }
+        batch.files[name] = std::move(files);
+    }
+    return batch;
+}
+
+Image load_input(const std::string& name, const std::string& file) {
+    Image image = stage(bad_input, [&] { return load_image(file); });
+    // named as the command line gave it: the input's name and its file
+    if (std::string m = rules::finite_data(fmt::format("input '{}' (file {})", name, file), image.data(), image.sizes());
+        !m.empty())
+        throw Stop(bad_input, m);
+    return image;
+}
+
+frontend::Bindings load_bindings(const DataOptions& d, const BatchFiles& batch) {
     frontend::Bindings b;
     for (const auto& arg : d.inputs) {
         auto [name, file] = split_assignment(arg, "--input");
         if (b.inputs.count(name)) throw Stop(bad_input, fmt::format("--input {} is given twice", name));
-        Image image = stage(bad_input, [&] { return load_image(file); });
-        // named as the command line gave it: the input's name and its file
-        if (std::string m = rules::finite_data(fmt::format("input '{}' (file {})", name, file), image.data(), image.sizes());
-            !m.empty())
-            throw Stop(bad_input, m);
-        b.inputs.emplace(name, std::move(image));
+        if (auto it = batch.files.find(name); it != batch.files.end()) {
+            b.inputs.emplace(name, load_input(name, it->second.front()));
+            continue;
+        }
+        if (names_several_files(file))
+            throw Stop(bad_input, fmt::format("--input {}={}: a folder or a pattern gives a batch of files, which only "
+                                              "`proxgen solve` takes (one file here)",
+                                              name, file));
+        b.inputs.emplace(name, load_input(name, file));
     }
     for (const auto& arg : d.params) {
         auto [name, text] = split_assignment(arg, "--param");

@@ -47,11 +47,27 @@ auto stage(Exit code, F&& f) -> decltype(f()) {
 /// "name=value" split at the first '='; Stop(bad_input) naming the option otherwise.
 std::pair<std::string, std::string> split_assignment(const std::string& arg, const char* option);
 
-/// The problem's data and parameters from --input NAME=FILE and --param NAME=VALUE.
+/// The problem's data and parameters as given: --input NAME=FILE and --param NAME=VALUE.
 struct DataOptions {
     std::vector<std::string> inputs, params;
 };
-frontend::Bindings load_bindings(const DataOptions& d);
+/// A batch given on the command line: --input values naming several files (a folder, or a pattern
+/// with * ? or [ ]) make one member per file, in sorted file-name order; every such input must name
+/// as many files. Member i's name is the stem of its file of the first such input ("frame_003").
+struct BatchFiles {
+    std::vector<std::string> names;                         ///< per member
+    std::map<std::string, std::vector<std::string>> files;  ///< input name → one file per member
+    bool empty() const { return files.empty(); }
+};
+/// The --input values that name several files; Stop(bad_input) when one names no image file or two
+/// name different counts.
+BatchFiles batch_files(const DataOptions& d);
+/// One image of an --input, checked finite (the message names the input and its file).
+Image load_input(const std::string& name, const std::string& file);
+/// The problem's data and parameters from --input NAME=FILE and --param NAME=VALUE; an input of
+/// `batch` is bound to its first file (it sets the shapes). Without a batch, an input naming several
+/// files is an error: only `proxgen solve` takes batches.
+frontend::Bindings load_bindings(const DataOptions& d, const BatchFiles& batch = {});
 
 /// Loads the problem file with the bindings; unused inputs and parameters are errors (a misspelt
 /// name would otherwise be silently ignored).

@@ -60,6 +60,74 @@ std::map<std::string, std::string> output_files(const std::vector<std::string>& 
     return out;
 }
 
+/// `pattern` with "{}" replaced by the member's name and "{i}" by its index.
+std::string member_file(std::string pattern, const std::string& name, std::size_t index) {
+    for (auto [key, value] : {std::pair<std::string, std::string>{"{i}", std::to_string(index)}, {"{}", name}})
+        for (std::size_t at; (at = pattern.find(key)) != std::string::npos;) pattern.replace(at, key.size(), value);
+    return pattern;
+}
+
+/// A batch from the command line: each member's files loaded (a file that does not load fails its
+/// member alone), the members solved in one rt::solve_batch call, each one's variables written to
+/// its own files, one line per member.
+int solve_batch_files(const SolveOptions& o, const rt::Problem& problem, const BatchFiles& batch,
+                      const std::map<std::string, std::string>& outputs, const Options& opt) {
+    for (const auto& [name, file] : outputs)
+        if (file.find("{}") == std::string::npos && file.find("{i}") == std::string::npos)
+            throw Stop(bad_input, fmt::format("--out {}={}: a batch writes one file per member: put {{}} (the member's "
+                                              "name, its input file's stem) or {{i}} (its index) in the file name",
+                                              name, file));
+    const std::size_t n = batch.names.size();
+    std::vector<std::string> load_errors(n);
+    std::vector<rt::BatchMember> members;
+    std::vector<std::size_t> solved;  // member index of each entry of `members`
+    for (std::size_t i = 0; i < n; ++i) {
+        rt::BatchMember m;
+        try {
+            for (const auto& [input, files] : batch.files) m.inputs[input] = load_input(input, files[i]);
+        } catch (const Stop& e) {
+            load_errors[i] = e.what();
+            continue;
+        }
+        members.push_back(std::move(m));
+        solved.push_back(i);
+    }
+    const std::vector<Result> results = stage(failed, [&] { return rt::solve_batch(problem, members, opt); });
+    bool any_not_converged = false;
+    std::size_t failures = 0;
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::string who = fmt::format("member {} ({})", i, batch.names[i]);
+        if (!load_errors[i].empty()) {
+            ++failures;
+            fmt::print(stderr, "{}: failed: {}\n", who, load_errors[i]);
+            continue;
+        }
+        const Result& r = results[next++];
+        if (r.status == Status::failed) {
+            ++failures;
+            fmt::print(stderr, "{}: failed: {}\n", who, r.message);
+            continue;
+        }
+        for (const auto& [name, pattern] : outputs)
+            stage(failed, [&, &name = name] { save_image(member_file(pattern, batch.names[i], i), r[name]); });
+        const bool not_converged = (o.eps > 0 && !r.converged) || r.status == Status::likely_infeasible ||
+                                   r.status == Status::unbounded;
+        any_not_converged = any_not_converged || not_converged;
+        if (!o.quiet)
+            fmt::print(stderr, "{}: {} {} after {} iterations (primal residual {:.3g}, dual {:.3g}){}\n", who,
+                       name(r.algorithm), o.eps > 0 ? (r.converged ? "converged" : "did NOT converge") : "ran",
+                       r.iterations, r.primal_residual, r.dual_residual, r.message.empty() ? "" : "; " + r.message);
+    }
+    if (!o.quiet) {
+        double iterations = 0, compile = 0;
+        for (const Result& r : results) iterations += r.solve_seconds, compile += r.compile_seconds;
+        fmt::print(stderr, "batch of {}: {} failed; time: JIT compilation {:.2f} s, iterations {:.3f} s in all\n", n,
+                   failures, compile, iterations);
+    }
+    return failures > 0 ? failed : any_not_converged ? not_converged : ok;
+}
+
 }  // namespace
 
 int solve(const SolveOptions& o) {
@@ -71,7 +139,8 @@ int solve(const SolveOptions& o) {
     option("--iters", "max_iters", o.iters);
     option("--eps", "eps_abs", o.eps);
     option("--check-every", "check_every", o.check_every);
-    const rt::Problem problem = load_problem(o.problem, load_bindings(o.data));
+    const BatchFiles batch = batch_files(o.data);
+    const rt::Problem problem = load_problem(o.problem, load_bindings(o.data, batch));
     const auto outputs = output_files(o.outputs, problem.variables());
     // A problem this algorithm cannot plan is the user's to change, like a syntax error. The plan
     // made here is the one solved and evaluated: the problem is planned once.
@@ -84,6 +153,10 @@ int solve(const SolveOptions& o) {
     opt.eps_abs = opt.eps_rel = o.eps;
     opt.check_every = int(o.check_every);
     opt.precondition = o.precondition;
+    if (!batch.empty()) {  // no progress table: the members run side by side
+        opt.algorithm = algorithm;
+        return solve_batch_files(o, problem, batch, outputs, opt);
+    }
     opt.track_objective = !o.quiet && !o.no_objective;
     // The objective column's pipeline is built before the progress clock starts, so that no row's
     // time includes its compilation (at the first check); counted with the solve's compilation.

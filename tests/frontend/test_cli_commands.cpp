@@ -106,3 +106,49 @@ TEST_CASE("an unknown --algorithm is bad input listing every accepted name", "[c
         }
     }
 }
+
+TEST_CASE("proxgen solve with a folder of inputs solves a batch: one output per member, each the member's own "
+          "solve; a member whose file is bad fails alone", "[cli][batch]") {
+    const ProblemFolder f("batch");
+    fs::create_directories(f / "frames");
+    fs::create_directories(f / "out");
+    const pg::Image b = pg::load_image(f / "b.npy");
+    for (int i = 0; i < 3; ++i) {
+        pg::Image bi = b.copy();
+        for (std::size_t p = 0; p < bi.size(); ++p) bi.data()[p] *= float(1 + i);
+        pg::save_image(f / ("frames/frame" + std::to_string(i) + ".npy"), bi);
+    }
+    cli::SolveOptions o = solve_options(f, "pc");
+    o.quiet = true;
+    o.data.inputs = {"b=" + f / "frames"};
+    o.outputs = {"x=" + f / "out/{}_x.npy"};
+    CHECK(cli::solve(o) == cli::ok);
+    for (int i = 0; i < 3; ++i) {
+        INFO("member " << i);
+        cli::SolveOptions one = solve_options(f, "pc");
+        one.quiet = true;
+        one.data.inputs = {"b=" + f / ("frames/frame" + std::to_string(i) + ".npy")};
+        one.outputs = {f / "alone.npy"};
+        CHECK(cli::solve(one) == cli::ok);
+        const pg::Image batch = pg::load_image(f / ("out/frame" + std::to_string(i) + "_x.npy"));
+        const pg::Image alone = pg::load_image(f / "alone.npy");
+        CHECK(std::equal(batch.data(), batch.data() + batch.size(), alone.data()));
+    }
+    // a pattern; a member of another size fails alone (exit code 3), the others are written
+    pg::save_image(f / "frames/frame3.npy", pg::Image(12, 16));
+    fs::remove_all(f / "out");
+    fs::create_directories(f / "out");
+    o.data.inputs = {"b=" + f / "frames/frame*.npy"};
+    o.outputs = {"x=" + f / "out/{i}.npy"};
+    CHECK(cli::solve(o) == cli::failed);
+    for (int i = 0; i < 3; ++i) CHECK(fs::exists(f / ("out/" + std::to_string(i) + ".npy")));
+    CHECK_FALSE(fs::exists(f / "out/3.npy"));
+    // an output without {} or {i} would overwrite one file: bad input
+    o.outputs = {"x=" + f / "out/x.npy"};
+    CHECK_THROWS_WITH(cli::solve(o), Catch::Matchers::Contains("one file per member"));
+    // only solve takes batches
+    cli::DescribeOptions d;
+    d.problem = o.problem;
+    d.data.inputs = {"b=" + f / "frames"};
+    CHECK_THROWS_WITH(cli::describe(d), Catch::Matchers::Contains("only `proxgen solve` takes"));
+}
