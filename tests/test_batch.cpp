@@ -84,7 +84,7 @@ TEST_CASE("batch: every member equals solving it alone, with its own iterations 
     }
 }
 
-TEST_CASE("batch: a member with bad data fails alone, naming its index; the others are solved", "[batch]") {
+TEST_CASE("batch: a member with bad data fails alone, naming its index, and the others are solved", "[batch]") {
     const int n = 24;
     const rt::Problem prob = deblur(n);
     std::vector<rt::BatchMember> members(4);

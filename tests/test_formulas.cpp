@@ -166,7 +166,7 @@ double power_norm(const std::vector<double>& a, int rows, int cols) {
 }
 }  // namespace
 
-TEST_CASE("cards whose norm is known exactly give it, and say so; compositions and sums are bounds", "[plan][norm]") {
+TEST_CASE("cards whose norm is known exactly give it, and say so: compositions and sums are bounds", "[plan][norm]") {
     const std::vector<Case> all = cases();
     auto find = [&](const std::string& name) -> const pg::ir::Node& {
         for (const auto& c : all)

@@ -9,6 +9,7 @@
 #include <functional>
 #include <random>
 
+#include "proxgen/ir/ir.hpp"
 #include "test_support.hpp"
 
 namespace pg = proxgen;
@@ -368,9 +369,28 @@ TEST_CASE("several variables: describe, warm starts, x0", "[variables]") {
     CHECK_THAT(rt::describe(prob, pg::Algorithm::admm),
                Contains("coupling the blocks in the x-update (one joint solve): 1 * sum_squares((x + y) + c[16x12])") &&
                    Contains("conjugate gradient"));
-    pg::Options x0 = opt;
+    // x0 of several variables: by name (a variable not named starts at 0), or the flat stack
+    pg::Options x0 = pg::test::fixed_iterations(pg::Algorithm::pock_chambolle, 10);
+    x0.x0_by_name = {{"x", straight["x"]}, {"y", straight["y"]}};
+    const pg::Result from_names = rt::solve(prob, x0);
+    CHECK(rt::objective(prob, from_names) < f1);
+    x0.x0_by_name = {{"y", b}};
+    const pg::Result y_only = rt::solve(prob, x0);
+    x0.x0_by_name.clear();
+    x0.x0 = pg::ir::join_state(rt::plan(prob, pg::Algorithm::pock_chambolle).ir(), {pg::Image({W, H}), b});
+    const pg::Result flat = rt::solve(prob, x0);
+    CHECK(std::equal(flat.x.data(), flat.x.data() + flat.x.size(), y_only.x.data()));
     x0.x0 = b;
-    CHECK_THROWS_WITH(rt::solve(prob, x0), Contains("x0 sets the start of a problem in one variable"));
+    CHECK_THROWS_WITH(rt::solve(prob, x0), Contains("x0 is 16x12 but this problem's 2 variables stack to 384 values") &&
+                                               Contains("x 16x12, y 16x12") && Contains("x0_by_name"));
+    x0.x0 = pg::Image();
+    x0.x0_by_name = {{"z", b}};
+    CHECK_THROWS_WITH(rt::solve(prob, x0), Contains("'z', which is no variable of the problem (its variables: x, y)"));
+    x0.x0_by_name = {{"y", pg::Image({W, H + 1})}};
+    CHECK_THROWS_WITH(rt::solve(prob, x0), Contains("x0_by_name['y'] is 16x13 but the variable is 16x12"));
+    x0.x0_by_name = {{"y", b}};
+    x0.x0 = b;
+    CHECK_THROWS_WITH(rt::solve(prob, x0), Contains("x0 and x0_by_name are both set"));
 }
 
 TEST_CASE("a typed problem in several variables iterates bitwise as the run-time one", "[variables][typed]") {

@@ -31,6 +31,10 @@ void check_options(const Options& o) {
     one("cg_tol", o.cg_tol);
     one("cg_max_iters", o.cg_max_iters);
     if (!o.x0.empty()) check::finite(o.x0, "Options: x0");
+    for (const auto& [name, image] : o.x0_by_name) check::finite(image, fmt::format("Options: x0_by_name['{}']", name));
+    if (!o.x0.empty() && !o.x0_by_name.empty())
+        throw Error("Options: x0 and x0_by_name are both set: give the start one way (x0 for the whole state, "
+                    "x0_by_name by variable)");
 }
 
 namespace check {

@@ -139,7 +139,7 @@ std::vector<std::vector<double>> default_steps(const ir::Problem& p, const Optio
 /// The initial state: x0 (or 0), x_prev = x0, duals 0.
 State initial_state(const ir::Problem& p, const Options& opt, const std::vector<std::vector<int>>& shapes) {
     State s = zeros(shapes);
-    if (!opt.x0.empty()) {
+    if (!opt.x0.empty() || !opt.x0_by_name.empty()) {
         Image x0 = detail::initial_x(p, opt, nullptr);
         copy_into(x0, s[0]);
         if (p.algorithm == Algorithm::pock_chambolle) copy_into(x0, s[1]);

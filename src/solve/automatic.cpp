@@ -59,7 +59,7 @@ AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(
     p.callback = nullptr;
     p.verbose = false;
     p.track_objective = false;
-    if (p.x0.empty() && warm && !warm->x.empty()) p.x0 = warm->x;  // every probe starts where the user's warm start is
+    if (p.x0.empty() && p.x0_by_name.empty() && warm && !warm->x.empty()) p.x0 = warm->x;  // every probe starts where the user's warm start is
     AutomaticChoice ch;
     ch.why = probe == 0 ? std::string("automatic: max_iters = 0, so no probe:")
                         : "automatic: probed " + std::to_string(probe) + " iterations of each candidate:";
@@ -132,6 +132,7 @@ Result solve_automatic(const std::function<std::optional<ir::Problem>(Algorithm)
     o.precondition = ch.precondition;
     o.max_iters = std::max(0, opt.max_iters - ch.probe.iterations);
     o.x0 = Image();  // continue the chosen run from its probe: its x, duals and steps
+    o.x0_by_name.clear();
     Result res = ch.probe;
     if (o.max_iters > 0) {
         const IterationNumbering after_probe(ch.probe.iterations);

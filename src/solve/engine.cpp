@@ -71,18 +71,46 @@ const std::vector<double>* warm_steps(const ir::Problem& p, const Result* warm, 
     return &warm->steps;
 }
 
+namespace {
+/// The state from Options::x0_by_name: each named variable's image in its place, 0 elsewhere.
+Image state_from_names(const ir::Problem& p, const std::map<std::string, Image>& named) {
+    std::vector<std::string> names;
+    for (const auto& v : p.variables) names.push_back(v.name);
+    std::vector<Image> values;
+    for (const auto& v : p.variables) values.emplace_back(v.shape);
+    for (const auto& [name, image] : named) {
+        const auto at = std::find(names.begin(), names.end(), name);
+        if (at == names.end())
+            fail("Options: x0_by_name names '{}', which is no variable of the problem (its variables: {})", name,
+                 fmt::join(names, ", "));
+        const auto j = std::size_t(at - names.begin());
+        if (image.sizes() != p.variables[j].shape)
+            fail("Options: x0_by_name['{}'] is {} but the variable is {}", name, image.shape_string(),
+                 shape_string(p.variables[j].shape));
+        values[j] = image;
+    }
+    return values.size() == 1 ? values.front().copy() : ir::join_state(p, values);
+}
+}  // namespace
+
 Image initial_x(const ir::Problem& p, const Options& opt, const Result* warm) {
+    if (!opt.x0_by_name.empty()) return state_from_names(p, opt.x0_by_name);
     const Image* from = nullptr;
     if (!opt.x0.empty()) from = &opt.x0;
     else if (warm && !warm->x_iterate.empty()) from = &warm->x_iterate;
     else if (warm && !warm->x.empty()) from = &warm->x;
     if (!from) return Image(p.variable_shape);
-    if (from == &opt.x0 && p.variables.size() > 1)
-        fail("Options: x0 sets the start of a problem in one variable; this one has {} (start several variables from "
-             "an earlier Result: warm start)",
-             p.variables.size());
-    if (from->sizes() != p.variable_shape)
+    if (from->sizes() != p.variable_shape) {
+        if (from == &opt.x0 && p.variables.size() > 1)
+            fail("Options: x0 is {} but this problem's {} variables stack to {} values ({}, one after another: what "
+                 "Result::x holds); or give each variable's start by name with Options::x0_by_name",
+                 from->shape_string(), p.variables.size(), shape_string(p.variable_shape), [&] {
+                     std::vector<std::string> v;
+                     for (const auto& var : p.variables) v.push_back(var.name + " " + shape_string(var.shape));
+                     return fmt::format("{}", fmt::join(v, ", "));
+                 }());
         fail("warm start: x0 is {} but the variable is {}", from->shape_string(), shape_string(p.variable_shape));
+    }
     check::finite(*from, from == &opt.x0 ? "Options: x0" : "warm start: the earlier result's x");
     return from->copy();
 }

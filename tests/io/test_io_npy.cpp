@@ -122,7 +122,7 @@ TEST_CASE("npy float32 round trip is bit-exact, 2-D and 3-D", "[io][npy]") {
     }
 }
 
-TEST_CASE("npy layout: Image pixel (x=3, y=1) is NumPy's array[1, 3], in C and Fortran order", "[io][npy]") {
+TEST_CASE("npy layout: Image pixel (x=3, y=1) is NumPy's element at row 1 and column 3, in C and Fortran order", "[io][npy]") {
     // Shape (H=2, W=4), array[r, c] = 10 r + c; nothing about it is symmetric.
     std::vector<float> c_order, f_order;
     for (int r = 0; r < 2; ++r)
@@ -174,7 +174,7 @@ TEST_CASE("npz: named arrays from numpy.savez (stored) and savez_compressed (def
     require_error_naming(broken + ":image", [&] { proxgen::load_image(broken + ":image"); }, "CRC");
 }
 
-TEST_CASE("npz round trip: save_image(\"x.npz:NAME\") writes a deflated archive read back bit-exact", "[io][npz]") {
+TEST_CASE("npz round trip: save_image of x.npz:NAME writes a deflated archive read back bit-exact", "[io][npz]") {
     Image img = pattern(9, 6, 3);
     img(2, 3, 1) = -7.5f;
     const std::string path = temp_path("rt.npz");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <limits>
 
 #include "proxgen/image.hpp"
@@ -62,8 +63,13 @@ struct Options {
     double cg_tol = 1e-3;         ///< CG x-update: residual reduction from the warm start
     int cg_max_iters = 50;
 
-    /// Initial x (warm start); empty: start from 0. Must have the variable's shape.
+    /// Initial x (warm start); empty: start from 0. Must have the variable's shape; for a problem
+    /// in several variables, the flat stack of them all (the variables one after another in their
+    /// order, each x-fastest: what Result::x holds), or use x0_by_name.
     Image x0;
+    /// Initial value of variables by name (problems built at run time, any number of variables):
+    /// each in its variable's shape; a variable not named starts at 0. Not together with x0.
+    std::map<std::string, Image> x0_by_name;
     /// Called after every iteration; return false to stop early.
     std::function<bool(const IterationInfo&)> callback;
 };
