@@ -8,6 +8,10 @@ A ProxImaL script runs after changing its import::
     prob.solve(solver='admm', max_iters=200)     # returns the objective
     x.value                                       # float32, I.shape
 
+Data with one more leading axis than the variable are a batch (NumPy's convention): b of shape
+(n, H, W) solves n problems of one structure in one call, x.value then (n, H, W) (docs/python.md,
+"Batches").
+
 Images are NumPy arrays of shape (H, W) or (H, W, C) (ProxGen's x = W, y = H, c = C); float64,
 float32, uint8, uint16 and other real dtypes are converted to float32. ``proxgen.rt`` is the
 run-time API with ProxGen's own names (the C++ proxgen/runtime.hpp). docs/python.md lists every

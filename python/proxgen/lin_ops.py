@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 
-from . import _core, rt
+from . import _batch, _core, rt
 from .rt import Error
 
 __all__ = ["LinOp", "Variable", "Constant", "conv", "conv_nofft", "grad", "mul_elemwise", "scale", "subsample",
@@ -109,10 +109,12 @@ class LinOp:
 
     # -- arithmetic, as ProxImaL's: sums, scalar multiples, constant offsets --
     def _data(self, value):
-        """A constant operand of this operator's shape, as the expression's image."""
+        """A constant operand of this operator's shape (or a batch of them), in the expression's shape."""
         if isinstance(value, Constant):
             value = value.value
         a = np.asarray(value)
+        if _batch.check(a, self.shape, "the offset b of e + b or e - b") is not None:
+            return _batch.core(a, self.shape)
         if a.shape != self.shape:
             try:
                 a = np.broadcast_to(a, self.shape)
@@ -162,7 +164,8 @@ class _Affine(LinOp):
 
     def __init__(self, arg, data, how):
         self.data, self.how = data, how
-        expr = {"+": lambda: arg._expr + data, "-": lambda: arg._expr - data, "rsub": lambda: data - arg._expr}[how]()
+        b = _batch.data(data, arg._expr.shape, "offset")
+        expr = {"+": lambda: arg._expr + b, "-": lambda: arg._expr - b, "rsub": lambda: b - arg._expr}[how]()
         super().__init__(expr, arg.shape, [arg])
 
 
@@ -329,10 +332,11 @@ class mul_elemwise(LinOp):
     def __init__(self, weight, arg, implem=None):
         arg = _lin(arg, "mul_elemwise")
         w = _image(weight, "mul_elemwise: weight")
-        if w.shape != arg.shape:
+        if w.shape != arg.shape and _batch.check(w, arg.shape, "mul_elemwise: the weight") is None:
             raise Error("mul_elemwise: the weight's shape {} is not the argument's shape {}".format(w.shape, arg.shape))
-        self.weight = w
-        super().__init__(rt.mul_elemwise(w.reshape(_core_shape(arg.shape)), arg._expr), arg.shape, [arg])
+        self.weight = w  # a batch: one weight per member (_batch)
+        w = _batch.data(_batch.core(w, arg.shape), arg._expr.shape, "weight")
+        super().__init__(rt.mul_elemwise(w, arg._expr), arg.shape, [arg])
 
 
 class scale(LinOp):
@@ -426,7 +430,7 @@ class _Sum(LinOp):
         self.parts = list(parts)
         expr = self.parts[0][1]._expr
         for sign, term in self.parts[1:]:
-            e = term._expr if isinstance(term, LinOp) else term
+            e = term._expr if isinstance(term, LinOp) else _batch.data(term, expr.shape, "offset")
             expr = expr + e if sign > 0 else expr - e
         super().__init__(expr, shape, [t for _, t in self.parts if isinstance(t, LinOp)])
 

@@ -5,12 +5,13 @@ An expression is made again over its inputs with the arguments each operator was
 (LinOp._made_with): without its constants (the linear part K x), or with every variable scaled
 (K (s x) + o = s K x + o, the offset left unscaled, as ProxImaL's absorb_offset leaves it). The
 offset itself as an array (get_offset, absorb_offset) is computed in NumPy for the operators
-whose NumPy form is short; the solver never needs the array.
+whose NumPy form is short; the solver never needs the array. Batched constants (_batch) give a
+batch of offsets, (n, *shape), through the elementwise operators.
 """
 
 import numpy as np
 
-from . import lin_ops as lo
+from . import _batch, lin_ops as lo
 from .rt import Error
 
 
@@ -71,7 +72,7 @@ def with_variables_scaled(op, s):
 def offset(op):
     """o of op = K x + o as an array of op's (ProxImaL) shape, float64: ProxImaL's get_offset."""
     o = _offset(op)
-    return np.zeros(op.shape) if o is None else np.broadcast_to(o, op.shape).astype(np.float64)
+    return np.zeros(op.shape) if o is None else _batch.broadcast(o, op.shape, "get_offset").astype(np.float64)
 
 
 def _offset(op):
@@ -80,13 +81,13 @@ def _offset(op):
         return None
     if isinstance(op, lo._Affine):
         o = _offset(op.input_nodes[0])
-        data = np.asarray(op.data, dtype=np.float64).reshape(op.shape)
+        data = _constant(op.data, op.shape)
         base = 0.0 if o is None else o
         return {"+": lambda: base + data, "-": lambda: base - data, "rsub": lambda: data - base}[op.how]()
     if isinstance(op, lo._Sum):
         total = None
         for sign, t in op.parts:
-            o = _offset(t) if isinstance(t, lo.LinOp) else np.asarray(t, dtype=np.float64).reshape(op.shape)
+            o = _offset(t) if isinstance(t, lo.LinOp) else _constant(t, op.shape)
             if o is not None:
                 total = sign * o if total is None else total + sign * o
         return total
@@ -100,6 +101,9 @@ def _offset(op):
         return op.weight * o
     if type(op) is lo.copy:
         return o
+    if _batch.size(o, op.input_nodes[0].shape) is not None:
+        raise Error("the offset of {}(...) with batched data inside is not computed in NumPy (ProxGen's solver "
+                    "takes it as it is: only get_offset / absorb_offset need the array)".format(type(op).__name__))
     if isinstance(op, lo.reshape):
         return np.reshape(o, op.shape)
     if isinstance(op, lo.transpose):
@@ -109,6 +113,12 @@ def _offset(op):
     raise Error("the offset of {}(...) with a constant inside is not computed in NumPy (ProxGen's solver takes "
                 "it as it is: only get_offset / absorb_offset need the array); write the constant outside the "
                 "operator".format(type(op).__name__))
+
+
+def _constant(data, shape):
+    """A constant image of an expression (its ProxGen shape, or a batch of it) in ProxImaL's shape."""
+    a = np.asarray(data, dtype=np.float64)
+    return a.reshape(shape if a.ndim == len(lo._core_shape(shape)) else (a.shape[0],) + tuple(shape))
 
 
 def _circular_conv(kernel, image):

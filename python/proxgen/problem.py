@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from . import _core
+from . import _batch, _core
 from .lin_ops import _core_shape
 from .prox_fns import ProxFn, cg_options, lsqr_options
 from .rt import Error
@@ -59,13 +59,18 @@ def _core_problem(fns, absorb=True):
 
 
 def _objective_at_values(fns):
-    """The functions' objective (float64, plus their d's) at the variables' current values."""
+    """The functions' objective (float64, plus their d's) at the variables' current values; for batched
+    data or values (after a batch's solve), one per member (_batch)."""
     values = {}
     for v in _all_variables(fns):
         if v.value is None:
             raise Error("variable {} has no value yet (solve the problem first, or assign x.value)".format(v.varname))
-        values[v.varname] = np.asarray(v.value, dtype=np.float32).reshape(_core_shape(v.shape))
-    return _core.objective(_core_problem(fns), _core._result_from_values(values)) + sum(fn.d for fn in fns)
+        values[v.varname] = (v.value, v.shape)
+    prob, d = _core_problem(fns), sum(fn.d for fn in fns)
+    if _batch.of(prob) is not None or any(_batch.size(a, s) is not None for a, s in values.values()):
+        return _batch.objective_at_values(prob, values, d)
+    values = {name: np.asarray(a, dtype=np.float32).reshape(_core_shape(s)) for name, (a, s) in values.items()}
+    return _core.objective(prob, _core._result_from_values(values)) + d
 
 
 class Problem:
@@ -94,13 +99,15 @@ class Problem:
         self.try_split, self.try_fast_norm, self.scale = try_split, try_fast_norm, scale
         self.lin_solver = lin_solver
         self.solver = solver
-        self.result = None  # the last solve's proxgen.rt.Result (history, timings, status)
+        self.result = None  # the last solve's proxgen.rt.Result (history, timings, status); a batch: a list
         self._problem = _core_problem(prox_fns, absorb)
+        self._batch = _batch.of(self._problem)  # batched data (docs/python.md, "Batches"), or None
 
     # ProxImaL's setters
     def set_absorb(self, absorb):
         self.absorb = absorb
         self._problem = _core_problem(self.prox_fns, absorb)
+        self._batch = _batch.of(self._problem)
 
     def set_merge(self, merge):
         self.merge = merge
@@ -125,13 +132,17 @@ class Problem:
         return _core.describe(self._problem, _solver_name(solver or self.solver))
 
     def solve(self, solver=None, test_adjoints=False, test_norm=False, show_graph=False, **kwargs):
-        """Solves the problem, sets every variable's value and returns the objective (float64)."""
+        """Solves the problem, sets every variable's value and returns the objective (float64). With
+        batched data (n members): x.value of shape (n, *x.shape), the n objectives as an array,
+        Problem.result a list of n Results (docs/python.md, "Batches")."""
         name = _solver_name(solver or self.solver)
         for flag, value in (("test_adjoints", test_adjoints), ("test_norm", test_norm), ("show_graph", show_graph)):
             if value:
                 raise Error("solve: {} is not supported (ProxGen's adjoints and norm bounds are tested in its "
                             "test suite; describe() prints the plan)".format(flag))
         options = self._options(name, kwargs)
+        if self._batch is not None:
+            return _batch.solve(self, self._batch, options)
         self.result = _core.solve(self._problem, **options)
         for v in self.variables():
             v.value = self.result[v.varname].reshape(v.shape)

@@ -15,7 +15,7 @@ gamma and d count.
 
 import numpy as np
 
-from . import _core, offsets, rt
+from . import _batch, _core, offsets, rt
 from .lin_ops import _core_shape, _lin, _is_scalar, c_order_reshape, mul_elemwise, scale
 from .rt import Error
 
@@ -43,7 +43,8 @@ class ProxFn:
     def __init__(self, lin_op, alpha=1.0, beta=1.0, b=0.0, c=0.0, gamma=0.0, d=0.0, implem=None):
         self.lin_op = _lin(lin_op, type(self).__name__)
         for elem, name in ((b, "b"), (c, "c")):
-            if not (_is_scalar(elem) or np.shape(elem) == self.lin_op.shape):
+            if not (_is_scalar(elem) or np.shape(elem) == self.lin_op.shape or _batch.check(
+                    elem, self.lin_op.shape, "{}: {}".format(type(self).__name__, name)) is not None):
                 raise Error("Invalid dimensions of {}: {} for an argument of shape {}.".format(
                     name, np.shape(elem), self.lin_op.shape))
         self.alpha = _scalar(alpha, "alpha", True)
@@ -62,8 +63,12 @@ class ProxFn:
         """Arguments besides lin_op and the modifiers (ProxImaL's get_data)."""
         return []
 
-    def _array(self, value):
-        return np.broadcast_to(np.asarray(value), self.lin_op.shape).reshape(_core_shape(self.lin_op.shape))
+    def _array(self, value, role):
+        """value broadcast to the argument's shape (or a batch of it) as ProxGen data of the argument's
+        ProxGen shape (a batch: a named input, _batch.data; ``role`` names it)."""
+        shape = self.lin_op.shape
+        a = _batch.core(_batch.broadcast(np.asarray(value), shape, type(self).__name__), shape)
+        return _batch.data(a, _core_shape(shape), role)
 
     def _terms(self, absorb=True):
         """This function as a ProxGen problem (rt.Problem), or None if it adds nothing. ``absorb``:
@@ -78,8 +83,9 @@ class ProxFn:
             c = float(self.c)
             if c != 0.0:
                 prob = _plus(prob, rt.sum_entries(v) if c == 1.0 else c * rt.sum_entries(v))
-        elif np.any(np.asarray(self.c) != 0):
-            prob = _plus(prob, rt.sum_entries(rt.mul_elemwise(self._array(self.c), v)))
+        elif _batch.decide(lambda c: np.any(c != 0), np.asarray(self.c), self.lin_op.shape,
+                           "{}: whether c is 0".format(type(self).__name__)):
+            prob = _plus(prob, rt.sum_entries(rt.mul_elemwise(self._array(self.c, "c"), v)))
         if self.gamma != 0.0:
             prob = _plus(prob, self.gamma * rt.sum_squares(v))
         return prob
@@ -97,22 +103,23 @@ class ProxFn:
                 else:
                     break
                 inner = inner.input_nodes[0]
-        b = self.b
+        b, shape = self.b, self.lin_op.shape
+        _batch.sizes([(b, shape, "b"), (weight, shape, "the weight of mul_elemwise")], type(self).__name__)
         if not _is_zero(b) and (scalar != 1.0 or (weight is not None and np.any(weight == 0))):
             # absorb_lin_op divides b by each factor it folds; where a folded weight is 0, the weighted
             # function's argument is 0 whatever b is
-            b = np.broadcast_to(np.asarray(b, dtype=np.float64) / scalar, self.lin_op.shape)
+            b = _batch.broadcast(np.asarray(b, dtype=np.float64) / scalar, shape, type(self).__name__)
             if weight is not None:
                 b = np.where(weight != 0, b, 0.0)
         if offsets.has_constants(inner):
             arg = offsets.with_variables_scaled(inner, self.beta * scalar)._expr
             if weight is not None:
-                arg = rt.mul_elemwise(np.asarray(weight).reshape(_core_shape(self.lin_op.shape)), arg)
+                arg = rt.mul_elemwise(self._array(weight, "weight"), arg)
         else:  # no constant: beta * v, as written
             v = self.lin_op._expr
             arg = v if self.beta == 1.0 else self.beta * v
         if not _is_zero(b):
-            arg = arg - self._array(b)
+            arg = arg - self._array(b, "offset")
         return arg
 
     def variables(self):
@@ -169,6 +176,14 @@ class ProxFn:
         return type(self)(lin_op, *self.get_data(), **kwargs)
 
 
+def _same_shape(fn, a, what):
+    """The array a of fn's argument's shape, or a batch of it (_batch), else an error."""
+    if a.shape != fn.lin_op.shape and _batch.check(a, fn.lin_op.shape, "{}: the {}".format(
+            type(fn).__name__, what)) is None:
+        raise Error("{}: the {}'s shape {} is not the argument's shape {}".format(
+            type(fn).__name__, what, a.shape, fn.lin_op.shape))
+
+
 def _plus(a, b):
     return b if a is None else a + b
 
@@ -205,15 +220,13 @@ class _Weighted(ProxFn):
     def __init__(self, lin_op, weight, **kwargs):
         self.weight = np.asarray(weight)
         super().__init__(lin_op, **kwargs)
-        if self.weight.shape != self.lin_op.shape:
-            raise Error("{}: the weight's shape {} is not the argument's shape {}".format(
-                type(self).__name__, self.weight.shape, self.lin_op.shape))
+        _same_shape(self, self.weight, "weight")
 
     def get_data(self):
         return [self.weight]
 
     def _w(self):
-        return self.weight.reshape(_core_shape(self.lin_op.shape))
+        return self._array(self.weight, "weight")
 
 
 class weighted_sum_squares(_Weighted, sum_squares):
@@ -259,18 +272,16 @@ class masked_nonneg(nonneg):
     def __init__(self, lin_op, mask, **kwargs):
         self.mask = (np.asarray(mask) >= 0.5).astype(np.float32)
         super().__init__(lin_op, **kwargs)
-        if self.mask.shape != self.lin_op.shape:
-            raise Error("masked_nonneg: the mask's shape {} is not the argument's shape {}".format(
-                self.mask.shape, self.lin_op.shape))
+        _same_shape(self, self.mask, "mask")
 
     def get_data(self):
         return [self.mask]
 
     def _f(self, arg):
-        m = self.mask.reshape(_core_shape(self.lin_op.shape))
         prob = rt.nonneg(arg)
-        if np.any(m == 0):
-            prob = prob + rt.nonneg(rt.mul_elemwise(m - 1.0, arg))
+        if _batch.decide(lambda m: np.any(m == 0), self.mask, self.lin_op.shape,
+                         "masked_nonneg: whether the mask leaves any element out"):
+            prob = prob + rt.nonneg(rt.mul_elemwise(self._array(self.mask - 1.0, "mask"), arg))
         return prob
 
 
@@ -323,21 +334,20 @@ class weighted_group_norm1(_Grouped):
         self.group_dims = list(group_dims)
         self.weight = np.asarray(weight)
         super().__init__(lin_op, **kwargs)
-        if self.weight.shape != self.lin_op.shape:
-            raise Error("weighted_group_norm1: the weight's shape {} is not the argument's shape {}".format(
-                self.weight.shape, self.lin_op.shape))
+        _same_shape(self, self.weight, "weight")
 
     def get_data(self):
         return [self.group_dims, self.weight]
 
     def _f(self, arg):
-        w = self.weight.reshape(_core_shape(self.lin_op.shape))
-        r = self.lin_op.ndim
+        shape, r = self.lin_op.shape, self.lin_op.ndim
         dims = sorted({d + r if d < 0 else d for d in self.group_dims})
-        if dims == [r - 1] and r >= 3 and np.all(self.weight == self.weight[..., :1]):
+        if dims == [r - 1] and r >= 3 and _batch.decide(lambda w: np.all(w == w[..., :1]), self.weight, shape,
+                                                        "weighted_group_norm1: whether the weight is one per group"):
             # a weight per group: ProxGen's weighted_group_norm1 (sum_p |w_p| ||v_p||)
-            return rt.weighted_group_norm1(np.abs(w[..., 0]), self._group_arg(arg))
-        return rt.group_norm1(self._group_arg(rt.mul_elemwise(w, arg)))
+            w = _batch.data(np.abs(self.weight[..., 0]), shape[:-1], "weight")
+            return rt.weighted_group_norm1(w, self._group_arg(arg))
+        return rt.group_norm1(self._group_arg(rt.mul_elemwise(self._array(self.weight, "weight"), arg)))
 
 
 class poisson_norm(ProxFn):
@@ -351,7 +361,7 @@ class poisson_norm(ProxFn):
         return [self.bp]
 
     def _counts(self):
-        return np.broadcast_to(self.bp, self.lin_op.shape).reshape(_core_shape(self.lin_op.shape))
+        return self._array(self.bp, "counts")
 
     def _f(self, arg):
         return rt.poisson_norm(arg, self._counts())
@@ -368,8 +378,7 @@ class weighted_poisson_norm(poisson_norm):
         return [self.bp, self.weight]
 
     def _f(self, arg):
-        w = np.broadcast_to(self.weight, self.lin_op.shape).reshape(_core_shape(self.lin_op.shape))
-        return rt.weighted_poisson_norm(w, arg, self._counts())
+        return rt.weighted_poisson_norm(self._array(self.weight, "weight"), arg, self._counts())
 
 
 class zero_prox(ProxFn):

@@ -7,6 +7,9 @@ The same names, argument orders and meanings as the C++ DSL (docs/operators.md):
     prob = rt.sum_squares(rt.conv(k, x) - b) + 0.002 * rt.group_norm1(rt.grad(x)) + rt.nonneg(x)
     res = rt.solve(prob, algorithm="admm", max_iters=200)
     xs = res["x"]                                    # float32, shape (512, 512)
+    # problems of one structure in one call, each member replacing named inputs (b = rt.input("b",
+    # ...) in prob) and parameters: one Result per member
+    results = rt.solve_batch(prob, [{"b": b0}, {"b": b1}], algorithm="admm")
 
 Axes: NumPy (H, W, C, ...) is ProxGen's (x = W, y = H, c = C, ...); axis arguments (grad's
 ``axes``, transpose's ``perm``, concat's ``axis``) are NumPy axes and are mapped here. Operators
@@ -25,6 +28,7 @@ variable = _core.variable
 input = _core.input  # noqa: A001 (the C++ name)
 parameter = _core.parameter
 solve = _core.solve
+solve_batch = _core.solve_batch
 describe = _core.describe
 objective = _core.objective
 catalogue = _core.catalogue
@@ -93,7 +97,7 @@ def _by_name(name, text, penalty):
 
 _mapped = {"grad", "transpose", "reshape", "concat"}
 __all__ = ["Error", "Expr", "Problem", "Data", "Result", "IterationInfo", "variable", "input", "parameter",
-           "solve", "describe", "objective", "catalogue", "call", "grad", "transpose", "reshape", "concat"]
+           "solve", "solve_batch", "describe", "objective", "catalogue", "call", "grad", "transpose", "reshape", "concat"]
 for _sig in _core.catalogue():
     if _sig["name"] not in _mapped:
         globals()[_sig["name"]] = _by_name(_sig["name"], _sig["text"], _sig["penalty"])

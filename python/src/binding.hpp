@@ -3,6 +3,7 @@
 // (`keep`), so an array lives as long as any expression or problem built from it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ void keep_also(Keep& a, const Keep& b);
 
 /// Image arguments: a PyData, or an array converted (and borrowed where its layout allows).
 PyData to_data(const py::handle& value, const std::string& what);
+
+/// A Python number, also NumPy scalars (np.float32(2)), as a double; nullopt otherwise.
+std::optional<double> number_of(const py::handle& v);
 
 /// Binds Result, IterationInfo, solve(), objective() and describe() (solve.cpp).
 void bind_solve(py::module_& m);

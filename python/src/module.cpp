@@ -33,7 +33,8 @@ bool is_number(const py::handle& v) {
     return (py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)) && !py::isinstance<py::bool_>(v);
 }
 
-/// A Python number, also NumPy scalars (np.float32(2)), as a double; nullopt otherwise.
+}  // namespace
+
 std::optional<double> number_of(const py::handle& v) {
     if (is_number(v)) return v.cast<double>();
     if (py::isinstance<py::array>(v) || py::hasattr(v, "dtype")) {
@@ -43,6 +44,8 @@ std::optional<double> number_of(const py::handle& v) {
     }
     return std::nullopt;
 }
+
+namespace {
 
 /// An image operand of `e`'s shape: an array, a PyData, or a number (filled in, as NumPy broadcasts).
 PyData operand_like(const PyExpr& e, const py::handle& value, const char* op) {
@@ -295,7 +298,11 @@ void bind_problem(py::module_& m) {
         }, py::arg("name"), py::arg("array"))
         .def("set_parameter", [](PyProblem& p, const std::string& name, double v) { p.problem.set_parameter(name, v); },
              py::arg("name"), py::arg("value"))
-        .def("declare", [](PyProblem& p, const PyExpr& v) { p.problem.declare(v.expr); });
+        .def("declare", [](PyProblem& p, const PyExpr& v) { p.problem.declare(v.expr); })
+        // a Problem is a value (runtime.hpp): a copy's set_input / set_parameter leave this one as it is
+        .def("copy", [](const PyProblem& p) { return p; },
+             "An independent copy: set_input / set_parameter on it leave this problem unchanged.")
+        .def("__copy__", [](const PyProblem& p) { return p; });
     py::setattr(prob, "__array_ufunc__", py::none());
 }
 

@@ -1,7 +1,8 @@
-// proxgen._core: describe / solve / objective with options as keyword arguments, results as NumPy
-// arrays. The GIL is released while solving; after each iteration the callback path takes it back
-// briefly to run Python's signal handlers (Ctrl-C stops the solve and raises KeyboardInterrupt)
-// and the user's callback (returning False stops the solve).
+// proxgen._core: describe / solve / solve_batch / objective with options as keyword arguments,
+// results as NumPy arrays. The GIL is released while solving; after each iteration the callback
+// path takes it back briefly to run Python's signal handlers (Ctrl-C stops the solve and raises
+// KeyboardInterrupt) and the user's callback (returning False stops the solve). A batch runs
+// without that path (rt::solve_batch runs its members one at a time when given a callback).
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -73,7 +74,7 @@ T number(const py::handle& v, const char* key) {
     return static_cast<T>(d);
 }
 
-SolveArgs options_of(const py::kwargs& kw, const PyProblem& prob) {
+SolveArgs options_of(const py::dict& kw, const PyProblem& prob) {
     SolveArgs a;
     Options& o = a.options;
     for (auto item : kw) {
@@ -106,6 +107,10 @@ SolveArgs options_of(const py::kwargs& kw, const PyProblem& prob) {
                 throw py::type_error("solve: callback must be callable (it receives an IterationInfo; return False to stop)");
             a.callback = py::reinterpret_borrow<py::object>(v);
         } else if (k == "warm_start") {
+            if (!v.is_none() && !py::isinstance<PyResult>(v))
+                throw py::type_error(fmt::format("solve: warm_start must be a Result (solve_batch: a list of one Result "
+                                                 "per member), got {}",
+                                                 std::string(py::str(py::type::of(v).attr("__name__")))));
             if (!v.is_none()) a.warm = &v.cast<const PyResult&>().result;
         } else
             throw py::type_error(fmt::format(
@@ -152,6 +157,74 @@ Result solve_released(const PyProblem& prob, SolveArgs args) {
     }
     if (pending) throw std::move(*pending);
     return r;
+}
+
+/// A batch member from Python: {name: array} replaces named inputs, {name: number} named parameters.
+/// Arrays used without a copy are appended to `keep`, which must outlive the solve.
+rt::BatchMember member_of(const py::handle& m, std::size_t i, Keep& keep) {
+    if (!py::isinstance<py::dict>(m))
+        throw py::type_error(fmt::format("solve_batch: member {} must be a dict {{name: array or number}}, got {}", i,
+                                         std::string(py::str(py::type::of(m).attr("__name__")))));
+    rt::BatchMember out;
+    for (auto item : m.cast<py::dict>()) {
+        const std::string name = py::str(item.first);
+        if (auto n = number_of(item.second)) {
+            out.parameters[name] = *n;
+            continue;
+        }
+        PyData d = to_data(item.second, fmt::format("solve_batch: member {}: input '{}'", i, name));
+        if (!d.owner.is_none()) keep.push_back(d.owner);
+        out.inputs.emplace(name, d.data.image());
+    }
+    return out;
+}
+
+/// rt::solve_batch without the GIL and without a callback: a callback would make the members run
+/// one at a time (and could not say which member it sees), so Ctrl-C is noticed when the batch
+/// returns, and raises KeyboardInterrupt then.
+std::vector<Result> solve_batch_released(const PyProblem& prob, const py::sequence& members, const py::dict& kw) {
+    py::dict rest;
+    py::object warm_start = py::none();
+    for (auto item : kw) {
+        const std::string k = item.first.cast<std::string>();
+        if (k == "callback" && !item.second.is_none())
+            throw Error("solve_batch: callback= is not supported with a batch (its members run side by side); solve "
+                        "a member alone to follow its iterations");
+        if (k == "warm_start") warm_start = py::reinterpret_borrow<py::object>(item.second);
+        else rest[item.first] = item.second;
+    }
+    const SolveArgs args = options_of(rest, prob);
+    Keep keep;
+    std::vector<rt::BatchMember> list;
+    for (std::size_t i = 0; i < py::len(members); ++i) list.push_back(member_of(members[i], i, keep));
+    std::vector<Result> warm;
+    if (!warm_start.is_none()) {
+        if (!py::isinstance<py::sequence>(warm_start) || py::isinstance<PyResult>(warm_start))
+            throw py::type_error(fmt::format("solve_batch: warm_start must be a list of one Result per member (a "
+                                             "batch's results), got {}",
+                                             std::string(py::str(py::type::of(warm_start).attr("__name__")))));
+        for (auto r : warm_start) {
+            if (!py::isinstance<PyResult>(r))
+                throw py::type_error("solve_batch: warm_start must be a list of Results, one per member");
+            warm.push_back(r.cast<const PyResult&>().result);
+        }
+    }
+    // the C++ table (verbose) goes to C's stdout: flush Python's first so that the two interleave
+    py::module_::import("sys").attr("stdout").attr("flush")();
+    std::vector<Result> out;
+    {
+        py::gil_scoped_release release;
+        try {
+            out = warm_start.is_none() ? rt::solve_batch(prob.problem, list, args.options)
+                                       : rt::solve_batch(prob.problem, list, args.options, warm);
+        } catch (...) {
+            std::fflush(stdout);
+            throw;
+        }
+        std::fflush(stdout);
+    }
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    return out;
 }
 
 py::array value_of(const PyResult& r, const std::string& name) { return to_numpy(r.result[name]); }
@@ -239,6 +312,15 @@ void bind_solve(py::module_& m) {
           py::arg("problem"),
           "solve(problem, algorithm='pc', max_iters=500, eps_abs=1e-4, eps_rel=1e-4, verbose=False, callback=None, "
           "x0=None, warm_start=None, ...): the options of pg::Options as keywords.");
+    m.def("solve_batch", [](const PyProblem& p, const py::sequence& members, const py::kwargs& kw) {
+        py::list out;
+        for (Result& r : solve_batch_released(p, members, kw)) out.append(PyResult{std::move(r)});
+        return out;
+    }, py::arg("problem"), py::arg("members"),
+          "solve_batch(problem, members, **options): rt::solve_batch, one Result per member; each member a dict "
+          "{name: array} of the named inputs it replaces and {name: number} of the named parameters; options as "
+          "solve's (no callback), warm_start a list of one Result per member. A member that cannot be solved has "
+          "status 'failed' and a message naming its index; the others are solved.");
     m.def("describe", [](const PyProblem& p, const std::string& algorithm) {
         return rt::describe(p.problem, algorithm_of(algorithm));
     }, py::arg("problem"), py::arg("algorithm") = "pc", "The plan's text, as pg::describe prints it.");
