@@ -108,7 +108,7 @@ TEST_CASE("an unknown --algorithm is bad input listing every accepted name", "[c
 }
 
 TEST_CASE("proxgen solve with a folder of inputs solves a batch: one output per member, each the member's own "
-          "solve; a member whose file is bad fails alone", "[cli][batch]") {
+          "solve, and a member whose file is bad fails alone", "[cli][batch]") {
     const ProblemFolder f("batch");
     fs::create_directories(f / "frames");
     fs::create_directories(f / "out");
