@@ -176,7 +176,7 @@ class Problem:
                 opts["check_every"] = int(value)
             elif key == "x0":
                 if value is not None:
-                    opts["x0"] = _initial(variables, value)
+                    opts.update(_initial(variables, value))
             elif key == "callback":
                 opts["callback"] = value
             elif key == "lin_solver_options":
@@ -196,8 +196,10 @@ class Problem:
                 opts[key] = value.result if key == "warm_start" and isinstance(value, Problem) else value
             else:
                 raise TypeError("solve() got an unexpected keyword argument '{}'".format(key))
-        if "x0" not in opts and len(variables) == 1 and variables[0].initval is not None:
-            opts["x0"] = _initial(variables, variables[0].initval)
+        if "x0_by_name" not in opts and any(v.initval is not None for v in variables):
+            # each variable's own initial value (Variable(value=...)); the others start at 0
+            opts["x0_by_name"] = {v.varname: _start(v, v.initval, "the initial value (initval) of " + v.varname) for v in variables
+                                  if v.initval is not None}
         return opts
 
 
@@ -207,12 +209,38 @@ def _solver_name(solver):
     return _SOLVERS[solver]
 
 
-def _initial(variables, x0):
-    """x0 of the variable's shape or flattened (ProxImaL's solvers take the flat vector)."""
-    if len(variables) != 1:
-        raise Error("solve: x0 is supported for problems in one variable")
-    v = variables[0]
-    a = np.asarray(x0)
+def _start(v, value, what):
+    """A variable's start: an array of its shape, or flattened."""
+    a = np.asarray(value)
     if a.size != v.size:
-        raise Error("solve: x0 has {} elements, the variable {} has shape {}".format(a.size, v.varname, v.shape))
-    return a.reshape(_core_shape(v.shape))
+        raise Error("solve: {} has {} elements, the variable {} has shape {}".format(what, a.size, v.varname, v.shape))
+    return np.ascontiguousarray(a, dtype=np.float32).reshape(_core_shape(v.shape))
+
+
+def _initial(variables, x0):
+    """ProxImaL's x0: the variable's value (its shape or flattened); for several variables, their flat
+    values one after another in the problem's order of variables (ProxImaL's solvers take that vector),
+    or a dict {variable or its name: value}. Returns the solve options that carry it."""
+    if isinstance(x0, dict):
+        names = {v.varname: v for v in variables}
+        starts = {}
+        for key, value in x0.items():
+            name = key.varname if hasattr(key, "varname") else key
+            if name not in names:
+                raise Error("solve: x0 names {}, which is no variable of the problem (its variables: {})".format(
+                    name, ", ".join(names)))
+            starts[name] = _start(names[name], value, "x0['{}']".format(name))
+        return {"x0_by_name": starts}
+    if len(variables) == 1:
+        return {"x0": _start(variables[0], x0, "x0")}
+    a = np.asarray(x0).ravel()
+    total = sum(v.size for v in variables)
+    if a.size != total:
+        raise Error("solve: x0 has {} elements; the problem's variables ({}) hold {} together (x0 is their flat values "
+                    "one after another, or a dict by variable)".format(
+                        a.size, ", ".join("{} {}".format(v.varname, v.shape) for v in variables), total))
+    starts, at = {}, 0
+    for v in variables:
+        starts[v.varname] = _start(v, a[at:at + v.size], "x0")
+        at += v.size
+    return {"x0_by_name": starts}

@@ -102,6 +102,14 @@ SolveArgs options_of(const py::dict& kw, const PyProblem& prob) {
         else if (k == "cg_max_iters") o.cg_max_iters = number<int>(v, "cg_max_iters");
         else if (k == "x0") {
             if (!v.is_none()) o.x0 = to_data(v, "solve: x0").data.image().copy();
+        } else if (k == "x0_by_name") {
+            if (!v.is_none() && !py::isinstance<py::dict>(v))
+                throw py::type_error("solve: x0_by_name must be a dict {variable name: array}");
+            if (!v.is_none())
+                for (const auto& [name, value] : v.cast<py::dict>()) {
+                    const std::string n = py::str(name);
+                    o.x0_by_name[n] = to_data(value, "solve: x0_by_name['" + n + "']").data.image().copy();
+                }
         } else if (k == "callback") {
             if (!v.is_none() && !PyCallable_Check(v.ptr()))
                 throw py::type_error("solve: callback must be callable (it receives an IterationInfo; return False to stop)");
@@ -116,7 +124,7 @@ SolveArgs options_of(const py::dict& kw, const PyProblem& prob) {
             throw py::type_error(fmt::format(
                 "solve() got an unexpected keyword argument '{}' (options: algorithm, max_iters, eps_abs, eps_rel, "
                 "check_every, verbose, track_objective, tau, sigma, accelerate, lmb, mu, rho, adaptive_rho, precondition, hqs_growth, "
-                "hqs_every, hqs_max_ratio, cg_tol, cg_max_iters, x0, callback, warm_start)", k));
+                "hqs_every, hqs_max_ratio, cg_tol, cg_max_iters, x0, x0_by_name, callback, warm_start)", k));
     }
     (void)prob;
     return a;

@@ -42,3 +42,26 @@ def test_result_x_names_the_variables_and_auto_says_what_it_chose():
     assert set(prob.result.values) == {x.varname, y.varname}
     assert "automatic" in prob.result.choice
     np.testing.assert_allclose(x.value, 0.5, atol=1e-3)
+
+
+def test_x0_of_several_variables_flat_or_by_variable():
+    """ProxImaL's x0 for several variables is their flat values one after another; a dict by variable
+    (or its name) works too, and a variable not given starts at 0."""
+    b = np.linspace(0, 1, 48, dtype=np.float32).reshape(6, 8)
+    x, y = pg.Variable((6, 8), name="x"), pg.Variable((6, 8), name="y")
+    fns = [pg.sum_squares(x + y - b), 0.1 * pg.norm1(x), pg.sum_squares(y)]
+    opts = dict(solver="pc", max_iters=3, eps_abs=0, eps_rel=0)
+    pg.Problem(fns).solve(x0=np.concatenate([np.zeros(48), b.ravel()]), **opts)
+    flat = (x.value.copy(), y.value.copy())
+    pg.Problem(fns).solve(x0={y: b}, **opts)
+    assert np.array_equal(x.value, flat[0]) and np.array_equal(y.value, flat[1])
+    pg.Problem(fns).solve(x0={"y": b, "x": np.zeros((6, 8))}, **opts)
+    assert np.array_equal(y.value, flat[1])
+    pg.Problem(fns).solve(**opts)
+    assert not np.array_equal(y.value, flat[1])  # the start mattered
+    with pytest.raises(pg.Error, match=r"x0 has 50 elements; the problem's variables \(x \(6, 8\), y \(6, 8\)\) hold 96"):
+        pg.Problem(fns).solve(x0=np.zeros(50), **opts)
+    with pytest.raises(pg.Error, match="x0 names z, which is no variable of the problem"):
+        pg.Problem(fns).solve(x0={"z": b}, **opts)
+    with pytest.raises(pg.Error, match=r"x0\['y'\] has 4 elements, the variable y has shape \(6, 8\)"):
+        pg.Problem(fns).solve(x0={"y": np.zeros(4)}, **opts)
