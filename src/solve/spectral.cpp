@@ -5,6 +5,8 @@
 // REDFT10/01 measured 5x slower under FFTW_ESTIMATE and still 2x slower under FFTW_MEASURE.
 #include "spectral.hpp"
 
+#include "../jit/kernel.hpp"
+
 #include <fftw3.h>
 
 #include <algorithm>
@@ -68,20 +70,23 @@ private:
 constexpr unsigned kPlannerFlags = FFTW_ESTIMATE;
 constexpr long kThreadedFrom = 128 * 128;  // below this, a second thread costs more than it saves
 
+/// A plan of 1 thread, or 2 for large transforms; always 1 on a thread whose kernels run serially
+/// (jit::SerialKernels: batch members solved side by side, one per core).
 fftwf_plan plan_for(bool forward, int W, int H, int C) {
+    const int threads = !jit::SerialKernels::active() && long(W) * H * C >= kThreadedFrom ? 2 : 1;
     static std::mutex m;
     // Held by a leaked map, never destroyed: plans outlive every solve, including ones running in
     // other threads' static destructors, and stay reachable (no leak report) at exit.
-    static auto& plans = *new std::map<std::tuple<bool, int, int, int>, fftwf_plan>;
+    static auto& plans = *new std::map<std::tuple<bool, int, int, int, int>, fftwf_plan>;
     std::lock_guard lock(m);
     static const bool threads_ok = [] {
         const bool ok = fftwf_init_threads() != 0;
         fftwf_make_planner_thread_safe();  // also guards planners other code in the process may run
         return ok;
     }();
-    auto key = std::make_tuple(forward, W, H, C);
+    auto key = std::make_tuple(forward, W, H, C, threads);
     if (auto it = plans.find(key); it != plans.end()) return it->second;
-    if (threads_ok) fftwf_plan_with_nthreads(long(W) * H * C >= kThreadedFrom ? 2 : 1);
+    if (threads_ok) fftwf_plan_with_nthreads(threads);
     const int n[2] = {H, W};  // row-major (H, W) = Halide's x-fastest layout, one plane per channel
     const int real_dist = W * H, cplx_dist = (W / 2 + 1) * H;
     // Scratch arrays of fftwf_malloc's alignment: solve() uses arrays of that same alignment.
