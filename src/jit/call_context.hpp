@@ -17,9 +17,8 @@ struct CallContext : Halide::JITUserContext {
     CallContext();
 };
 
-/// The parallel-for both kinds of kernels use when the disk cache's runtime is loaded: serial on
-/// the calling thread for a CallContext with `serial`, else the runtime's own thread pool
-/// (`pool`: halide_default_do_par_for of the runtime that calls it).
+/// A parallel loop run serially on the calling thread: what a kernel loaded from the disk cache
+/// runs for a CallContext with `serial` (the cache's runtime dispatches on it).
 int serial_par_for(void* user_context, int (*task)(void*, int, uint8_t*), int min, int size, uint8_t* closure);
 
 /// The error handler both kinds of kernels use: appends msg to the CallContext it is given.

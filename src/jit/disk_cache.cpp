@@ -175,7 +175,7 @@ std::string& off_reason() {
     return r;
 }
 
-
+/// halide_default_do_par_for of the loaded runtime: its thread pool, for calls not made serially.
 halide_do_par_for_t& pool_par_for() {
     static halide_do_par_for_t f = nullptr;
     return f;

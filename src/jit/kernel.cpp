@@ -21,11 +21,17 @@ int Kernel::input_index(std::string_view name) const {
 namespace {
 thread_local bool serial_kernels = false;
 
-int serial_jit_par_for(Halide::JITUserContext* ctx, int (*task)(Halide::JITUserContext*, int, uint8_t*), int min,
-                       int size, uint8_t* closure) {
+/// A parallel loop's tasks in order on the calling thread; the first failing task's status.
+template <class Context, class Task>
+int run_tasks_in_order(Context* ctx, Task task, int min, int size, uint8_t* closure) {
     for (int i = min; i < min + size; ++i)
         if (const int status = task(ctx, i, closure)) return status;
     return 0;
+}
+
+int serial_jit_par_for(Halide::JITUserContext* ctx, int (*task)(Halide::JITUserContext*, int, uint8_t*), int min,
+                       int size, uint8_t* closure) {
+    return run_tasks_in_order(ctx, task, min, size, closure);
 }
 }  // namespace
 
@@ -34,9 +40,7 @@ SerialKernels::~SerialKernels() { serial_kernels = saved_; }
 bool SerialKernels::active() { return serial_kernels; }
 
 int serial_par_for(void* user_context, int (*task)(void*, int, uint8_t*), int min, int size, uint8_t* closure) {
-    for (int i = min; i < min + size; ++i)
-        if (const int status = task(user_context, i, closure)) return status;
-    return 0;
+    return run_tasks_in_order(user_context, task, min, size, closure);
 }
 
 void Kernel::run(const void** argv) const {

@@ -22,13 +22,10 @@ namespace {
 /// stopped paying for the hand-offs.
 constexpr std::size_t kSideBySideBelow = 512 * 512;
 
+/// Every variable's elements together: the planned state's size (one variable's shape, or the flat stack).
 std::size_t unknowns(const Plan& planned) {
-    std::size_t n = 0;
-    for (const auto& v : planned.ir().variables) {
-        std::size_t e = 1;
-        for (int s : v.shape) e *= std::size_t(s);
-        n += e;
-    }
+    std::size_t n = 1;
+    for (int s : planned.ir().variable_shape) n *= std::size_t(s);
     return n;
 }
 
