@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <new>
+#include <numeric>
 #include <optional>
 #include <fmt/ranges.h>
 
@@ -121,21 +123,50 @@ std::vector<std::vector<int>> psi_shapes(const ir::Problem& p) {
     return s;
 }
 
+std::vector<std::vector<const ir::Term*>> coupled_blocks(const ir::Problem& p, bool with_omega) {
+    // union-find over the variables; a term joins the variables it reads
+    std::vector<int> parent(std::max<std::size_t>(p.variables.size(), 1));
+    std::iota(parent.begin(), parent.end(), 0);
+    auto root = [&](int v) {
+        while (parent[std::size_t(v)] != v) v = parent[std::size_t(v)] = parent[std::size_t(parent[std::size_t(v)])];
+        return v;
+    };
+    std::vector<std::pair<const ir::Term*, std::vector<int>>> terms;
+    for (const auto* list : {&p.omega, &p.psi})
+        if (list == &p.psi || with_omega)
+            for (const auto& t : *list) terms.emplace_back(&t, ir::variables_of(t.expr));
+    for (const auto& [t, reads] : terms)
+        for (std::size_t k = 1; k < reads.size(); ++k) parent[std::size_t(root(reads[k]))] = root(reads[0]);
+    std::map<int, std::vector<const ir::Term*>> by_root;  // ordered by variable; a constant term alone
+    int alone = 0;
+    for (const auto& [t, reads] : terms) by_root[reads.empty() ? --alone : root(reads[0])].push_back(t);
+    std::vector<std::vector<const ir::Term*>> blocks;
+    for (auto& [r, group] : by_root) blocks.push_back(std::move(group));
+    return blocks;
+}
+
 double curvature_scale(const ir::Problem& p) {
-    double omega = 0;
-    for (const auto* terms : {&p.omega, &p.psi})
-        for (const auto& t : *terms) {
-            const double scale = double(t.weight) * t.beta * t.beta * t.norm_bound * t.norm_bound;
-            omega += scale * catalogue::card_of(t).curvature(t);
+    double worst = 0;  // Hessians add up within a coupled group, not across groups
+    for (const auto& block : coupled_blocks(p, true)) {
+        double sum = 0;
+        for (const ir::Term* t : block) {
+            const double scale = double(t->weight) * t->beta * t->beta * t->norm_bound * t->norm_bound;
+            sum += scale * catalogue::card_of(*t).curvature(*t);
         }
-    return omega;
+        worst = std::max(worst, sum);
+    }
+    return worst;
 }
 
 double stacked_norm_bound(const ir::Problem& p) {
     if (p.psi_norm > 0) return p.psi_norm;
-    double s = 0;
-    for (const auto& t : p.psi) s += t.norm_bound * t.norm_bound;
-    return std::sqrt(s);
+    double worst = 0;  // the largest coupled group's √Σ‖K_i‖²
+    for (const auto& block : coupled_blocks(p, false)) {
+        double s = 0;
+        for (const ir::Term* t : block) s += t->norm_bound * t->norm_bound;
+        worst = std::max(worst, s);
+    }
+    return std::sqrt(worst);
 }
 
 std::size_t psi_elements(const ir::Problem& p) {

@@ -58,8 +58,15 @@ double norm2_diff(const Image& a, const Image& b);  // ‖a − b‖₂
 /// ‖K‖ of one Ψ term estimated on its data: Lanczos on KᵀK with an a-posteriori residual bound,
 /// × 1.003 (norm_estimate.cpp); cached per structure and data.
 double power_iteration_norm(const ir::Problem& p, const ir::Term& t);
-/// ‖[K_1; …; K_n]‖ of all Ψ operators, estimated the same way.
+/// ‖[K_1; …; K_n]‖ of all Ψ operators, or of these, estimated the same way.
 double stacked_norm_estimate(const ir::Problem& p);
+double stacked_norm_estimate(const ir::Problem& p, const std::vector<const ir::Term*>& terms);
+/// The Ψ terms (and the Ω terms, with_omega) grouped by the variables they read: two terms share a
+/// group when a chain of these terms couples their variables. Σ K_iᵀK_i and the Hessians add up
+/// within a group only (block-diagonal over groups), so the stacked operator's norm and the
+/// curvature are the largest group's. One variable: one group. Groups in the order of their first
+/// variable; the terms in problem order (Ω before Ψ).
+std::vector<std::vector<const ir::Term*>> coupled_blocks(const ir::Problem& p, bool with_omega);
 struct NormEstimates {
     ir::Problem problem;          ///< with each Ψ term's norm_bound tightened where estimated
     std::vector<bool> estimated;  ///< per Ψ term: its norm_bound is an estimate (below the bound)
@@ -86,7 +93,7 @@ Image initial_x(const ir::Problem& p, const Options& opt, const Result* warm);
 const std::vector<double>* warm_steps(const ir::Problem& p, const Result* warm, std::size_t n);
 /// Shapes of the Ψ terms' outputs, one per term.
 std::vector<std::vector<int>> psi_shapes(const ir::Problem& p);
-/// ‖K‖ bound of the stacked Ψ operators: p.psi_norm when set, else √Σ‖K_i‖².
+/// ‖K‖ bound of the stacked Ψ operators: p.psi_norm when set, else the largest coupled_blocks group's √Σ‖K_i‖².
 double stacked_norm_bound(const ir::Problem& p);
 /// Number of elements of all Ψ outputs (m) and of x (n), for the √dim·ε_abs tolerances.
 std::size_t psi_elements(const ir::Problem& p);
@@ -183,7 +190,8 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
 /// ADMM or HQS (p.algorithm): the quadratic x-update family.
 Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm);
 /// ω: the curvature scale of the problem's smooth terms, Ω or Ψ: 2αβ² max|w|² ‖K‖² for a
-/// quadratic, αβ² mean(1/max(b, 1)) ‖K‖² for a Poisson likelihood (its b/e² at e = b).
+/// quadratic, αβ² mean(1/max(b, 1)) ‖K‖² for a Poisson likelihood (its b/e² at e = b), summed
+/// over the terms of each coupled_blocks group, the largest group's sum.
 double curvature_scale(const ir::Problem& p);
 /// ρ (ADMM, HQS; 1/λ of L-ADMM; σ₀ of PC): opt.rho, else ρ₀ = ω/‖K‖², where ρKᵀK and the smooth
 /// part weigh alike (1 when nothing is smooth). Measured at 64²: deblurring is fastest for fixed ρ

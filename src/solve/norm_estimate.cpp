@@ -27,6 +27,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <random>
 
 #include "engine.hpp"
@@ -267,10 +268,14 @@ double cached_norm(const ir::Problem& p, const std::vector<const ir::Term*>& ter
 
 double power_iteration_norm(const ir::Problem& p, const ir::Term& t) { return cached_norm(p, {&t}, t.text); }
 
+double stacked_norm_estimate(const ir::Problem& p, const std::vector<const ir::Term*>& terms) {
+    return cached_norm(p, terms, "the stacked Psi operators");
+}
+
 double stacked_norm_estimate(const ir::Problem& p) {
     std::vector<const ir::Term*> terms;
     for (const auto& t : p.psi) terms.push_back(&t);
-    return cached_norm(p, terms, "the stacked Psi operators");
+    return stacked_norm_estimate(p, terms);
 }
 
 namespace {
@@ -295,7 +300,6 @@ NormEstimates estimate_norms(const ir::Problem& p) {
     NormEstimates e;
     e.problem = p;
     const bool tight = tight_norms();
-    double sum = 0;
     for (auto& t : e.problem.psi) {
         if (!known(t.norm_bound)) {
             t.norm_bound = power_iteration_norm(e.problem, t);
@@ -307,20 +311,29 @@ NormEstimates estimate_norms(const ir::Problem& p) {
         } else {
             e.estimated.push_back(false);
         }
-        sum += t.norm_bound * t.norm_bound;
     }
-    e.stacked = std::sqrt(sum);
-    // √Σ‖K_i‖² is as tight as its parts when at most one operator is not a multiple of the
-    // identity (s·I commutes with KᵀK: ‖[K; sI]‖² = ‖K‖² + s²)
-    int general = 0;
-    for (const auto& t : e.problem.psi) general += plan::linear_facts(t.expr).scalar_identity ? 0 : 1;
-    if (tight && general >= 2) {
-        const double est = stacked_norm_estimate(e.problem);
-        if (est < e.stacked) {
-            e.stacked = est;
-            e.stacked_estimated = true;
+    // KᵀK is block-diagonal over the groups of variables that no term couples (coupled_blocks): ‖K‖ is
+    // the largest block's norm, and within a block √Σ‖K_i‖² is as tight as its parts when at most
+    // one operator is not a multiple of the identity (s·I commutes with KᵀK: ‖[K; sI]‖² = ‖K‖² + s²)
+    double worst = 0;
+    for (const auto& terms : coupled_blocks(e.problem, false)) {
+        double squares = 0;
+        int general = 0;
+        for (const ir::Term* t : terms) {
+            squares += t->norm_bound * t->norm_bound;
+            general += plan::linear_facts(t->expr).scalar_identity ? 0 : 1;
+        }
+        bool estimated = false;
+        if (tight && general >= 2) {
+            const double est = stacked_norm_estimate(e.problem, terms);
+            if (est * est < squares) squares = est * est, estimated = true;
+        }
+        if (squares > worst || (squares == worst && !estimated)) {
+            worst = squares;
+            e.stacked_estimated = estimated;
         }
     }
+    e.stacked = std::sqrt(worst);
     return e;
 }
 
