@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
         const rt::Problem two = rt::sum_squares(x - b0) + 0.1 * rt::group_norm1(rt::grad(x)) +
                                 rt::sum_squares(y - b1) + 0.1 * rt::group_norm1(rt::grad(y));
         const rt::Problem stacked = rt::sum_squares(s - both) + 0.1 * rt::group_norm1(rt::grad(s));
-        for (pg::Algorithm a : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm, pg::Algorithm::admm}) {
+        for (pg::Algorithm a : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm, pg::Algorithm::admm, pg::Algorithm::hqs}) {
             double best_two = 1e30, best_stacked = 1e30;
             for (int r = 0; r < rounds; ++r) {
                 best_two = std::min(best_two, measure(two, a));

@@ -30,8 +30,15 @@ bool local_penalty(const ir::Term& t, bool blocking) {
 
 }  // namespace
 
+std::vector<int> fusion_domain(const ir::Problem& p) {
+    if (p.variables.size() <= 1) return p.variable_shape;
+    for (const auto& v : p.variables)
+        if (v.shape != p.variables.front().shape) return {};
+    return p.variables.front().shape;
+}
+
 int fused_components(const ir::Problem& p, const ir::Term& t) {
-    const int rv = int(p.variable_shape.size());
+    const int rv = int(fusion_domain(p).size());
     const int r = int(t.expr.shape.size());
     if (rv < 2 || !local_operator(t.expr, false)) return 0;
     // local operators keep the variable's axes; grad stacks its components on one more axis
@@ -45,6 +52,15 @@ bool local_term(const ir::Term& t) { return local_operator(t.expr, false) && loc
 bool psi_fusable(const ir::Problem& p) {
     // one Tuple output over one variable's domain: problems in several variables run separate steps
     if (p.psi.empty() || p.variables.size() > 1) return false;
+    for (const auto& t : p.psi)
+        if (!local_term(t) || fused_components(p, t) == 0) return false;
+    return true;
+}
+
+bool psi_fusable_state(const ir::Problem& p) {
+    if (p.psi.empty() || p.variables.size() < 2 || fusion_domain(p).empty()) return false;
+    for (int j = 0; j < int(p.variables.size()); ++j)
+        if (ir::block_update(p, j) != plan::XUpdate::closed_form_prox) return false;
     for (const auto& t : p.psi)
         if (!local_term(t) || fused_components(p, t) == 0) return false;
     return true;

@@ -241,8 +241,12 @@ Halide::Expr at(const Halide::Func& f, int rank, Halide::Expr x, Halide::Expr y)
 
 // ---- fusion (src/lower/fusion.cpp) ------------------------------------------------------------
 
-/// How a Ψ term's output lies over the variable's domain in a fused kernel (one Tuple output over
-/// the variable's domain): 1 when it has the variable's shape, S when it adds a stacked last axis
+/// The domain a fused kernel's one Tuple output covers: the variable's shape, or the shape that
+/// every variable of a problem in several variables shares (each variable is one Tuple element);
+/// empty when the variables differ in shape.
+std::vector<int> fusion_domain(const ir::Problem& p);
+/// How a Ψ term's output lies over the fusion domain in a fused kernel (one Tuple output over
+/// the domain): 1 when it has the domain's shape, S when it adds a stacked last axis
 /// of static extent S (grad's components), 0 when it does not fit (then the steps run as separate
 /// pipelines). Structural: the same for every problem of one signature.
 int fused_components(const ir::Problem& p, const ir::Term& t);
@@ -250,8 +254,13 @@ int fused_components(const ir::Problem& p, const ir::Term& t);
 /// wrap-around, no scatter, no Func computed over the whole image first), so that a fused kernel
 /// computes them per strip of rows with a small halo.
 bool local_term(const ir::Term& t);
-/// Every Ψ term fits a fused kernel (fused_components > 0, local_term) and Ψ is not empty.
+/// Every Ψ term fits a fused kernel (fused_components > 0, local_term) and Ψ is not empty; one
+/// variable.
 bool psi_fusable(const ir::Problem& p);
+/// The same for a problem in several variables of one shape (fusion_domain) whose x-update is
+/// closed-form per variable: its fused kernel writes every variable's next value as one more Tuple
+/// element (linearized ADMM).
+bool psi_fusable_state(const ir::Problem& p);
 /// The Ψ terms' outputs can also be chained over n iterations in one call (temporal blocking):
 /// psi_fusable, a closed-form Ω x-update, and only pointwise and small-stencil Funcs (their
 /// strips slide row by row).

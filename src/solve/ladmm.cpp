@@ -2,8 +2,9 @@
 //   x⁺ = prox_{μΩ}(x − (μ/λ) Kᵀ(K x − z + u))
 //   z⁺ = prox_{λΨ}(K x⁺ + u),  u⁺ = u + K x⁺ − z⁺
 // with 0 < μ ≤ λ/‖K‖². Residuals and stopping as Boyd et al. 2011 with ρ = 1/λ.
-// Fused (lower::psi_fusable plans with a closed-form x-update): one kernel call per iteration
-// writes the Tuple {x⁺, z⁺ components, u⁺ components} over the variable's domain, K x − z + u and
+// Fused (lower::psi_fusable plans with a closed-form x-update, or psi_fusable_state ones in several
+// variables of one shape): one kernel call per iteration writes the Tuple {x⁺ (per variable), z⁺
+// components, u⁺ components} over the variable's domain, K x − z + u and
 // x⁺ recomputed per strip of rows with their halos; a check variant also writes the residual
 // partial sums; with psi_blockable plans n iterations run per call. Otherwise: an x pipeline
 // fusing K, Kᵀ and the Ω prox (or the spectral right-hand side), then the (z, u) pipeline.
@@ -93,20 +94,23 @@ struct LADMMPipelines {
         return v;
     }
 
-    /// One fused iteration's values: x⁺ (staged), and per Ψ term z⁺ and u⁺ from K x⁺ + s·u.
+    /// One fused iteration's values: x⁺ per variable (staged), and per Ψ term z⁺ and u⁺ from
+    /// K x⁺ + s·u.
     struct Level {
-        Lowered x;
+        lower::State x;
         std::vector<Lowered> z, u;
     };
-    Level level(lower::Lowerer& L, const Lowered& xin, const std::vector<Lowered>& z, const std::vector<Lowered>& u,
-                Expr scale, Stages& st, bool stage_zu, bool stage_w = true) const {
+    Level level(lower::Lowerer& L, const lower::State& xin, const std::vector<Lowered>& z,
+                const std::vector<Lowered>& u, Expr scale, Stages& st, bool stage_zu, bool stage_w = true) const {
         const ir::Problem& p = L.problem();
-        const int rv = xin.rank();
+        const int rv = xin.front().rank();
         Level next;
-        Func xn = lower::omega_update(L, x_arg(L, {xin}, z, u, scale, st, stage_w).front(), mu, st);
-        st.add(xn);  // K x⁺ reads it at neighbouring pixels
-        next.x = Lowered{xn, xin.extents};
-        next.x.staged = true;
+        const std::vector<Func> xn = lower::omega_update_state(L, x_arg(L, xin, z, u, scale, st, stage_w), mu, st);
+        for (std::size_t j = 0; j < xn.size(); ++j) {
+            st.add(xn[j]);  // K x⁺ reads it at neighbouring pixels
+            next.x.push_back(Lowered{xn[j], xin[j].extents});
+            next.x.back().staged = true;
+        }
         for (std::size_t i = 0; i < p.psi.size(); ++i) {
             const auto& t = p.psi[i];
             const auto a = lower::args(z[i].rank());
@@ -129,10 +133,11 @@ struct LADMMPipelines {
         return next;
     }
 
-    /// The Tuple {x, z_i components, u_i components per term} over the variable's domain.
+    /// The Tuple {x per variable, z_i components, u_i components per term} over the fusion domain.
     static std::vector<Expr> elements(const ir::Problem& p, const Level& l) {
-        const int rv = l.x.rank();
-        std::vector<Expr> e{l.x.f(lower::args(rv))};
+        const int rv = l.x.front().rank();
+        std::vector<Expr> e;
+        for (const auto& xj : l.x) e.push_back(xj.f(lower::args(rv)));
         for (std::size_t i = 0; i < p.psi.size(); ++i) {
             const int parts = lower::fused_components(p, p.psi[i]);
             for (Expr c : lower::components(l.z[i].f, rv, parts)) e.push_back(c);
@@ -142,10 +147,10 @@ struct LADMMPipelines {
     }
 
     Pipeline fused(const ir::Problem& p, bool with_check) {
-        const int rv = int(p.variable_shape.size());
+        const lower::State xin = x.lowered();
+        const int rv = xin.front().rank();
         const auto av = lower::args(rv);
-        const Lowered xin = lower::input(x.vars.front());
-        lower::Lowerer L(p, params, xin.extents);
+        lower::Lowerer L(p, params, xin);
         Stages st;
         std::vector<Lowered> z, u;
         for (std::size_t i = 0; i < p.psi.size(); ++i) {
@@ -160,16 +165,13 @@ struct LADMMPipelines {
             lower::schedule_output(out, rv, st);
             return Pipeline(out);
         }
-        // split_residual_shapes: Kᵀ(z⁺ − z), Kᵀu⁺, then (K x⁺ − z⁺, K x⁺, z⁺) per term
-        Expr kdz = 0.0f, ktu = 0.0f;
-        std::vector<Lowered> q{Lowered{Func("kt_dz"), xin.extents}, Lowered{Func("kt_u"), xin.extents}};
-        std::vector<Lowered> per_term;
+        // split_residual_shapes: Kᵀ(z⁺ − z) and Kᵀu⁺ per variable, then (K x⁺ − z⁺, K x⁺, z⁺) per term
+        std::vector<Lowered> dzs, per_term;
         for (std::size_t i = 0; i < p.psi.size(); ++i) {
             const auto a = lower::args(z[i].rank());
             Lowered dz{Func("dz"), z[i].extents};
             dz.f(a) = next.z[i].f(a) - z[i].f(a);
-            if (auto g = L.adjoint(p.psi[i].expr, dz, st)) kdz += (*g)(av);
-            if (auto g = L.adjoint(p.psi[i].expr, next.u[i], st)) ktu += (*g)(av);
+            dzs.push_back(dz);
             Lowered kx = L.forward(p.psi[i].expr, next.x, Part::linear, st);
             Lowered r{Func("primal_residual" + std::to_string(i)), z[i].extents};
             r.f(a) = kx.f(a) - next.z[i].f(a);
@@ -177,8 +179,15 @@ struct LADMMPipelines {
             per_term.push_back(kx);
             per_term.push_back(next.z[i]);
         }
-        q[0].f(av) = kdz;
-        q[1].f(av) = ktu;
+        const std::vector<Expr> kdz = lower::adjoint_sums(L, p.psi, dzs, st),
+                                ktu = lower::adjoint_sums(L, p.psi, next.u, st);
+        std::vector<Lowered> q;
+        for (const auto* sums : {&kdz, &ktu})
+            for (std::size_t j = 0; j < xin.size(); ++j) {
+                Lowered l{Func(sums == &kdz ? "kt_dz" : "kt_u"), xin[j].extents};
+                l.f(av) = (*sums)[j];
+                q.push_back(l);
+            }
         q.insert(q.end(), per_term.begin(), per_term.end());
         const lower::SquareSums sums = lower::square_sums(q);
         lower::schedule_output(out, rv, st);
@@ -194,7 +203,7 @@ struct LADMMPipelines {
         lower::Lowerer L(p, params, xin.extents);
         Stages st;
         Level cur;
-        cur.x = xin;
+        cur.x = {xin};
         for (std::size_t i = 0; i < p.psi.size(); ++i) {
             cur.z.push_back(lower::input(split->z[i]));
             cur.u.push_back(lower::input(split->u[i]));
@@ -231,7 +240,7 @@ struct LADMMKernels {
         LazyPipelines<LADMMPipelines> pipes(p);
         if (lower::spectral_constant_precomputed(p))
             constant = kernel_for(p, "ladmm.omega_constant", pipes.source(&LADMMPipelines::constant));
-        if (fusion_enabled() && lower::psi_fusable(p) && !spectral(p)) {
+        if (fusion_enabled() && ((lower::psi_fusable(p) && !spectral(p)) || lower::psi_fusable_state(p))) {
             step = kernel_for(p, "ladmm.step", [&] { return jit::Source{pipes->fused(p, false), pipes->arguments()}; });
             check = kernel_for(p, "ladmm.check", [&] { return jit::Source{pipes->fused(p, true), pipes->arguments()}; });
             return;
@@ -272,7 +281,8 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
     const int per_call = iterations_per_call(p, opt, fused && lower::psi_blockable(p));
     const jit::KernelPtr block = per_call > 1 ? ladmm_block_kernel(p, per_call, res.compile_seconds) : nullptr;
 
-    const int rv = int(p.variable_shape.size());
+    const int rv = int(lower::fusion_domain(p).size());
+    const auto shapes = ir::variable_shapes(p);
     Image x = initial_x(p, opt, warm), x_next(p.variable_shape);
     SplitState state(p, opt, warm, Algorithm::ladmm);
     SpectralGram gram(p);
@@ -283,17 +293,17 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
         jit::Call c(k);
         data.bind(c);
         state.bind(c);
-        c.in_state("x", x, ir::variable_shapes(p)).in("lambda", lambda_f).in("mu", mu_f).in("u_scale", u_scale_f);
+        c.in_state("x", x, shapes).in("lambda", lambda_f).in("mu", mu_f).in("u_scale", u_scale_f);
         if (!omega_constant.empty()) c.in("omega_constant", omega_constant);
         return c;
     };
     if (K->constant) bound(K->constant).out(0, omega_constant).run();  // (its own input is unused)
     jit::Call x_step, step, check, block_call;
     if (fused) {
-        step = bound(K->step).out(0, x_next);
-        state.bind_fused_outputs(step, 1, rv);
-        check = bound(K->check).out(0, x_next);
-        check.out(state.bind_fused_outputs(check, 1, rv), state.sums());
+        step = bound(K->step);
+        state.bind_fused_outputs(step, step.out_state(0, x_next, shapes), rv);
+        check = bound(K->check);
+        check.out(state.bind_fused_outputs(check, check.out_state(0, x_next, shapes), rv), state.sums());
         if (block) {
             block_call = bound(block).out(0, x_next);
             state.bind_fused_outputs(block_call, 1, rv);
