@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <proxgen/benchmark.hpp>
+
 #include "reference_problems.hpp"
 #include "test_support.hpp"
 
@@ -171,4 +173,47 @@ TEST_CASE("feasible: a constraint on an operator's output is met before a solve 
         CHECK_THAT(loose.message, Contains("the residuals met their tolerances, but x still violates") &&
                                       Contains("nonneg(subsample(x, 2, 2))"));
     }
+}
+
+TEST_CASE("feasible: the objective tracked at the checks is the feasible copy's, finite where the iterate dips below 0 "
+          "(silent wrong answers, item 8: bench --to-tolerance read +inf there)",
+          "[feasible][item8]") {
+    const auto d = pg::reference::make_deconv(48);
+    const rt::Expr x = rt::variable("x", {48, 48});
+    const rt::Problem prob = deblur(d, x);
+    for (const pg::Algorithm a : all_algorithms) {
+        CAPTURE(pg::name(a));
+        pg::Options opt = pg::test::fixed_iterations(a, 60);
+        opt.track_objective = true;
+        const pg::Result r = rt::solve(prob, opt);
+        REQUIRE(r.history.size() == 6);
+        for (const auto& h : r.history) {
+            CAPTURE(h.iteration);
+            CHECK(std::isfinite(h.objective));
+        }
+        // the last check's value is the returned result's objective (up to the split copy ADMM returns)
+        const double f = rt::objective(prob, r);
+        CHECK(std::abs(r.history.back().objective - f) <= 1e-3 * std::abs(f));
+    }
+}
+
+TEST_CASE("to_tolerance: f* must be finite, and f* = 0 gives absolute gaps, not a division by zero (silent wrong answers, "
+          "item 8)",
+          "[feasible][item8]") {
+    const pg::Image b = pg::test::random_image({24, 24}, 9, 0.0f, 1.0f);
+    const rt::Expr x = rt::variable("x", {24, 24});
+    const rt::Problem prob = rt::sum_squares(x - b);  // f* = 0 at x = b
+    const pg::benchmark::MeasuredSolve run = [&](const pg::Options& o) {
+        pg::Result r = rt::solve(prob, o);
+        const double f = rt::objective(prob, r);
+        return std::pair{std::move(r), f};
+    };
+    pg::Options opt;
+    opt.algorithm = pg::Algorithm::pock_chambolle;
+    for (double bad : {std::nan(""), -double(INFINITY), double(INFINITY)})
+        CHECK_THROWS_WITH(pg::benchmark::to_tolerance(run, opt, bad, 0.0, 100), Contains("must be finite"));
+    const pg::benchmark::ToTolerance m = pg::benchmark::to_tolerance(run, opt, 0.0, 0.0, 100);
+    CHECK(m.iterations_1e4 > 0);
+    CHECK(m.default_gap >= 0);
+    CHECK(m.default_gap <= 1e-3);  // f − 0: the objective itself
 }

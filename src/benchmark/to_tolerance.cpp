@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "proxgen/benchmark.hpp"
+#include "proxgen/error.hpp"
 
 namespace proxgen::benchmark {
 
@@ -20,8 +21,11 @@ double seconds_of(const MeasuredSolve& run, Options o, int n) {
 
 ToTolerance to_tolerance(const MeasuredSolve& run, const Options& opt, double optimum, double shift,
                          int max_iters) {
+    if (!std::isfinite(optimum))
+        fail("to_tolerance: the optimum f* must be finite, got {} (an unbounded problem has no gap to measure)", optimum);
     ToTolerance m;
-    const double scale = std::max(std::abs(optimum), 1e-300);
+    // relative to |f*|; absolute where f* = 0 (a relative gap would divide by zero)
+    const double scale = optimum != 0 ? std::abs(optimum) : 1.0;
     auto gap = [&](double f) { return std::isfinite(f) ? (f + shift - optimum) / scale : INFINITY; };
 
     // 1. one run, the objective measured at every check, stopped once within 1e-4

@@ -36,13 +36,43 @@ int apply(const ApplyOptions& o) {
     return ok;
 }
 
+namespace {
+
+/// "x=3, y=2" (and the channel) of flat index i in img's layout.
+std::string position(const Image& img, std::size_t i) {
+    const std::size_t W = std::size_t(img.width()), H = std::size_t(img.height());
+    std::string s = fmt::format("x={}, y={}", i % W, i / W % H);
+    if (img.dimensions() > 2) s += fmt::format(", c={}", i / (W * H));
+    return s;
+}
+
+}  // namespace
+
 int compare(const CompareOptions& o) {
     const Image ref = stage(bad_input, [&] { return load_image(o.reference); });
+    auto first_non_finite = [](const Image& img) {
+        for (std::size_t i = 0; i < img.size(); ++i)
+            if (!std::isfinite(img.data()[i])) return i;
+        return img.size();
+    };
+    // a NaN or an infinity makes PSNR and RMSE meaningless and std::max would skip a NaN: refuse
+    if (const std::size_t i = first_non_finite(ref); i < ref.size())
+        throw Stop(bad_input, fmt::format("the reference {} has a non-finite sample ({} at {}); nothing to compare against",
+                                          o.reference, ref.data()[i], position(ref, i)));
+    int status = ok;
     for (const auto& file : o.images) {
         const Image img = stage(bad_input, [&] { return load_image(file); });
         if (img.sizes() != ref.sizes())
             throw Stop(bad_input, fmt::format("{} is {} but the reference {} is {}", file, img.shape_string(), o.reference,
                                               ref.shape_string()));
+        if (const std::size_t i = first_non_finite(img); i < img.size()) {
+            std::size_t count = 0;
+            for (std::size_t k = i; k < img.size(); ++k) count += std::isfinite(img.data()[k]) ? 0 : 1;
+            fmt::print("{}: not comparable: {} non-finite sample{} (the first {} at {})\n", file, count,
+                       count == 1 ? "" : "s", img.data()[i], position(img, i));
+            status = bad_input;
+            continue;
+        }
         double se = 0, worst = 0;
         for (std::size_t i = 0; i < ref.size(); ++i) {
             const double d = double(img.data()[i]) - ref.data()[i];
@@ -53,7 +83,7 @@ int compare(const CompareOptions& o) {
         fmt::print("{}: PSNR {:.2f} dB, RMSE {:.5f}, max |difference| {:.5f}\n", file, 10 * std::log10(1.0 / mse),
                    std::sqrt(mse), worst);
     }
-    return ok;
+    return status;
 }
 
 }  // namespace proxgen::cli

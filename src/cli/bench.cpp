@@ -31,6 +31,8 @@ int to_tolerance(const BenchOptions& o, const rt::Problem& problem, const std::v
     }
     if (plannable.empty()) throw Stop(bad_input, "no algorithm can plan this problem");
     double optimum = o.optimum;
+    if (o.optimum_given && !std::isfinite(optimum))
+        throw Stop(bad_input, fmt::format("--optimum {}: the optimum f* must be a finite number", optimum));
     if (!o.optimum_given) {
         // f* from long runs: the lowest objective any algorithm reaches (a float32 run; the
         // benchmark of bench/ uses a float64 reference instead)
@@ -40,12 +42,18 @@ int to_tolerance(const BenchOptions& o, const rt::Problem& problem, const std::v
             opt.algorithm = a;
             opt.eps_abs = opt.eps_rel = 0;
             opt.max_iters = o.optimum_iters;
-            optimum = std::min(optimum, rt::objective(problem, rt::solve(problem, opt)));
+            const Result r = rt::solve(problem, opt);
+            // the lowest objective of a run that found the problem unbounded is no optimum
+            if (r.status == Status::unbounded)
+                throw Stop(not_converged, fmt::format("{} finds the problem unbounded below ({}); there is no optimum to "
+                                                      "measure gaps against", short_name(a), r.message));
+            optimum = std::min(optimum, rt::objective(problem, r));
         }
         if (!std::isfinite(optimum)) throw Stop(bad_input, "no long run reached a finite objective");
     }
-    fmt::print("problem: {}\noptimum f* = {:.10g} ({})\n", problem.to_string(), optimum,
-               o.optimum_given ? "given" : fmt::format("the lowest objective after {} iterations of each algorithm", o.optimum_iters));
+    fmt::print("problem: {}\noptimum f* = {:.10g} ({}); gaps {}\n", problem.to_string(), optimum,
+               o.optimum_given ? "given" : fmt::format("the lowest objective after {} iterations of each algorithm", o.optimum_iters),
+               optimum != 0 ? "(f - f*) / |f*|" : "f - f* (absolute: f* = 0)");
     fmt::print("{:<8} {:>8} {:>8} {:>10} {:>10} {:>13} {:>10} {:>10}\n", "algo", "it_1e-3", "it_1e-4", "ms_1e-3",
                "ms_1e-4", "default_its", "default_ms", "def_gap");
     for (Algorithm a : plannable) {

@@ -238,7 +238,13 @@ bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double
     // With nothing split the residuals never see x (ADMM, L-ADMM), and no x is reported converged
     // unchecked: a non-finite x is divergence there too.
     if ((converged || problem_.psi.empty()) && !x_finite()) diverged("the x-update");
-    if (track_) h.objective = objective_at(x);
+    // tracked at what a solve stopped here would return: x projected onto its own constraints
+    // (the split ones hold for x only up to the primal residual, and a miss counts as +inf)
+    if (track_) {
+        double compile_s = 0;
+        h.objective = objective_at(lower::has_feasible_copy(problem_) ? feasible_copy(problem_, x, compile_s) : x);
+        count_compilation(compile_s);
+    }
     // A constraint on an operator's output has no feasible copy: residuals within tolerance do not
     // make x satisfy it, so converged means the returned x satisfies it too.
     violated_at_tolerance_ = false;

@@ -3,6 +3,7 @@
 // and the algorithm names every command accepts.
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -151,4 +152,46 @@ TEST_CASE("proxgen solve with a folder of inputs solves a batch: one output per 
     d.problem = o.problem;
     d.data.inputs = {"b=" + f / "frames"};
     CHECK_THROWS_WITH(cli::describe(d), Catch::Matchers::Contains("only `proxgen solve` takes"));
+}
+
+TEST_CASE("proxgen compare refuses a NaN or an infinity instead of skipping it (silent wrong answers, item 8)",
+          "[cli]") {
+    const ProblemFolder f("compare_non_finite");
+    pg::Image ref = pg::load_image(f / "b.npy"), bad = ref.copy(), close = ref.copy();
+    bad(3, 2) = std::numeric_limits<float>::quiet_NaN();
+    bad(4, 2) = std::numeric_limits<float>::infinity();
+    close(0, 0) += 0.25f;
+    pg::save_image(f / "bad.npy", bad);
+    pg::save_image(f / "close.npy", close);
+    // the finite image is compared, the other is reported and makes the exit code bad input
+    CHECK(cli::compare({f / "b.npy", {f / "close.npy"}}) == cli::ok);
+    CHECK(cli::compare({f / "b.npy", {f / "close.npy", f / "bad.npy"}}) == cli::bad_input);
+    try {
+        cli::compare({f / "bad.npy", {f / "close.npy"}});
+        FAIL("a non-finite reference was accepted");
+    } catch (const cli::Stop& e) {
+        CHECK(e.code == cli::bad_input);
+        CHECK_THAT(e.what(), Catch::Matchers::Contains("non-finite sample (nan at x=3, y=2)"));
+    }
+}
+
+TEST_CASE("proxgen bench --to-tolerance refuses an optimum that is not a finite number (silent wrong answers, item 8)",
+          "[cli]") {
+    const ProblemFolder f("bench_optimum");
+    for (double optimum : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity()}) {
+        cli::BenchOptions o;
+        o.problem = f / "denoise.txt";
+        o.data.inputs = {"b=" + f / "b.npy"};
+        o.algorithm = "pc";
+        o.to_tolerance = true;
+        o.optimum = optimum;
+        o.optimum_given = true;
+        try {
+            cli::bench(o);
+            FAIL("accepted --optimum " << optimum);
+        } catch (const cli::Stop& e) {
+            CHECK(e.code == cli::bad_input);
+            CHECK_THAT(e.what(), Catch::Matchers::Contains("must be a finite number"));
+        }
+    }
 }
