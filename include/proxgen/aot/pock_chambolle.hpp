@@ -8,10 +8,11 @@
 // pipelines with their metadata. Every pipeline takes the same inputs in one order (data images,
 // scalars, x, x_prev, x_prev2 (each one buffer per variable), y_i, y_prev_i, sigma, tau, theta,
 // res_sigma, res_tau, res_theta; `iterate` then sigma_k, tau_k, theta_k per level), then its
-// outputs (the primal step and `feasible`: one buffer per variable). With `fused` (CPU targets, plans whose Ψ terms lie over the variable's pixels): `step`
-// writes {x⁺, y⁺_i components} in one call, `check` also the residuals' partial sums, `iterate`
-// (iterations_per_call > 1) runs that many steps per call; otherwise `dual`, `primal` and
-// `residual` (the partial sums) run separately.
+// outputs (the primal step and `feasible`: one buffer per variable). With `fused` (CPU targets,
+// plans in one variable whose Ψ terms lie over its pixels): `step` writes {x⁺, y⁺_i components}
+// in one call, `check` also the residuals' partial sums, `iterate` (iterations_per_call > 1) runs
+// that many steps per call; otherwise `dual`, `primal` and `residual` (the partial sums) run
+// separately.
 #pragma once
 
 #include <algorithm>
@@ -142,8 +143,8 @@ public:
                                                       " variables (" + variable_list() + "), got " +
                                                       std::to_string(x0.size()) + " starts");
         for (int j = 0; j < Description::variable_count; ++j) {
-            const std::string what = Description::variable_count > 1 ? std::string("x0 of '") + Description::variable_names[j] + "'"
-                                                                     : std::string("x0");
+            const std::string what =
+                n_var > 1 ? std::string("x0 of '") + Description::variable_names[j] + "'" : std::string("x0");
             if (!dense_float(x0[j].raw_buffer()) || extents(x0[j].raw_buffer()) != shapes_[j])
                 return fail(Status::shape_mismatch, what + " must be dense float32 of extents " + shape_text(shapes_[j]));
             if (std::string m = rules::finite_data(what, floats(x0[j].raw_buffer()), shapes_[j]); !m.empty())
@@ -194,9 +195,9 @@ public:
     /// Variable j's value (Description::variable_names[j]); an empty buffer, and a message in
     /// last_error(), for a j out of range.
     const Buffer& x(int j) {
-        if (j < 0 || j >= Description::variable_count) {
+        if (j < 0 || j >= n_var) {
             fail(Status::invalid_argument, "x(" + std::to_string(j) + "): the problem's variables are 0.." +
-                                               std::to_string(Description::variable_count - 1) + " (" + variable_list() + ")");
+                                               std::to_string(n_var - 1) + " (" + variable_list() + ")");
             return no_variable_;
         }
         if constexpr (Description::has_feasible) {
@@ -256,7 +257,8 @@ private:
     Status check_variable_extents(const Extents& e) {
         if (int(e.size()) != n_var) {
             std::string missing;
-            for (int j = int(e.size()); j < n_var; ++j) missing += (missing.empty() ? "" : ", ") + std::string(Description::variable_names[j]);
+            for (int j = int(e.size()); j < n_var; ++j)
+                missing += (missing.empty() ? "" : ", ") + std::string(Description::variable_names[j]);
             return fail(Status::invalid_argument,
                         "the problem has " + std::to_string(n_var) + " variable" + (n_var > 1 ? "s" : "") + " (" +
                             variable_list() + "), got extents for " + std::to_string(e.size()) +
@@ -264,7 +266,8 @@ private:
         }
         for (int j = 0; j < n_var; ++j) {
             // one variable keeps the sentences of the one-variable interface
-            const std::string what = n_var > 1 ? std::string("variable '") + Description::variable_names[j] + "'" : "the variable";
+            const std::string what =
+                n_var > 1 ? std::string("variable '") + Description::variable_names[j] + "'" : std::string("the variable");
             if (int(e[j].size()) != Description::variable_ranks[j])
                 return fail(Status::invalid_argument, what + " has rank " + std::to_string(Description::variable_ranks[j]) +
                                                           ", got " + std::to_string(e[j].size()) + " extents");
