@@ -119,7 +119,13 @@ void set_estimates(detail::PCPipelines& pc) {
 /// The plan's terms (describe_ir would also print bounds and steps of the placeholder data, and
 /// estimate missing bounds by JIT power iteration).
 std::string plan_text(const ir::Problem& p) {
-    std::string s = fmt::format("ProxGen plan ({}), variable of rank {}\n", name(p.algorithm), p.variable_shape.size());
+    std::string s = fmt::format("ProxGen plan ({}), ", name(p.algorithm));
+    if (p.variables.size() <= 1) s += fmt::format("variable of rank {}\n", p.variable_shape.size());
+    else {
+        s += "variables";
+        for (const auto& v : p.variables) s += fmt::format(" {} (rank {})", v.name, v.shape.size());
+        s += "\n";
+    }
     s += "  Omega (absorbed by the x-update, closed-form prox per pixel):\n";
     if (p.omega.empty()) s += "    (none)\n";
     for (const auto& t : p.omega) s += "    " + t.text + "\n";

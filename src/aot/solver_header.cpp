@@ -53,12 +53,28 @@ void add_node_slots(const ir::Node& n, const std::string& term, const std::strin
     for (const auto& a : n.args) add_node_slots(a, term, term_text, namer, s);
 }
 
-/// Each card's structure rule on its operand's extents at every node below n (shape_check_code).
+/// Each card's structure rules on its operands' extents at every node below n (shape_check_code,
+/// operands_check_code).
 void add_shape_checks(const ir::Node& n, std::vector<std::string>& out) {
     if (!n.args.empty())
         if (std::string code = catalogue::card_of(n).shape_check_code(n, shape_code(n.args[0])); !code.empty())
             out.push_back(code);
+    // between operands that read variables (a data image's extents are checked as the data's)
+    std::vector<std::string> operands;
+    int reading = 0;
+    for (const auto& a : n.args) {
+        operands.push_back(shape_code(a));
+        reading += !ir::variables_of(a).empty();
+    }
+    if (reading >= 2)
+        if (std::string code = catalogue::card_of(n).operands_check_code(n, operands); !code.empty()) out.push_back(code);
     for (const auto& a : n.args) add_shape_checks(a, out);
+}
+
+/// The problem's unknowns (a problem built without names has one, x).
+std::vector<ir::Variable> solver_variables(const ir::Problem& p) {
+    if (!p.variables.empty()) return p.variables;
+    return {ir::Variable{"x", p.variable_shape}};
 }
 
 }  // namespace
@@ -148,18 +164,26 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     }
     line("};");
     line("");
-    line("struct Description {");
-    line("    using Data = " + name + "::Data;");
-    line(fmt::format("    static constexpr const char* name = \"{}\";", name));
-    line(fmt::format("    static constexpr const char* target = \"{}\";", target));
-    line(fmt::format("    static constexpr int variable_rank = {};", p.variable_shape.size()));
-    line(fmt::format("    static constexpr int image_slots = {}, scalar_slots = {}, psi_terms = {}, omega_terms = {};",
-                     p.image_slots, p.scalar_slots, p.psi.size(), p.omega.size()));
     auto list = [&](const char* type, const char* field, auto&& value, const auto& items) {
         std::string s = fmt::format("    static constexpr {} {}[] = {{", type, field);
         for (const auto& i : items) s += value(i) + ", ";
         line(s + (items.empty() ? "{}};" : "};"));
     };
+    line("struct Description {");
+    line("    using Data = " + name + "::Data;");
+    line("    /// One extents vector per variable (Halide order: width, height[, channels])");
+    line("    using Extents = std::vector<std::vector<int>>;");
+    line(fmt::format("    static constexpr const char* name = \"{}\";", name));
+    line(fmt::format("    static constexpr const char* target = \"{}\";", target));
+    const std::vector<ir::Variable> variables = solver_variables(p);
+    line("    /// The unknowns, in the order of Solver::init_variables' extents and x(j)");
+    line(fmt::format("    static constexpr int variable_count = {};", variables.size()));
+    list("const char*", "variable_names", [](const ir::Variable& v) { return "\"" + v.name + "\""; }, variables);
+    list("int", "variable_ranks", [](const ir::Variable& v) { return std::to_string(v.shape.size()); }, variables);
+    line("    /// the (first) variable's rank");
+    line(fmt::format("    static constexpr int variable_rank = {};", variables.front().shape.size()));
+    line(fmt::format("    static constexpr int image_slots = {}, scalar_slots = {}, psi_terms = {}, omega_terms = {};",
+                     p.image_slots, p.scalar_slots, p.psi.size(), p.omega.size()));
     list("int", "image_ranks", [](const SlotInfo& s) { return std::to_string(s.rank); }, slots.images);
     list("const char*", "image_names", [](const SlotInfo& s) { return "\"" + s.name + "\""; }, slots.images);
     list("const char*", "scalar_names", [](const SlotInfo& s) { return "\"" + s.name + "\""; }, slots.scalars);
@@ -175,7 +199,7 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("        (void)images, (void)scalars;");
     line("    }");
     line("    /// The extents data image `slot` must have (empty: any).");
-    line("    static std::vector<int> image_shape(int slot, const std::vector<int>& v, halide_buffer_t* const* images) {");
+    line("    static std::vector<int> image_shape(int slot, const Extents& v, halide_buffer_t* const* images) {");
     line("        (void)v, (void)images;");
     line("        switch (slot) {");
     for (std::size_t i = 0; i < slots.images.size(); ++i)
@@ -184,8 +208,8 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("        default: return {};");
     line("        }");
     line("    }");
-    line("    /// Why data image `slot` does not fit the variable's extents v (\"\": it does).");
-    line("    static std::string image_fit(int slot, const std::vector<int>& v, halide_buffer_t* const* images) {");
+    line("    /// Why data image `slot` does not fit the variables' extents v (\"\": it does).");
+    line("    static std::string image_fit(int slot, const Extents& v, halide_buffer_t* const* images) {");
     line("        (void)v, (void)images;");
     line("        switch (slot) {");
     for (std::size_t i = 0; i < slots.images.size(); ++i)
@@ -193,8 +217,8 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("        default: return {};");
     line("        }");
     line("    }");
-    line("    /// Why the variable's extents v break a rule of the problem's structure (\"\": they do not).");
-    line("    static std::string shape_fit(const std::vector<int>& v, halide_buffer_t* const* images) {");
+    line("    /// Why the variables' extents v break a rule of the problem's structure (\"\": they do not).");
+    line("    static std::string shape_fit(const Extents& v, halide_buffer_t* const* images) {");
     line("        (void)v, (void)images;");
     std::vector<std::string> shape_checks;
     for (const auto* terms : {&p.omega, &p.psi})
@@ -202,11 +226,11 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     for (const auto& code : shape_checks) line(fmt::format("        if (std::string m = {}; !m.empty()) return m;", code));
     line("        return {};");
     line("    }");
-    line("    static std::vector<int> psi_shape(int term, const std::vector<int>& v, halide_buffer_t* const* images) {");
+    line("    static std::vector<int> psi_shape(int term, const Extents& v, halide_buffer_t* const* images) {");
     line("        (void)images;");
     line("        switch (term) {");
     for (std::size_t i = 0; i < p.psi.size(); ++i) line(fmt::format("        case {}: return {};", i, shape_code(p.psi[i].expr)));
-    line("        default: return v;");
+    line("        default: return v.front();");
     line("        }");
     line("    }");
     line("    static double norm_bound(int term, halide_buffer_t* const* images, const float* scalars) {");
@@ -261,6 +285,10 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line(fmt::format("inline {0}::Status {0}_init({0}::Solver& s, const std::vector<int>& variable_extents,", name));
     line(fmt::format("                                   const {0}::Data& data, const {0}::Options& options = {{}}) {{", name));
     line("    return s.init(variable_extents, data, options);");
+    line("}");
+    line(fmt::format("inline {0}::Status {0}_init_variables({0}::Solver& s, const {0}::Description::Extents& extents,", name));
+    line(fmt::format("                                   const {0}::Data& data, const {0}::Options& options = {{}}) {{", name));
+    line("    return s.init_variables(extents, data, options);");
     line("}");
     line(fmt::format("inline {0}::Status {0}_step({0}::Solver& s, int iterations) {{ return s.step(iterations); }}", name));
     line(fmt::format("inline {0}::Status {0}_solve({0}::Solver& s) {{ return s.solve(); }}", name));

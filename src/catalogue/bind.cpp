@@ -171,7 +171,7 @@ void image(const Image& img, std::string_view op, std::string_view what) {
 
 void same_shape(std::string_view op, std::string_view left_name, const std::vector<int>& left,
                 std::string_view right_name, const std::vector<int>& right) {
-    if (left != right) fail("{}: {} is {} but {} is {}", op, left_name, shape_string(left), right_name, shape_string(right));
+    if (std::string m = rules::same_shape(op, left_name, left, right_name, right); !m.empty()) fail("{}", m);
 }
 
 void plane(std::string_view op, const std::vector<int>& operand) {

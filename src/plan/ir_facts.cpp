@@ -82,25 +82,31 @@ auto omega_strong_convexity(const ir::Problem& p, const D& d, auto dmin_of) {
     }
     return mu;
 }
-}  // namespace
 
-double strong_convexity(const ir::Problem& p) {
-    auto dmin = [](const ir::Node& n) { return diagonal_min_abs(n); };
-    if (p.variables.size() <= 1) return omega_strong_convexity(p, catalogue::Numbers{}, dmin);
-    // several variables: the stack is as strongly convex as its least strongly convex variable
-    // (each Ω term reads one variable)
-    double mu = std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < p.variables.size(); ++j) {
+/// Several variables: the stack is as strongly convex as its least strongly convex variable (each
+/// Ω term reads one variable). The same rule computed now and written as generated code.
+template <class D>
+auto stacked_strong_convexity(const ir::Problem& p, const D& d, auto dmin_of) {
+    using std::min;
+    if (p.variables.size() <= 1) return omega_strong_convexity(p, d, dmin_of);
+    auto of_variable = [&](std::size_t j) {
         ir::Problem one;
         for (const auto& t : p.omega)
             if (ir::variables_of(t.expr) == std::vector<int>{int(j)}) one.omega.push_back(t);
-        mu = std::min(mu, double(omega_strong_convexity(one, catalogue::Numbers{}, dmin)));
-    }
+        return omega_strong_convexity(one, d, dmin_of);
+    };
+    auto mu = of_variable(0);
+    for (std::size_t j = 1; j < p.variables.size(); ++j) mu = min(mu, of_variable(j));
     return mu;
+}
+}  // namespace
+
+double strong_convexity(const ir::Problem& p) {
+    return stacked_strong_convexity(p, catalogue::Numbers{}, [](const ir::Node& n) { return diagonal_min_abs(n); });
 }
 
 Code strong_convexity_code(const ir::Problem& p) {
-    return omega_strong_convexity(p, catalogue::Emitter{}, [](const ir::Node& n) { return diagonal_min_abs_code(n); });
+    return stacked_strong_convexity(p, catalogue::Emitter{}, [](const ir::Node& n) { return diagonal_min_abs_code(n); });
 }
 
 }  // namespace proxgen::plan

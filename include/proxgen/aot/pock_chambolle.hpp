@@ -4,16 +4,21 @@
 //
 // `Description` (written by the generator) provides: Data (named buffers and scalars), the slot
 // counts and ranks, bind(), image_shape(), psi_shape(), psi_components, norm_bound(),
-// strong_convexity(), and the pipelines with their metadata. Every pipeline takes the same inputs
-// in one order (data images, scalars, x, x_prev, x_prev2, y_i, y_prev_i, sigma, tau, theta,
+// strong_convexity(), the variables (variable_count, variable_names, variable_ranks), and the
+// pipelines with their metadata. Every pipeline takes the same inputs in one order (data images,
+// scalars, x, x_prev, x_prev2 (each one buffer per variable), y_i, y_prev_i, sigma, tau, theta,
 // res_sigma, res_tau, res_theta; `iterate` then sigma_k, tau_k, theta_k per level), then its
-// outputs. With `fused` (CPU targets, plans whose Ψ terms lie over the variable's pixels): `step`
-// writes {x⁺, y⁺_i components} in one call, `check` also the residuals' partial sums, `iterate`
-// (iterations_per_call > 1) runs that many steps per call; otherwise `dual`, `primal` and
-// `residual` (the partial sums) run separately.
+// outputs (the primal step and `feasible`: one buffer per variable). With `fused` (CPU targets,
+// plans in one variable whose Ψ terms lie over its pixels): `step` writes {x⁺, y⁺_i components}
+// in one call, `check` also the residuals' partial sums, `iterate` (iterations_per_call > 1) runs
+// that many steps per call; otherwise `dual`, `primal` and `residual` (the partial sums) run
+// separately.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <string>
+#include <vector>
 
 #include "proxgen/aot/support.hpp"
 #include "proxgen/check/rules.hpp"
@@ -26,19 +31,31 @@ class PockChambolle {
 public:
     using Data = typename Description::Data;
     using Buffer = Halide::Runtime::Buffer<float>;
+    /// One extents vector per variable (Halide order: width, height[, channels]).
+    using Extents = typename Description::Extents;
 
     /// Checks and keeps the data, allocates the state (x = 0, y = 0) and computes the steps.
-    /// `variable_extents`: the variable's extents in Halide order (width, height[, channels]).
+    /// `variable_extents`: the variable's extents in Halide order (width, height[, channels]). A
+    /// problem in several variables takes init_variables.
     Status init(const std::vector<int>& variable_extents, const Data& data, const Options& options = {}) {
+        if constexpr (Description::variable_count > 1) {
+            install_error_handler();
+            ready_ = false;
+            return fail(Status::invalid_argument, "the problem has " + std::to_string(Description::variable_count) +
+                                                      " variables (" + variable_list() +
+                                                      "): pass each one's extents to init_variables, in that order");
+        }
+        return init_variables({variable_extents}, data, options);
+    }
+
+    /// The same for a problem in any number of variables: one extents vector per variable, in the
+    /// order of Description::variable_names (the problem's order of first use).
+    Status init_variables(const Extents& variable_extents, const Data& data, const Options& options = {}) {
         install_error_handler();
         last_error_message().clear();  // an ok leaves no earlier failure's message behind
         ready_ = false;
         if (Status s = check_library(); s != Status::ok) return s;
-        if (int(variable_extents.size()) != Description::variable_rank)
-            return fail(Status::invalid_argument, "the variable has rank " + std::to_string(Description::variable_rank) +
-                                                      ", got " + std::to_string(variable_extents.size()) + " extents");
-        for (int e : variable_extents)
-            if (e < 1) return fail(Status::invalid_argument, "variable extents must be >= 1, got " + shape_text(variable_extents));
+        if (Status s = check_variable_extents(variable_extents); s != Status::ok) return s;
         // the ranges and sentences of pg::Options (proxgen/check/rules.hpp)
         for (const auto& [name, value] :
              {std::pair<const char*, double>{"max_iters", double(options.max_iters)},
@@ -47,7 +64,7 @@ public:
             if (std::string m = rules::option(name, value); !m.empty()) return fail(Status::invalid_argument, "Options: " + m);
         data_ = data;
         options_ = options;
-        shape_ = variable_extents;
+        shapes_ = variable_extents;
         Description::bind(data_, images_.data(), scalars_.data());
         for (int i = 0; i < Description::image_slots; ++i) {
             const halide_buffer_t* b = images_[i];
@@ -55,19 +72,19 @@ public:
             if (!dense_float(b) || b->dimensions != Description::image_ranks[i])
                 return fail(Status::invalid_argument, what + " must be a dense float32 buffer of rank " +
                                                           std::to_string(Description::image_ranks[i]));
-            const std::vector<int> want = Description::image_shape(i, shape_, images_.data());
+            const std::vector<int> want = Description::image_shape(i, shapes_, images_.data());
             if (!want.empty() && want != extents(b))
                 return fail(Status::shape_mismatch,
                             what + " is " + shape_text(extents(b)) + " but the problem needs " + shape_text(want));
             // the JIT's per-operator checks of sizes the header cannot fix (a conv kernel's)
-            if (std::string m = Description::image_fit(i, shape_, images_.data()); !m.empty())
+            if (std::string m = Description::image_fit(i, shapes_, images_.data()); !m.empty())
                 return fail(Status::shape_mismatch, what + ": " + m);
             if (std::string m = rules::finite_data(what, floats(b), extents(b)); !m.empty())
                 return fail(Status::non_finite_input, m);
         }
         // the structure's rules the JIT checks when it builds the problem (haar's divisibility), on
         // extents that may depend on the (now checked) data images
-        if (std::string m = Description::shape_fit(shape_, images_.data()); !m.empty())
+        if (std::string m = Description::shape_fit(shapes_, images_.data()); !m.empty())
             return fail(Status::shape_mismatch, m);
         for (int i = 0; i < Description::scalar_slots; ++i) {
             const std::string what = std::string("scalar '") + Description::scalar_names[i] + "'";
@@ -78,18 +95,19 @@ public:
         }
         if (Status s = compute_steps(); s != Status::ok) return s;
         try {
-            x_ = state_buffer(shape_);
-            x_.fill(0.0f);
-            x_next_ = state_buffer(shape_);
-            x_spare_ = Description::iterations_per_call > 1 ? state_buffer(shape_) : Buffer();
+            x_ = variables_buffers();
+            for (auto& b : x_) b.fill(0.0f);
+            x_next_ = variables_buffers();
+            x_spare_ = Description::iterations_per_call > 1 ? variables_buffers() : Variables();
             y_.clear();
             y_next_.clear();
             y_views_.clear();
             y_next_views_.clear();
             psi_elements_ = 0;
-            int rows = shape_.size() >= 2 ? shape_[1] : 1;
+            int rows = 1;
+            for (const auto& v : shapes_) rows = std::max(rows, v.size() >= 2 ? v[1] : 1);
             for (int i = 0; i < Description::psi_terms; ++i) {
-                const std::vector<int> s = Description::psi_shape(i, shape_, images_.data());
+                const std::vector<int> s = Description::psi_shape(i, shapes_, images_.data());
                 y_.push_back(state_buffer(s));
                 y_.back().fill(0.0f);
                 y_next_.push_back(state_buffer(s));
@@ -99,14 +117,14 @@ public:
                 psi_elements_ += y_.back().number_of_elements();
                 if (s.size() >= 2) rows = std::max(rows, s[1]);
             }
-            // lower::square_sums: 16 lanes x strips of 16 rows x (2 + 2 per Ψ term) quantities
-            partials_ = state_buffer({16, (rows + 15) / 16, 2 + 2 * n_psi});
-            x_prev_ = state_buffer(shape_);
-            solution_ = Description::has_feasible ? state_buffer(shape_) : Buffer();
+            // lower::square_sums: 16 lanes x strips of 16 rows x quantities (pc_residual_shapes)
+            partials_ = state_buffer({16, (rows + 15) / 16, residual_quantities});
+            x_prev_ = variables_buffers();
+            solution_ = Description::has_feasible ? variables_buffers() : Variables();
             // x_prev2 is read by the separate residual only
-            x_prev2_ = Description::fused ? Buffer() : state_buffer(shape_);
+            x_prev2_ = Description::fused ? Variables() : variables_buffers();
         } catch (const std::bad_alloc&) {
-            return fail(Status::out_of_memory, "cannot allocate the solver's state for extents " + shape_text(shape_));
+            return fail(Status::out_of_memory, "cannot allocate the solver's state for extents " + extents_text(shapes_));
         }
         restart();
         ready_ = true;
@@ -114,15 +132,28 @@ public:
     }
 
     /// Starts again from x0 (dense float32 with the variable's extents) and y = 0.
-    Status set_x0(const Buffer& x0) {
+    Status set_x0(const Buffer& x0) { return set_x0_variables({x0}); }
+
+    /// The same for several variables: one start per variable, in init_variables' order.
+    Status set_x0_variables(const std::vector<Buffer>& x0) {
         last_error_message().clear();
         if (!ready_) return fail(Status::not_initialized, "set_x0 before a successful init");
-        if (!dense_float(x0.raw_buffer()) || extents(x0.raw_buffer()) != shape_)
-            return fail(Status::shape_mismatch, "x0 must be dense float32 of extents " + shape_text(shape_));
-        if (std::string m = rules::finite_data("x0", floats(x0.raw_buffer()), shape_); !m.empty())
-            return fail(Status::non_finite_input, m);
-        x_.copy_from(x0);
-        x_.set_host_dirty();
+        if (int(x0.size()) != Description::variable_count)
+            return fail(Status::invalid_argument, "set_x0: the problem has " + std::to_string(Description::variable_count) +
+                                                      " variables (" + variable_list() + "), got " +
+                                                      std::to_string(x0.size()) + " starts");
+        for (int j = 0; j < Description::variable_count; ++j) {
+            const std::string what =
+                n_var > 1 ? std::string("x0 of '") + Description::variable_names[j] + "'" : std::string("x0");
+            if (!dense_float(x0[j].raw_buffer()) || extents(x0[j].raw_buffer()) != shapes_[j])
+                return fail(Status::shape_mismatch, what + " must be dense float32 of extents " + shape_text(shapes_[j]));
+            if (std::string m = rules::finite_data(what, floats(x0[j].raw_buffer()), shapes_[j]); !m.empty())
+                return fail(Status::non_finite_input, m);
+        }
+        for (int j = 0; j < Description::variable_count; ++j) {
+            x_[j].copy_from(x0[j]);
+            x_[j].set_host_dirty();
+        }
         for (auto& y : y_) {
             y.fill(0.0f);
             y.set_host_dirty();
@@ -157,26 +188,50 @@ public:
     const State& state() const { return state_; }
     /// The current x (copied back from the device for GPU targets); with constraints on the
     /// variable itself (`Description::has_feasible`), its projection onto them, as pg::solve
-    /// returns: the iterate meets a split constraint only up to the primal residual.
-    const Buffer& x() {
+    /// returns: the iterate meets a split constraint only up to the primal residual. Several
+    /// variables: the first one's (x(j), variable(name) for each).
+    const Buffer& x() { return x(0); }
+
+    /// Variable j's value (Description::variable_names[j]); an empty buffer, and a message in
+    /// last_error(), for a j out of range.
+    const Buffer& x(int j) {
+        if (j < 0 || j >= n_var) {
+            fail(Status::invalid_argument, "x(" + std::to_string(j) + "): the problem's variables are 0.." +
+                                               std::to_string(n_var - 1) + " (" + variable_list() + ")");
+            return no_variable_;
+        }
         if constexpr (Description::has_feasible) {
             if (ready_) {
                 std::array<float, 6> steps{};
                 auto args = inputs(x_, x_prev_, x_prev2_, y_, y_, steps);
-                args.push_back(solution_.raw_buffer());
+                for (auto& b : solution_) args.push_back(b.raw_buffer());
                 if (run(&Description::feasible, args) == Status::ok) {
-                    solution_.copy_to_host();
-                    return solution_;
+                    solution_[j].copy_to_host();
+                    return solution_[j];
                 }
             }
         }
-        x_.copy_to_host();
-        return x_;
+        if (!ready_) return no_variable_;
+        x_[j].copy_to_host();
+        return x_[j];
     }
+
+    /// The value of the variable named `name` in the problem; an empty buffer, and a message in
+    /// last_error(), for a name the problem does not have.
+    const Buffer& variable(const std::string& name) {
+        for (int j = 0; j < Description::variable_count; ++j)
+            if (name == Description::variable_names[j]) return x(j);
+        fail(Status::invalid_argument, "the problem has no variable '" + name + "'; its variables are " + variable_list());
+        return no_variable_;
+    }
+
     const char* last_error() const { return last_error_message().c_str(); }
 
 private:
-    static constexpr int n_psi = Description::psi_terms;
+    using Variables = std::vector<Buffer>;  // one buffer per variable
+    static constexpr int n_psi = Description::psi_terms, n_var = Description::variable_count;
+    /// The residual's quantities: P and Kᵀy per variable, then (D_i, K_i x) per Ψ term.
+    static constexpr int residual_quantities = 2 * n_var + 2 * n_psi;
     static constexpr int image_count = Description::image_slots > 0 ? Description::image_slots : 1;
     static constexpr int scalar_count = Description::scalar_slots > 0 ? Description::scalar_slots : 1;
 
@@ -185,8 +240,54 @@ private:
         return s;
     }
 
+    /// "x, y": the variables' names in order.
+    static std::string variable_list() {
+        std::string s;
+        for (int j = 0; j < n_var; ++j) s += (j ? ", " : "") + std::string(Description::variable_names[j]);
+        return s;
+    }
+
+    static std::string extents_text(const Extents& e) {
+        std::string s;
+        for (std::size_t j = 0; j < e.size(); ++j) s += (j ? ", " : "") + shape_text(e[j]);
+        return s;
+    }
+
+    /// One extents vector per variable, each of its variable's rank and positive; the variable named.
+    Status check_variable_extents(const Extents& e) {
+        if (int(e.size()) != n_var) {
+            std::string missing;
+            for (int j = int(e.size()); j < n_var; ++j)
+                missing += (missing.empty() ? "" : ", ") + std::string(Description::variable_names[j]);
+            return fail(Status::invalid_argument,
+                        "the problem has " + std::to_string(n_var) + " variable" + (n_var > 1 ? "s" : "") + " (" +
+                            variable_list() + "), got extents for " + std::to_string(e.size()) +
+                            (missing.empty() ? "" : "; missing: " + missing));
+        }
+        for (int j = 0; j < n_var; ++j) {
+            // one variable keeps the sentences of the one-variable interface
+            const std::string what =
+                n_var > 1 ? std::string("variable '") + Description::variable_names[j] + "'" : std::string("the variable");
+            if (int(e[j].size()) != Description::variable_ranks[j])
+                return fail(Status::invalid_argument, what + " has rank " + std::to_string(Description::variable_ranks[j]) +
+                                                          ", got " + std::to_string(e[j].size()) + " extents");
+            for (int x : e[j])
+                if (x < 1)
+                    return fail(Status::invalid_argument,
+                                (n_var > 1 ? what + ": extents" : std::string("variable extents")) + " must be >= 1, got " +
+                                    shape_text(e[j]));
+        }
+        return Status::ok;
+    }
+
+    Variables variables_buffers() const {
+        Variables v;
+        for (const auto& s : shapes_) v.push_back(state_buffer(s));
+        return v;
+    }
+
     Status check_library() {
-        const int inputs = Description::image_slots + Description::scalar_slots + 3 + 2 * n_psi + 6 + n_psi;
+        const int inputs = Description::image_slots + Description::scalar_slots + 3 * n_var + 2 * n_psi + 6 + n_psi;
         int components = 0;
         for (int i = 0; i < n_psi; ++i) components += Description::psi_components[i];
         auto arguments = [](const halide_filter_metadata_t* m) { return m ? m->num_arguments : -1; };
@@ -199,10 +300,10 @@ private:
                       inputs + 3 * Description::iterations_per_call + 2 + components);
         } else {
             ok = arguments(Description::dual_metadata()) == inputs + n_psi &&
-                 arguments(Description::primal_metadata()) == inputs + 1 &&
+                 arguments(Description::primal_metadata()) == inputs + n_var &&
                  arguments(Description::residual_metadata()) == inputs + 1;
         }
-        if constexpr (Description::has_feasible) ok = ok && arguments(Description::feasible_metadata()) == inputs + 1;
+        if constexpr (Description::has_feasible) ok = ok && arguments(Description::feasible_metadata()) == inputs + n_var;
         if (!ok) return fail(Status::bad_library, "the linked step pipelines do not match this header; regenerate both");
         return Status::ok;
     }
@@ -242,12 +343,13 @@ private:
     }
 
     void restart() {  // allocates nothing: init made every buffer
-        for (Buffer* b : {&x_prev_, &x_prev2_}) {
-            if (b->dimensions() == 0) continue;  // no x_prev2 with fused kernels
-            b->set_device_dirty(false);  // overwritten whole: what a GPU last wrote there is stale
-            b->copy_from(x_);
-            b->set_host_dirty();
-        }
+        for (Variables* v : {&x_prev_, &x_prev2_})  // (no x_prev2 with fused kernels)
+            for (std::size_t j = 0; j < v->size(); ++j) {
+                Buffer& b = (*v)[j];
+                b.set_device_dirty(false);  // overwritten whole: what a GPU last wrote there is stale
+                b.copy_from(x_[j]);
+                b.set_host_dirty();
+            }
         state_ = State{};
         state_.tau = steps_.tau;
         state_.sigma = steps_.sigma;
@@ -256,12 +358,13 @@ private:
     }
 
     /// The argument vector every pipeline shares; outputs are appended by the caller.
-    std::vector<void*> inputs(Buffer& x, Buffer& x_prev, Buffer& x_prev2, std::vector<Buffer>& y,
+    std::vector<void*> inputs(Variables& x, Variables& x_prev, Variables& x_prev2, std::vector<Buffer>& y,
                               std::vector<Buffer>& y_prev, std::array<float, 6>& steps) {
         std::vector<void*> a;
         for (int i = 0; i < Description::image_slots; ++i) a.push_back(images_[i]);
         for (int i = 0; i < Description::scalar_slots; ++i) a.push_back(&scalars_[i]);
-        for (Buffer* b : {&x, &x_prev, x_prev2.data() ? &x_prev2 : &x_prev}) a.push_back(b->raw_buffer());
+        for (Variables* v : {&x, &x_prev, x_prev2.empty() ? &x_prev : &x_prev2})
+            for (Buffer& b : *v) a.push_back(b.raw_buffer());
         for (auto& b : y) a.push_back(b.raw_buffer());
         for (auto& b : y_prev) a.push_back(b.raw_buffer());
         for (float& s : steps) a.push_back(&s);
@@ -322,8 +425,8 @@ private:
 
     // after a step wrote x_next_: x ← x_{n+1}, x_prev ← x_n, x_prev2 ← x_{n−1}
     void rotate_x() {
-        Buffer newest = std::move(x_next_);
-        if (x_prev2_.data()) {
+        Variables newest = std::move(x_next_);
+        if (!x_prev2_.empty()) {
             x_next_ = std::move(x_prev2_);
             x_prev2_ = std::move(x_prev_);
         } else {
@@ -342,7 +445,7 @@ private:
     Status run_one(std::array<float, 6>& steps, bool measure) {
         if constexpr (Description::fused) {
             auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
-            args.push_back(x_next_.raw_buffer());
+            args.push_back(x_next_.front().raw_buffer());  // (one variable: fused)
             for (auto& parts : y_next_views_)
                 for (auto& b : parts) args.push_back(b.raw_buffer());
             if (measure) args.push_back(partials_.raw_buffer());
@@ -356,7 +459,7 @@ private:
                 swap_duals();
             }
             auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
-            args.push_back(x_next_.raw_buffer());
+            for (auto& b : x_next_) args.push_back(b.raw_buffer());
             if (Status st = run(&Description::primal, args); st != Status::ok) return st;
         }
         rotate_x();
@@ -382,8 +485,8 @@ private:
         }
         auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
         for (float& l : levels) args.push_back(&l);
-        args.push_back(x_next_.raw_buffer());
-        args.push_back(x_spare_.raw_buffer());
+        args.push_back(x_next_.front().raw_buffer());  // (one variable: blocks need fused kernels)
+        args.push_back(x_spare_.front().raw_buffer());
         for (auto& parts : y_next_views_)
             for (auto& b : parts) args.push_back(b.raw_buffer());
         if (Status st = run(&Description::iterate, args); st != Status::ok) return st;
@@ -397,26 +500,32 @@ private:
     Status check(int it) {
         State& s = state_;
         partials_.copy_to_host();
-        double sums[2 + 2 * n_psi] = {};
+        double sums[residual_quantities] = {};
         const int per_quantity = partials_.dim(0).extent() * partials_.dim(1).extent();
-        for (int q = 0; q < 2 + 2 * n_psi; ++q)
+        for (int q = 0; q < residual_quantities; ++q)
             for (int i = 0; i < per_quantity; ++i) sums[q] += partials_.data()[q * per_quantity + i];
-        double d2 = 0, kx2 = 0;
-        for (int i = 0; i < n_psi; ++i) {
-            d2 += sums[2 + 2 * i];
-            kx2 += sums[3 + 2 * i];
+        double p2 = 0, kty2 = 0, d2 = 0, kx2 = 0;
+        std::size_t n = 0;
+        for (int j = 0; j < n_var; ++j) {
+            p2 += sums[j];
+            kty2 += sums[n_var + j];
+            n += x_[j].number_of_elements();
         }
-        const double sqrt_n = std::sqrt(double(x_.number_of_elements())), sqrt_m = std::sqrt(double(psi_elements_));
-        s.primal_residual = std::sqrt(sums[0]);
+        for (int i = 0; i < n_psi; ++i) {
+            d2 += sums[2 * n_var + 2 * i];
+            kx2 += sums[2 * n_var + 1 + 2 * i];
+        }
+        const double sqrt_n = std::sqrt(double(n)), sqrt_m = std::sqrt(double(psi_elements_));
+        s.primal_residual = std::sqrt(p2);
         s.dual_residual = std::sqrt(d2);
-        s.eps_primal = sqrt_n * options_.eps_abs + options_.eps_rel * std::sqrt(sums[1]);
+        s.eps_primal = sqrt_n * options_.eps_abs + options_.eps_rel * std::sqrt(kty2);
         s.eps_dual = sqrt_m * options_.eps_abs + options_.eps_rel * std::sqrt(kx2);
         if (!std::isfinite(s.primal_residual) || !std::isfinite(s.dual_residual))
             return fail(Status::diverged, "diverged at iteration " + std::to_string(it) + "; reduce the step sizes");
         const bool tolerance_set = options_.eps_abs > 0 || options_.eps_rel > 0;
         s.converged = tolerance_set && s.primal_residual <= s.eps_primal && s.dual_residual <= s.eps_dual;
         if (steps_.adaptive && !s.converged) {
-            const auto rel = steps::relative_residuals(s.primal_residual, std::sqrt(sums[1]), sqrt_n * sqrt_n,
+            const auto rel = steps::relative_residuals(s.primal_residual, std::sqrt(kty2), sqrt_n * sqrt_n,
                                                        s.dual_residual, std::sqrt(kx2), sqrt_m * sqrt_m);
             balance_.apply(rel.primal, rel.dual, s.tau, s.sigma);
         }
@@ -425,11 +534,12 @@ private:
 
     Data data_;
     Options options_;
-    std::vector<int> shape_;
+    Extents shapes_;  // each variable's extents
     std::array<halide_buffer_t*, image_count> images_{};
     std::array<float, scalar_count> scalars_{};
-    Buffer x_, x_prev_, x_prev2_, x_next_, x_spare_;  // x_spare_: x_{n−1} of a block
-    Buffer solution_;  // x projected onto the constraints on the variable (has_feasible)
+    Variables x_, x_prev_, x_prev2_, x_next_, x_spare_;  // x_spare_: x_{n−1} of a block
+    Variables solution_;  // x projected onto the constraints on the variables (has_feasible)
+    Buffer no_variable_;  // what x(j) returns for a j the problem does not have
     std::vector<Buffer> y_, y_next_;
     std::vector<std::vector<Buffer>> y_views_, y_next_views_;  // the fused kernels' Tuple elements
     Buffer partials_;  // the residual quantities' partial sums of squares

@@ -168,6 +168,10 @@ public:
     /// operand extents (a std::vector<int> expression) that the JIT checks when it builds n: "" when
     /// it holds, else the JIT's sentence (default: none, "").
     virtual std::string shape_check_code(const ir::Node& n, const std::string& operand_extents) const = 0;
+    /// The same for a rule between n's operands (every operand's extents as such an expression), which
+    /// the structure fixes for one variable but not between variables whose extents come at init
+    /// (a + b of two variables: one shape). Default: none, "".
+    virtual std::string operands_check_code(const ir::Node& n, std::span<const std::string> operand_extents) const = 0;
 
     /// The extent of n's last axis when its structure fixes it (grad stacks its components), else
     /// 0 (default: its first operand's, for operators that keep the operand's axes).
@@ -290,6 +294,11 @@ public:
     }
     std::string shape_check_code(const ir::Node& n, const std::string& operand_extents) const override {
         if constexpr (requires { C::shape_check_code(n, operand_extents); }) return C::shape_check_code(n, operand_extents);
+        else return {};
+    }
+    std::string operands_check_code(const ir::Node& n, std::span<const std::string> operand_extents) const override {
+        if constexpr (requires { C::operands_check_code(n, operand_extents); })
+            return C::operands_check_code(n, operand_extents);
         else return {};
     }
     int static_last_extent(const ir::Node& n, std::span<const int> a) const override {

@@ -5,10 +5,11 @@
 //   - Emitter: D::value = Code, the C++ expression that computes the same number in a generated
 //     solver, from its data slots `images[i]` / `scalars[i]` (src/aot);
 //   - the Halide back end's accessor for extents (D::value = Halide::Expr, src/lower).
-// Formulas use +, −, ×, ÷, sqrt, abs, floor and the accessor's readings (l1_norm(n), scalar(n),
+// Formulas use +, −, ×, ÷, sqrt, abs, floor, min and the accessor's readings (l1_norm(n), scalar(n),
 // image_extent(n, axis), ...), each defined once in proxgen/catalogue/data_norms.hpp.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -57,6 +58,8 @@ inline Code operator/(const Code& a, const Code& b) { return Code("(" + a.text +
 inline Code sqrt(const Code& a) { return Code("std::sqrt(" + a.text + ")"); }
 inline Code abs(const Code& a) { return Code("std::abs(" + a.text + ")"); }
 inline Code floor(const Code& a) { return Code("std::floor(" + a.text + ")"); }
+/// (std::min<double>: a formula may be an integer literal, "0")
+inline Code min(const Code& a, const Code& b) { return Code("std::min<double>(" + a.text + ", " + b.text + ")"); }
 
 /// Formulas written as code over a generated solver's data slots: `images[i]` (halide_buffer_t*)
 /// and `scalars[i]` (float), numbered as the planned problem numbers them (ir::assign_slots).
@@ -75,10 +78,11 @@ struct Emitter {
     Code largest_pixel_frobenius(const ir::Node& n) const { return call("largest_pixel_frobenius", n.image_slot); }
     Code spectral_norm(const ir::Node& n) const { return call("spectral_norm", n.image_slot); }
     Code largest_pixel_spectral_norm(const ir::Node& n) const { return call("largest_pixel_spectral_norm", n.image_slot); }
-    /// Extents: the variable's (the generated solver's `v`) and a node image's.
+    /// Extents: a variable's (the generated solver's `v`, one extents vector per variable in
+    /// Problem::variables order) and a node image's.
     std::vector<Code> variable_extents(const ir::Node& n) const {
         std::vector<Code> e;
-        for (int a = 0; a < n.rank(); ++a) e.push_back(Code(fmt::format("v[{}]", a)));
+        for (int a = 0; a < n.rank(); ++a) e.push_back(Code(fmt::format("v[{}][{}]", std::max(n.variable, 0), a)));
         return e;
     }
     std::vector<Code> image_extents(const ir::Node& n) const {

@@ -102,6 +102,22 @@ inline std::string haar_levels(int levels, const std::vector<int>& operand) {
            " = " + std::to_string(d) + ", but its operand is " + shape + " (pad or crop it first)";
 }
 
+/// Extents as the sentences write them: "16x16", "empty".
+inline std::string shape_text(const std::vector<int>& e) {
+    if (e.empty()) return "empty";
+    std::string s;
+    for (std::size_t i = 0; i < e.size(); ++i) s += (i ? "x" : "") + std::to_string(e[i]);
+    return s;
+}
+
+/// The operands of an elementwise operator (op: "+") must have one shape.
+inline std::string same_shape(std::string_view op, std::string_view left_name, const std::vector<int>& left,
+                              std::string_view right_name, const std::vector<int>& right) {
+    if (left == right) return {};
+    return std::string(op) + ": " + std::string(left_name) + " is " + shape_text(left) + " but " + std::string(right_name) +
+           " is " + shape_text(right);
+}
+
 /// conv's kernel must fit in its operand's image plane (a larger kernel would wrap onto itself).
 inline std::string conv_kernel(const std::vector<int>& kernel, const std::vector<int>& operand) {
     auto text = [](const std::vector<int>& e) {

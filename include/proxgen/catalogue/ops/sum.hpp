@@ -19,6 +19,12 @@ struct sum {
         check::same_shape("+", "the left operand", a, "the right operand", b);
         return a;
     }
+    /// The same rule in a generated solver, whose variables' extents come at init.
+    static std::string operands_check_code(const ir::Node&, std::span<const std::string> operands) {
+        if (operands.size() != 2) return {};
+        return fmt::format(R"(proxgen::rules::same_shape("+", "the left operand", {}, "the right operand", {}))",
+                           operands[0], operands[1]);
+    }
     static ir::Node make(ir::Node a, ir::Node b) {
         std::vector<int> s = shape(a.shape, b.shape);
         return node<sum>(std::move(s), {std::move(a), std::move(b)});
