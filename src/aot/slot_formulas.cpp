@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "../solve/engine.hpp"
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/plan/planner.hpp"
 
@@ -29,15 +30,20 @@ std::string vector_code(const std::vector<Code>& e) {
 std::string strong_convexity_code(const ir::Problem& p) { return "return " + plan::strong_convexity_code(p).text + ";"; }
 
 std::string curvature_scale_code(const ir::Problem& p) {
+    // the JIT's rule (detail::curvature_scale): summed within each coupled group, the largest group's
     std::string s = "double omega = 0;\n";
-    for (const auto* terms : {&p.omega, &p.psi})
-        for (const auto& t : *terms) {
-            const Code c = card_of(t).curvature_code(t);
+    for (const auto& block : detail::coupled_blocks(p, true)) {
+        std::string group;
+        for (const ir::Term* t : block) {
+            const Code c = card_of(*t).curvature_code(*t);
             if (c.text == "0") continue;  // a non-smooth penalty adds nothing
-            const Code bound = plan::norm_bound_code(t.expr);
+            const Code bound = plan::norm_bound_code(t->expr);
             const catalogue::Emitter d;
-            s += fmt::format("        omega += {};\n", (d.weight(t) * d.beta(t) * d.beta(t) * bound * bound * c).text);
+            group += fmt::format("            group += {};\n", (d.weight(*t) * d.beta(*t) * d.beta(*t) * bound * bound * c).text);
         }
+        if (!group.empty())
+            s += "        {\n            double group = 0;\n" + group + "            omega = group > omega ? group : omega;\n        }\n";
+    }
     return s + "        return omega;";
 }
 

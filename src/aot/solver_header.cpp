@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "../lower/lowering.hpp"
+#include "../solve/engine.hpp"
 #include "proxgen/catalogue/card.hpp"
 #include "slot_formulas.hpp"
 
@@ -252,6 +253,18 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("    /// Tuple elements per Ψ term in the fused pipelines' output (the y_i components)");
     list("int", "psi_components", [&](const ir::Term& t) { return std::to_string(std::max(1, lower::fused_components(p, t))); },
          p.psi);
+    // the JIT's rule (detail::coupled_blocks): Σ KᵢᵀKᵢ is block-diagonal over the groups of
+    // variables that no chain of terms couples, so the stacked norm is the largest group's
+    std::vector<int> groups(p.psi.size(), 0);
+    {
+        int g = 0;
+        for (const auto& block : detail::coupled_blocks(p, false)) {
+            for (const ir::Term* t : block) groups[std::size_t(t - p.psi.data())] = g;
+            ++g;
+        }
+    }
+    line("    /// each Ψ term's coupled group: ||K||^2 adds up within a group, the steps use the largest group's");
+    list("int", "psi_groups", [](int g) { return std::to_string(g); }, groups);
     line("    /// fused: `step` and `check` run a whole iteration per call; else `dual`, `primal`, `residual`");
     line(fmt::format("    static constexpr bool fused = {};", fused ? "true" : "false"));
     line(fmt::format("    /// {}: one call of `iterate` runs that many iterations", iterations_per_call));

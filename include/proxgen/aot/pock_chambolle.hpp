@@ -310,8 +310,7 @@ private:
 
     // Same rules as detail::pc_steps.
     Status compute_steps() {
-        double sum = 0;
-        std::array<double, (n_psi > 0 ? n_psi : 1)> norms{};
+        std::array<double, (n_psi > 0 ? n_psi : 1)> norms{}, group_squares{};
         for (int i = 0; i < n_psi; ++i) {
             const double b = norms[i] = Description::norm_bound(i, images_.data(), scalars_.data());
             // pg::solve estimates a missing bound by power iteration, which needs K and Kᵀ
@@ -319,11 +318,13 @@ private:
             if (!(b > 0) || !std::isfinite(b))
                 return fail(Status::invalid_argument, "the ||K|| bound of split term " + std::to_string(i) + " is " +
                                                           std::to_string(b) + " (all-zero data?); no step sizes");
-            sum += b * b;
+            group_squares[Description::psi_groups[i]] += b * b;
         }
-        // the JIT's step rules, read from this solver's data
+        // the JIT's step rules, read from this solver's data; ||K|| is the largest coupled group's
         steps::Inputs in;
-        in.norm = std::sqrt(sum);
+        double worst = 0;
+        for (double g : group_squares) worst = g > worst ? g : worst;
+        in.norm = std::sqrt(worst);
         std::array<double, (n_psi > 0 ? n_psi : 1)> scales{};
         scales.fill(1.0);
         if (options_.precondition && n_psi >= 2)
