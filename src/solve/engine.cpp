@@ -238,21 +238,24 @@ bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double
     // With nothing split the residuals never see x (ADMM, L-ADMM), and no x is reported converged
     // unchecked: a non-finite x is divergence there too.
     if ((converged || problem_.psi.empty()) && !x_finite()) diverged("the x-update");
-    // tracked at what a solve stopped here would return: x projected onto its own constraints
-    // (the split ones hold for x only up to the primal residual, and a miss counts as +inf)
-    if (track_) {
-        double compile_s = 0;
-        h.objective = objective_at(lower::has_feasible_copy(problem_) ? feasible_copy(problem_, x, compile_s) : x);
-        count_compilation(compile_s);
-    }
+    // The objective of what a solve stopped here would return: x projected onto its own
+    // constraints (split ones hold for x only up to the primal residual, and a miss counts as
+    // +inf). Computed once, for the tracked history and for the constraint check below.
+    std::optional<double> returned_objective;
+    auto objective_returned = [&] {
+        if (!returned_objective) {
+            double compile_s = 0;
+            returned_objective = objective_at(feasible_copy(problem_, x, compile_s));
+            count_compilation(compile_s);
+        }
+        return *returned_objective;
+    };
+    if (track_) h.objective = objective_returned();
     // A constraint on an operator's output has no feasible copy: residuals within tolerance do not
     // make x satisfy it, so converged means the returned x satisfies it too.
     violated_at_tolerance_ = false;
     if (converged && check_constraints_) {
-        double compile_s = 0;
-        const Image returned = feasible_copy(problem_, x, compile_s);
-        count_compilation(compile_s);
-        violated_at_tolerance_ = !std::isfinite(objective_at(returned));
+        violated_at_tolerance_ = !std::isfinite(objective_returned());
         converged = !violated_at_tolerance_;
     }
     last_x_ = &x;
