@@ -214,6 +214,56 @@ TEST_CASE("GramSolver rejects wrong bases and shapes", "[spectral]") {
     CHECK_THROWS_AS(f.solve(pg::Image({12, 16}), out), pg::Error);
 }
 
+TEST_CASE("blocks of one W x H in one solver equal a solver per block", "[spectral]") {
+    // x (17×9) and y (17×9×2) stacked one after another, each with its own operator: one
+    // many-transform solve over the three channels against a solver per block.
+    auto x = pg::variable(17, 9);
+    auto y = pg::variable(17, 9, 2);
+    const pg::Image k3 = random_image({3, 3}, 21, 0.0f, 1.0f);
+    for (Basis basis : {Basis::fft, Basis::dct}) {
+        const pg::ir::Node gx = basis == Basis::fft ? pg::typed::to_ir(pg::conv(k3, x)) : pg::typed::to_ir(2.0f * x);
+        const pg::ir::Node gy = basis == Basis::fft ? pg::typed::to_ir(pg::grad(y, pg::periodic))
+                                                    : pg::typed::to_ir(pg::grad(y));
+        sp::GramSolver both(basis, std::vector<std::vector<int>>{{17, 9}, {17, 9, 2}});
+        CHECK(both.variable_shape() == std::vector<int>{17, 9, 3});
+        both.add_term(gx, 1.5, 0);
+        both.add_term(gy, 0.7, 1);
+        both.add_identity(0.25);
+        sp::GramSolver alone_x(basis, {17, 9}), alone_y(basis, {17, 9, 2});
+        alone_x.add_term(gx, 1.5);
+        alone_x.add_identity(0.25);
+        alone_y.add_term(gy, 0.7);
+        alone_y.add_identity(0.25);
+        const pg::Image rhs = random_image({17, 9, 3}, 22);
+        pg::Image rx({17, 9}), ry({17, 9, 2});
+        std::copy(rhs.data(), rhs.data() + rx.size(), rx.data());
+        std::copy(rhs.data() + rx.size(), rhs.data() + rhs.size(), ry.data());
+        pg::Image out, ox, oy;
+        both.solve(rhs, out);
+        alone_x.solve(rx, ox);
+        alone_y.solve(ry, oy);
+        INFO(sp::name(basis));
+        double worst = 0;
+        for (std::size_t i = 0; i < ox.size(); ++i) worst = std::max(worst, double(std::abs(out.data()[i] - ox.data()[i])));
+        for (std::size_t i = 0; i < oy.size(); ++i)
+            worst = std::max(worst, double(std::abs(out.data()[ox.size() + i] - oy.data()[i])));
+        CHECK(worst <= 1e-5 * (norm(ox) + norm(oy)) / std::sqrt(double(out.size())));
+        // each block keeps its own operator: the blocks' solutions differ from each other's solver
+        pg::Image wrong;
+        alone_x.solve(pg::Image(pg::Image::Buffer(ry.data(), {17, 9})), wrong);
+        double differ = 0;
+        for (std::size_t i = 0; i < wrong.size(); ++i)
+            differ = std::max(differ, double(std::abs(wrong.data()[i] - out.data()[ox.size() + i])));
+        CHECK(differ > 1e-2);
+    }
+    // a block's term on another block's shape, a block that does not exist, blocks of other W×H
+    sp::GramSolver both(Basis::fft, std::vector<std::vector<int>>{{17, 9}, {17, 9, 2}});
+    CHECK_THROWS_WITH(both.add_term(pg::typed::to_ir(x), 1.0, 1), Catch::Contains("17x9x2"));
+    CHECK_THROWS_AS(both.add_term(pg::typed::to_ir(x), 1.0, 2), pg::Error);
+    CHECK_THROWS_WITH(sp::GramSolver(Basis::fft, std::vector<std::vector<int>>{{17, 9}, {9, 17}}),
+                      Catch::Contains("first two extents"));
+}
+
 TEST_CASE("a singular Gram is an error, not a division by zero", "[spectral]") {
     auto x = pg::variable(16, 12);
     const pg::Image rhs = random_image({16, 12}, 4);

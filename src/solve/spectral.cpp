@@ -206,10 +206,12 @@ struct GramSolver::Impl {
     Grid grid{};
     std::vector<int> shape;
     int channels = 1, hx = 1;  // hx = W/2+1: the r2c spectrum is hx × H per channel
-    std::vector<double> gram;  // the eigenvalues, nx × ny, x fastest
+    std::vector<std::vector<int>> block_shapes;  // one per block (one block: the variable's)
+    std::vector<int> block_of_channel;
+    std::vector<double> gram;  // the eigenvalues, nx × ny, x fastest, one table per block
     bool ready = false;
-    // on the hx × H half spectrum: 1/(eigenvalue · W·H) (fft); for the dct, of X(k1,·) in gre and
-    // of X(W−k1,·) in gim (see dct_divide)
+    // per block, on the hx × H half spectrum: 1/(eigenvalue · W·H) (fft); for the dct, of X(k1,·)
+    // in gre and of X(W−k1,·) in gim (see dct_divide)
     std::vector<float> gre, gim;
     std::vector<cf> t1, t2;       // dct twiddles e^{−iπk1/2W}, e^{−iπk2/2H}
     fftwf_plan fwd = nullptr, bwd = nullptr;
@@ -223,7 +225,30 @@ struct GramSolver::Impl {
     std::size_t half() const { return std::size_t(hx) * grid.H; }
 };
 
-GramSolver::GramSolver(Basis basis, std::vector<int> variable_shape) : impl_(std::make_unique<Impl>()) {
+GramSolver::GramSolver(Basis basis, std::vector<int> variable_shape)
+    : GramSolver(basis, std::vector<std::vector<int>>{std::move(variable_shape)}) {}
+
+namespace {
+/// The shape of blocks stacked one after another: one block's own, several W×H×(channels summed).
+std::vector<int> stacked_shape(const std::vector<std::vector<int>>& blocks) {
+    if (blocks.empty()) fail("x-update: a GramSolver needs at least one block");
+    if (blocks.size() == 1) return blocks.front();
+    int channels = 0;
+    for (const auto& b : blocks) {
+        if (b.size() < 2 || b[0] != blocks[0][0] || b[1] != blocks[0][1])
+            fail("x-update: the blocks of one spectral solve must share their first two extents, got {} and {}",
+                 shape_string(blocks[0]), shape_string(b));
+        int c = 1;
+        for (std::size_t d = 2; d < b.size(); ++d) c *= b[d];
+        channels += c;
+    }
+    return {blocks[0][0], blocks[0][1], channels};
+}
+}  // namespace
+
+GramSolver::GramSolver(Basis basis, const std::vector<std::vector<int>>& block_shapes)
+    : impl_(std::make_unique<Impl>()) {
+    std::vector<int> variable_shape = stacked_shape(block_shapes);
     if (basis == Basis::none) fail("x-update: GramSolver needs the fft or the dct basis");
     if (variable_shape.size() < 2 || variable_shape.size() > 4)
         fail("x-update: a spectral solve needs a 2-D variable (optionally with channels), got {}",
@@ -236,27 +261,36 @@ GramSolver::GramSolver(Basis basis, std::vector<int> variable_shape) : impl_(std
     I.hx = W / 2 + 1;
     for (std::size_t d = 2; d < variable_shape.size(); ++d) I.channels *= variable_shape[d];
     I.shape = std::move(variable_shape);
-    I.gram.assign(I.spectral(), 0.0);
+    I.block_shapes = block_shapes;
+    for (std::size_t b = 0; b < block_shapes.size(); ++b) {
+        int c = 1;
+        for (std::size_t d = 2; d < block_shapes[b].size(); ++d) c *= block_shapes[b][d];
+        I.block_of_channel.insert(I.block_of_channel.end(), std::size_t(c), int(b));
+    }
+    I.gram.assign(I.spectral() * block_shapes.size(), 0.0);
 }
 
 GramSolver::~GramSolver() = default;
 GramSolver::GramSolver(GramSolver&&) noexcept = default;
 GramSolver& GramSolver::operator=(GramSolver&&) noexcept = default;
 
-void GramSolver::add_term(const ir::Node& expr, double weight) {
+void GramSolver::add_term(const ir::Node& expr, double weight, int block) {
     auto& I = *impl_;
+    if (block < 0 || std::size_t(block) >= I.block_shapes.size())
+        fail("x-update: block {} of a solver of {} blocks", block, I.block_shapes.size());
+    const auto& shape = I.block_shapes[std::size_t(block)];
     if (!diagonal_in(expr, I.grid.basis))
         fail("x-update: {} is not diagonal in the {} basis", ir::to_string(expr), name(I.grid.basis));
     const ir::Node* v = find_variable(expr);
     if (v == nullptr) return;  // a constant: no quadratic part
-    if (v->shape != I.shape)
+    if (v->shape != shape)
         fail("x-update: {} acts on a {} variable but the solver's is {}", ir::to_string(expr),
-             shape_string(v->shape), shape_string(I.shape));
+             shape_string(v->shape), shape_string(shape));
     const Transfer t(expr, I.grid);
     std::vector<Row> comps;
     for (int ky = 0; ky < I.grid.ny; ++ky) {
         if (!t.row(expr, ky, comps)) return;  // only constants
-        double* g = &I.gram[std::size_t(ky) * I.grid.nx];
+        double* g = &I.gram[I.spectral() * std::size_t(block) + std::size_t(ky) * I.grid.nx];
         for (const auto& c : comps)
             for (int kx = 0; kx < I.grid.nx; ++kx) g[kx] += weight * std::norm(c[kx]);
     }
@@ -271,28 +305,36 @@ void GramSolver::add_identity(double weight) {
 void GramSolver::finalize() {
     auto& I = *impl_;
     if (I.ready) return;
-    const auto [lo, hi] = std::minmax_element(I.gram.begin(), I.gram.end());
-    if (!std::isfinite(*hi) || !(*hi > 0) || !(*lo >= 1e-12 * *hi)) {
-        const std::size_t i = std::size_t(lo - I.gram.begin());
-        fail("x-update: the quadratic part is singular (its {} eigenvalue at frequency ({}, {}) is {:g}, the "
-             "largest {:g}): the problem needs a term that fixes the constant/mean component (frequency "
-             "(0, 0)) and every other frequency its operators remove, e.g. a data term or a small weight "
-             "times sum_squares(x)",
-             name(I.grid.basis), i % I.grid.nx, i / I.grid.nx, *lo, *hi);
+    const std::size_t blocks = I.block_shapes.size();
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const auto first = I.gram.begin() + std::ptrdiff_t(I.spectral() * b);
+        const auto [lo, hi] = std::minmax_element(first, first + std::ptrdiff_t(I.spectral()));
+        if (!std::isfinite(*hi) || !(*hi > 0) || !(*lo >= 1e-12 * *hi)) {
+            const std::size_t i = std::size_t(lo - first);
+            fail("x-update: the quadratic part is singular (its {} eigenvalue at frequency ({}, {}) is {:g}, the "
+                 "largest {:g}): the problem needs a term that fixes the constant/mean component (frequency "
+                 "(0, 0)) and every other frequency its operators remove, e.g. a data term or a small weight "
+                 "times sum_squares(x)",
+                 name(I.grid.basis), i % I.grid.nx, i / I.grid.nx, *lo, *hi);
+        }
     }
     const int W = I.grid.W, H = I.grid.H, hx = I.hx;
     const double scale = I.grid.basis == Basis::fft ? 1.0 : 0.5;  // dct_divide's ½
-    auto inv = [&](int k1, int k2) {
-        return float(scale / (I.gram[std::size_t(k2) * I.grid.nx + k1] * double(I.spatial())));
-    };
-    I.gre.resize(I.half());
-    I.gim.resize(I.half());
-    for (int k2 = 0; k2 < H; ++k2)
-        for (int k1 = 0; k1 < hx; ++k1) {
-            const std::size_t i = std::size_t(k2) * hx + k1;
-            I.gre[i] = inv(k1, k2);
-            I.gim[i] = I.grid.basis == Basis::fft || 2 * k1 == W ? I.gre[i] : k1 == 0 ? 0.0f : inv(W - k1, k2);
-        }
+    I.gre.resize(I.half() * blocks);
+    I.gim.resize(I.half() * blocks);
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const double* gram = I.gram.data() + I.spectral() * b;
+        auto inv = [&](int k1, int k2) {
+            return float(scale / (gram[std::size_t(k2) * I.grid.nx + k1] * double(I.spatial())));
+        };
+        float *gre = I.gre.data() + I.half() * b, *gim = I.gim.data() + I.half() * b;
+        for (int k2 = 0; k2 < H; ++k2)
+            for (int k1 = 0; k1 < hx; ++k1) {
+                const std::size_t i = std::size_t(k2) * hx + k1;
+                gre[i] = inv(k1, k2);
+                gim[i] = I.grid.basis == Basis::fft || 2 * k1 == W ? gre[i] : k1 == 0 ? 0.0f : inv(W - k1, k2);
+            }
+    }
     if (I.fwd == nullptr) {
         I.t1.resize(hx);
         I.t2.resize(H);
@@ -326,10 +368,12 @@ void GramSolver::solve(const Image& rhs, Image& x) const {
     const std::size_t m = I.half();
     for (int c = 0; c < I.channels; ++c) {
         cf* s = I.spec + m * c;
+        const std::size_t table = m * std::size_t(I.block_of_channel[std::size_t(c)]);
+        const float *gre = I.gre.data() + table, *gim = I.gim.data() + table;
         if (fft) {
-            for (std::size_t i = 0; i < m; ++i) s[i] *= I.gre[i];
+            for (std::size_t i = 0; i < m; ++i) s[i] *= gre[i];
         } else {
-            dct_divide(s, I.t1.data(), I.t2.data(), I.gre.data(), I.gim.data(), I.hx, I.grid.H);
+            dct_divide(s, I.t1.data(), I.t2.data(), gre, gim, I.hx, I.grid.H);
         }
     }
     if (x.sizes() != I.shape) x = Image(I.shape);

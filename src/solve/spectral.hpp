@@ -35,18 +35,26 @@ Basis common_basis(const std::vector<const ir::Node*>& exprs);
 
 /// The diagonal of Σ_j w_j K_jᵀK_j in a spectral basis, and its inverse applied to images of the
 /// variable's shape. Every channel (every index beyond x and y) gets the same 2-D operator.
+/// Several blocks (variables of one W×H stacked one after another, each with its own operator)
+/// share one solver: their channels go through one many-transform FFTW call, each block's divided
+/// by its own eigenvalues — one call's fixed cost and threading over the transforms, where a solver
+/// per block pays both per block.
 /// solve() serialises on an internal mutex (it reuses the object's work arrays).
 class GramSolver {
 public:
     GramSolver(Basis basis, std::vector<int> variable_shape);
+    /// Blocks of these shapes, all of one W×H (their first two extents), laid out one after another:
+    /// the solver's variable is W×H×(the blocks' channels summed).
+    GramSolver(Basis basis, const std::vector<std::vector<int>>& block_shapes);
     ~GramSolver();
     GramSolver(GramSolver&&) noexcept;
     GramSolver& operator=(GramSolver&&) noexcept;
 
-    /// Accumulates weight · |K(ω)|² (summed over K's output components, e.g. both of grad's).
-    /// Throws proxgen::Error if expr is not diagonal in this basis or its variable has another shape.
-    void add_term(const ir::Node& expr, double weight);
-    /// Accumulates weight · I.
+    /// Accumulates weight · |K(ω)|² (summed over K's output components, e.g. both of grad's) into
+    /// a block's eigenvalues. Throws proxgen::Error if expr is not diagonal in this basis or its
+    /// variable has another shape than the block's.
+    void add_term(const ir::Node& expr, double weight, int block = 0);
+    /// Accumulates weight · I in every block.
     void add_identity(double weight);
     /// Checks the Gram (throws proxgen::Error if it is singular: some eigenvalue < 1e-12 · max),
     /// prepares its inverse, the FFTW plans and the work arrays. solve() calls it when needed.

@@ -11,6 +11,12 @@ namespace {
 Image view(const Image& flat, std::size_t offset, const std::vector<int>& shape) {
     return Image(Image::Buffer(const_cast<float*>(flat.data()) + offset, shape));
 }
+
+std::size_t elements(const std::vector<int>& shape) {
+    std::size_t n = 1;
+    for (int e : shape) n *= std::size_t(e);
+    return n;
+}
 }  // namespace
 
 SpectralGram::SpectralGram(const ir::Problem& p) : p_(p), shapes_(ir::variable_shapes(p)) {
@@ -20,11 +26,30 @@ SpectralGram::SpectralGram(const ir::Problem& p) : p_(p), shapes_(ir::variable_s
         b.variable = int(j);
         b.offset = offset;
         b.shape = shapes_[j];
-        b.spectral = plan::spectral(ir::block_update(p, int(j)));
-        std::size_t elements = 1;
-        for (int e : b.shape) elements *= std::size_t(e);
-        offset += elements;
+        const plan::XUpdate update = ir::block_update(p, int(j));
+        if (plan::spectral(update)) b.basis = update == plan::XUpdate::fft ? spectral::Basis::fft : spectral::Basis::dct;
+        offset += elements(b.shape);
         blocks_.push_back(std::move(b));
+    }
+    for (std::size_t j = 0; j < blocks_.size(); ++j) {
+        const Block& b = blocks_[j];
+        if (b.basis == spectral::Basis::none) continue;
+        if (!groups_.empty()) {
+            Group& g = groups_.back();
+            const Block& last = blocks_[g.first + g.count - 1];
+            if (last.variable + 1 == b.variable && last.basis == b.basis && last.shape.size() >= 2 &&
+                b.shape.size() >= 2 && last.shape[0] == b.shape[0] && last.shape[1] == b.shape[1]) {
+                ++g.count;
+                g.size += elements(b.shape);
+                continue;
+            }
+        }
+        Group g;
+        g.first = j;
+        g.count = 1;
+        g.offset = b.offset;
+        g.size = elements(b.shape);
+        groups_.push_back(std::move(g));
     }
 }
 
@@ -34,36 +59,41 @@ void SpectralGram::solve(const Image& rhs, Image& x, double identity, double ome
         return !several || ir::variables_of(t.expr) == std::vector<int>{j};
     };
     if (identity != identity_ || omega_scale != omega_ || psi_scale != psi_) {
-        for (auto& b : blocks_) {
-            if (!b.spectral) continue;
-            const auto basis = ir::block_update(p_, b.variable) == plan::XUpdate::fft ? spectral::Basis::fft
-                                                                                       : spectral::Basis::dct;
-            b.gram = std::make_unique<spectral::GramSolver>(basis, b.shape);
-            if (identity > 0) b.gram->add_identity(identity);
-            for (const auto& t : p_.omega)
-                if (reads_only(t, b.variable))
-                    b.gram->add_term(t.expr, omega_scale * 2.0 * t.weight * double(t.beta) * t.beta);
-            if (psi_scale > 0)
-                for (const auto& t : p_.psi)
-                    if (reads_only(t, b.variable)) b.gram->add_term(t.expr, psi_scale);
-            b.gram->finalize();
+        for (auto& g : groups_) {
+            std::vector<std::vector<int>> shapes;
+            for (std::size_t k = 0; k < g.count; ++k) shapes.push_back(blocks_[g.first + k].shape);
+            g.gram = std::make_unique<spectral::GramSolver>(blocks_[g.first].basis, shapes);
+            g.shape = g.gram->variable_shape();
+            if (identity > 0) g.gram->add_identity(identity);
+            for (std::size_t k = 0; k < g.count; ++k) {
+                const int v = blocks_[g.first + k].variable;
+                for (const auto& t : p_.omega)
+                    if (reads_only(t, v))
+                        g.gram->add_term(t.expr, omega_scale * 2.0 * t.weight * double(t.beta) * t.beta, int(k));
+                if (psi_scale > 0)
+                    for (const auto& t : p_.psi)
+                        if (reads_only(t, v)) g.gram->add_term(t.expr, psi_scale, int(k));
+            }
+            g.gram->finalize();
         }
         identity_ = identity;
         omega_ = omega_scale;
         psi_ = psi_scale;
     }
     if (!several) {
-        blocks_.front().gram->solve(rhs, x);
+        groups_.front().gram->solve(rhs, x);
         return;
     }
-    for (const auto& b : blocks_) {
-        Image out = view(x, b.offset, b.shape);
-        if (b.spectral) {
-            b.gram->solve(view(rhs, b.offset, b.shape), out);
-        } else if (rhs.data() != x.data()) {
-            std::copy(rhs.data() + b.offset, rhs.data() + b.offset + out.size(), out.data());
-        }
+    for (const auto& g : groups_) {
+        Image out = view(x, g.offset, g.shape);
+        g.gram->solve(view(rhs, g.offset, g.shape), out);
     }
+    if (rhs.data() == x.data()) return;
+    for (const auto& b : blocks_)
+        if (b.basis == spectral::Basis::none) {
+            const std::size_t n = elements(b.shape);
+            std::copy(rhs.data() + b.offset, rhs.data() + b.offset + n, x.data() + b.offset);
+        }
 }
 
 void SpectralGram::omega_step(jit::Call& step, Image& x, double tau) {

@@ -2,8 +2,10 @@
 //     identity·I + omega_scale·Σ_Ω 2αβ² AᵀA + psi_scale·Σ_Ψ KᵀK,
 // kept as spectral::GramSolvers that are rebuilt only when the coefficients change (HQS and
 // adaptive ADMM change ρ; PC and L-ADMM set them once). In several variables each spectral block
-// has its own solver over its variable's part of the flat state, built from the terms that read
-// only that variable; the other blocks' kernel outputs are already their x-update.
+// has its own eigenvalues over its variable's part of the flat state, built from the terms that
+// read only that variable; consecutive spectral blocks of one basis and one W×H share one solver
+// (one many-transform call, as the same variables stacked by hand into channels would); the other
+// blocks' kernel outputs are already their x-update.
 #pragma once
 
 #include <memory>
@@ -32,12 +34,19 @@ private:
         int variable = 0;
         std::size_t offset = 0;  // in the flat state
         std::vector<int> shape;
-        bool spectral = false;
+        spectral::Basis basis = spectral::Basis::none;  // none: not a spectral block
+    };
+    /// Consecutive spectral blocks of one basis and W×H, solved together.
+    struct Group {
+        std::size_t first = 0, count = 0;  // in blocks_
+        std::size_t offset = 0, size = 0;  // in the flat state
+        std::vector<int> shape;            // the blocks stacked (spectral::GramSolver's)
         std::unique_ptr<spectral::GramSolver> gram;
     };
     const ir::Problem& p_;
     std::vector<std::vector<int>> shapes_;  // the variables' (ir::variable_shapes), for binding
     std::vector<Block> blocks_;
+    std::vector<Group> groups_;
     double identity_ = -1, omega_ = -1, psi_ = -1;
     Image rhs_;
 };
