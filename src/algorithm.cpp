@@ -69,6 +69,7 @@ const char* name(XUpdate x) {
     case XUpdate::fft: return "FFT solve";
     case XUpdate::dct: return "DCT solve";
     case XUpdate::cg: return "conjugate gradient";
+    case XUpdate::pixel_block: return "per-pixel block solve";
     }
     return "?";
 }

@@ -100,6 +100,13 @@ Sparse subsample2(const Layout& l, int var) {
     return s;
 }
 
+/// w ⊙ u (mul_elemwise(w, e)).
+Sparse weighted(const Layout& l, int var, const pg::Image& w) {
+    Sparse s = identity(l, var);
+    for (auto& [r, c, v] : s.entries) v = w.data()[r];
+    return s;
+}
+
 Sparse operator+(Sparse a, const Sparse& b) {
     REQUIRE(a.m == b.m);
     a.entries.insert(a.entries.end(), b.entries.begin(), b.entries.end());
@@ -451,4 +458,39 @@ TEST_CASE("each variable's block keeps its own x-update: an FFT block beside a D
         CHECK(std::abs(rt::objective(disjoint, both) - rt::objective(px, rx) - rt::objective(py, ry)) <=
               1e-5 * rt::objective(disjoint, both));
     }
+}
+
+TEST_CASE("a per-pixel coupling w * x + y - b: ADMM and HQS solve a small block per pixel", "[variables]") {
+    const pg::Image b = pg::test::random_image({W, H}, 11, 0.0f, 1.0f);
+    const pg::Image w = pg::test::random_image({W, H}, 12, 0.5f, 2.0f);
+    rt::Expr x = rt::variable("x", {W, H}), y = rt::variable("y", {W, H});
+    const rt::Problem prob = rt::sum_squares(rt::mul_elemwise(w, x) + y - b) + 0.1 * rt::norm1(x) +
+                             0.3 * rt::sum_squares(y) + 0.05 * rt::norm1(y);
+    for (pg::Algorithm a : {pg::Algorithm::admm, pg::Algorithm::hqs})
+        CHECK_THAT(rt::describe(prob, a), Contains("per-pixel block solve") && !Contains("conjugate gradient"));
+
+    RefProblem ref{Layout({{W, H}, {W, H}}), {}, {}};
+    const Layout& l = ref.layout;
+    ref.terms.push_back({RefTerm::squares, 1.0, weighted(l, 0, w) + identity(l, 1), values(b)});
+    ref.terms.push_back({RefTerm::l1, 0.1, identity(l, 0), {}});
+    ref.terms.push_back({RefTerm::squares, 0.3, identity(l, 1), {}});
+    ref.terms.push_back({RefTerm::l1, 0.05, identity(l, 1), {}});
+    check_optimum(ref, prob, {"x", "y"});
+
+    // three variables are solved per pixel too; a coupling through grad is not per pixel (CG)
+    rt::Expr z = rt::variable("z", {W, H});
+    const rt::Problem three = rt::sum_squares(x + rt::mul_elemwise(w, y) + z - b) + 0.1 * rt::norm1(x) +
+                              0.2 * rt::sum_squares(y) + 0.3 * rt::sum_squares(z) + 0.05 * rt::norm1(z);
+    CHECK_THAT(rt::describe(three, pg::Algorithm::admm), Contains("per-pixel block solve"));
+    RefProblem ref3{Layout({{W, H}, {W, H}, {W, H}}), {}, {}};
+    const Layout& l3 = ref3.layout;
+    ref3.terms.push_back({RefTerm::squares, 1.0, identity(l3, 0) + weighted(l3, 1, w) + identity(l3, 2), values(b)});
+    ref3.terms.push_back({RefTerm::l1, 0.1, identity(l3, 0), {}});
+    ref3.terms.push_back({RefTerm::squares, 0.2, identity(l3, 1), {}});
+    ref3.terms.push_back({RefTerm::squares, 0.3, identity(l3, 2), {}});
+    ref3.terms.push_back({RefTerm::l1, 0.05, identity(l3, 2), {}});
+    check_optimum(ref3, three, {"x", "y", "z"});
+    const rt::Problem through_grad = rt::sum_squares(rt::mul_elemwise(w, x) + y - b) + 0.1 * rt::norm1(rt::grad(x)) +
+                                     0.3 * rt::sum_squares(y);
+    CHECK_THAT(rt::describe(through_grad, pg::Algorithm::admm), Contains("conjugate gradient"));
 }

@@ -68,8 +68,13 @@ enum class XUpdate {
     fft,               ///< ADMM / HQS: every operator is diagonal in the DFT (circular conv, periodic
                        ///< grad); PC / L-ADMM: the prox of the Ω quadratics is one FFT solve
     dct,               ///< the same in the DCT-II basis (Neumann grad)
-    cg                 ///< ADMM / HQS: matrix-free conjugate gradient, warm-started
+    cg,                ///< ADMM / HQS: matrix-free conjugate gradient, warm-started
+    pixel_block        ///< ADMM / HQS, 2 or 3 variables of one shape coupled pixel by pixel (every
+                       ///< operator diagonal): a small system per pixel, solved in closed form
 };
+
+/// The most variables a per-pixel block solve takes (its closed form is written out to 3×3).
+inline constexpr int max_pixel_block = 3;
 
 const char* name(XUpdate x);
 

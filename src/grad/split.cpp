@@ -292,6 +292,9 @@ public:
         if (!linearized_ && p.x_update == plan::XUpdate::cg)
             fail("gradient: ADMM's conjugate-gradient x-update is not differentiated yet; use Pock-Chambolle or "
                  "linearized ADMM, or periodic boundaries (an FFT x-update) for this problem");
+        if (!linearized_ && p.x_update == plan::XUpdate::pixel_block)
+            fail("gradient: ADMM's per-pixel block x-update (variables coupled pixel by pixel) is not "
+                 "differentiated yet; use Pock-Chambolle or linearized ADMM for this problem");
         const std::string a = linearized_ ? "grad.ladmm" : "grad.admm";
         auto K = jit::cached_as<SplitGradKernels>(a + ":" + req.key() + ":" + ir::signature(p), [&] {
             auto k = std::make_shared<SplitGradKernels>();

@@ -69,6 +69,18 @@ void check_variables(const Draft& d) {
                      d.variables[i].name);
 }
 
+/// Whether the stacked Gram matrix of ADMM / HQS is a small block per pixel: a few variables of one
+/// shape, and every term's operator diagonal (w ⊙ x + y couples x and y at each pixel and nowhere
+/// else; a Ψ term's KᵀK and an Ω term's AᵀW²A then stay per pixel).
+bool coupled_per_pixel(const std::vector<TermFacts>& facts, const ir::Problem& p) {
+    if (p.variables.size() < 2 || p.variables.size() > std::size_t(max_pixel_block)) return false;
+    for (const auto& v : p.variables)
+        if (v.shape != p.variables.front().shape) return false;
+    for (const auto& f : facts)
+        if (!f.op.diagonal) return false;
+    return true;
+}
+
 /// Several variables: where each term goes and each variable's block of the x-update. A block is
 /// planned from the terms that read only its variable, as a problem in that variable alone would
 /// be (so `sum_squares(conv(k, x) - b)` keeps its FFT solve beside an elementwise block). A term
@@ -89,8 +101,8 @@ void plan_blocks(const std::vector<ir::Term>& terms, const std::vector<TermFacts
         for (std::size_t i = 0; i < terms.size(); ++i) separate.push_back(separate_variables(facts[i], reads[i].size() > 1));
         const Decision d = decide(separate, a);
         if (!d.viable) fail("{}: {}", name(a), PROXGEN_MSG_SINGULAR_X_UPDATE);
-        p.x_update = d.x_update;
-        p.blocks.assign(n, d.x_update);
+        p.x_update = d.x_update == XUpdate::cg && coupled_per_pixel(facts, p) ? XUpdate::pixel_block : d.x_update;
+        p.blocks.assign(n, p.x_update);
         for (std::size_t i = 0; i < terms.size(); ++i) in_omega[i] = absorbed(separate[i], a, d);
         return;
     }

@@ -22,6 +22,28 @@ using lower::Stages;
 
 namespace {
 
+/// x = A⁻¹ r per pixel for the k×k (k ≤ plan::max_pixel_block) symmetric positive definite A whose
+/// column j is `column[j]` (the Gram matrix applied to the indicator of variable j): Cramer's rule
+/// with the adjugate written out, a few dozen flops per pixel and no loop.
+std::vector<Expr> pixel_block_solve(const std::vector<std::vector<Expr>>& column, const std::vector<Expr>& r) {
+    const std::size_t k = r.size();
+    auto a = [&](std::size_t i, std::size_t j) { return column[j][i]; };
+    if (k == 2) {
+        const Expr det = a(0, 0) * a(1, 1) - a(0, 1) * a(1, 0);
+        return {(a(1, 1) * r[0] - a(0, 1) * r[1]) / det, (a(0, 0) * r[1] - a(1, 0) * r[0]) / det};
+    }
+    PROXGEN_INTERNAL_ASSERT(k == 3);
+    // cofactors by the cyclic rule (the sign is in the index rotation)
+    auto cof = [&](std::size_t i, std::size_t j) {
+        const std::size_t i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+        return a(i1, j1) * a(i2, j2) - a(i1, j2) * a(i2, j1);
+    };
+    const Expr det = a(0, 0) * cof(0, 0) + a(0, 1) * cof(0, 1) + a(0, 2) * cof(0, 2);
+    std::vector<Expr> x;
+    for (std::size_t i = 0; i < 3; ++i) x.push_back((cof(0, i) * r[0] + cof(1, i) * r[1] + cof(2, i) * r[2]) / det);
+    return x;
+}
+
 /// One output per variable named base, base_v1, …, each over its variable's domain, scheduled.
 Pipeline per_variable(const std::string& base, const lower::State& like, const std::vector<Expr>& values,
                       const Stages& st) {
@@ -74,6 +96,18 @@ struct QuadraticPipelines {
             const std::vector<Expr> diagonal = gram(ones, st);
             for (std::size_t j = 0; j < out.size(); ++j)
                 if (ir::block_update(p, int(j)) == plan::XUpdate::elementwise) out[j] = out[j] / diagonal[j];
+        }
+        if (p.x_update == plan::XUpdate::pixel_block) {
+            // the variables share one shape: G's column j at a pixel is G applied to the
+            // indicator of variable j, evaluated there
+            std::vector<std::vector<Expr>> column;
+            for (std::size_t j = 0; j < xin.size(); ++j) {
+                lower::State indicator;
+                for (std::size_t i = 0; i < xin.size(); ++i)
+                    indicator.push_back(lower::constant_like(i == j ? 1.0f : 0.0f, xin[i].extents));
+                column.push_back(gram(indicator, st));
+            }
+            out = pixel_block_solve(column, out);
         }
         if (p.x_update != plan::XUpdate::cg) {  // CG starts from its own residual pipeline below
             rhs_or_x = per_variable("x_rhs", xin, out, st);
@@ -225,7 +259,8 @@ public:
     /// the kernels are bound to); x is also the CG warm start.
     void solve(Image& x, double rho) {
         switch (p_.x_update) {
-        case plan::XUpdate::elementwise: rhs_or_x_.run(); std::swap(x, rhs_); return;
+        case plan::XUpdate::elementwise:
+        case plan::XUpdate::pixel_block: rhs_or_x_.run(); std::swap(x, rhs_); return;
         case plan::XUpdate::fft:
         case plan::XUpdate::dct:
             rhs_or_x_.run();

@@ -518,6 +518,9 @@ std::string x_update_description(const ir::Problem& p) {
                      "the DCT-II diagonalizes)";
     case plan::XUpdate::cg:
         return "conjugate gradient, warm-started (no single basis diagonalizes every operator)";
+    case plan::XUpdate::pixel_block:
+        return "per-pixel block solve (the variables are coupled pixel by pixel: one small symmetric system "
+               "per pixel, solved in closed form)";
     }
     return "?";
 }
