@@ -196,6 +196,12 @@ class Problem:
                 opts[key] = value.result if key == "warm_start" and isinstance(value, Problem) else value
             else:
                 raise TypeError("solve() got an unexpected keyword argument '{}'".format(key))
+        if name == "pc" and "accelerate" not in kwargs and (
+                kwargs.get("theta") is not None or (kwargs.get("tau") is not None and kwargs.get("sigma") is not None)):
+            # ProxImaL's Pock-Chambolle runs the steps it is given, unchanged: the accelerated
+            # variant would shrink tau and grow sigma every iteration, and its O(1/k^2) rate
+            # loses to the fixed steps' linear one where the problem has it
+            opts["accelerate"] = False
         if "x0_by_name" not in opts and any(v.initval is not None for v in variables):
             # each variable's own initial value (Variable(value=...)); the others start at 0
             opts["x0_by_name"] = {v.varname: _start(v, v.initval, "the initial value (initval) of " + v.varname) for v in variables

@@ -176,3 +176,23 @@ def test_one_dimensional_variables():
     check(subsample(x, (2,)), x, X, lambda a: a[::2])
     k = np.array([1.0, 2.0, 3.0])
     check(conv(k, x), x, X, lambda a: sum(k[m] * np.roll(a, m - 1) for m in range(3)))
+
+
+def test_pock_chambolle_given_its_steps_runs_them_fixed():
+    # ProxImaL's two-function problem: sum_squares(X - B) + |X|_1 with B = 0..49, solved by its
+    # Pock-Chambolle with tau = 0.5, sigma = 1, theta = 1 to 1e-5. The optimum is the soft
+    # threshold X = max(B - 1/2, 0), objective 49/4 + sum(B) - 49/2 (computed here).
+    X = Variable((10, 5))
+    B = np.reshape(np.arange(50), (10, 5)).astype(np.float64)
+    optimum = 49 * 0.25 + B.sum() - 49 * 0.5
+    expected = np.maximum(B - 0.5, 0)
+    prob = Problem([norm1(X), sum_squares(X, b=B)])
+    value = prob.solve(solver="pc", tau=0.5, sigma=1.0, theta=1.0, eps_rel=1e-5, eps_abs=1e-5, max_iters=1000)
+    assert prob.result.converged
+    assert abs(value - optimum) <= 1e-5 * optimum
+    np.testing.assert_allclose(X.value, expected, atol=2e-2 * np.abs(expected).max())
+    # the accelerated variant is still there when asked for: it changes the steps, so it takes
+    # another path (and, here, many more iterations)
+    fixed_iterations = prob.result.iterations
+    prob.solve(solver="pc", tau=0.5, sigma=1.0, accelerate=True, eps_rel=1e-5, eps_abs=1e-5, max_iters=1000)
+    assert prob.result.iterations != fixed_iterations
