@@ -3,6 +3,7 @@
 // form, the norm estimate against a known norm, and one compilation per structure.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include <proxgen/proxgen.hpp>
@@ -50,6 +51,18 @@ TEST_CASE("evaluate adds the constant, and the prox is the card's", "[runtime][a
         CHECK(z.data()[i] == Approx((soft + b.data()[i]) / 2).margin(1e-5));
     }
     CHECK_THROWS_AS(rt::prox(rt::norm1(rt::grad(x)), rho, v), pg::Error);  // not a scaled variable
+    // through a transpose: Pᵀ prox(P v) of the card's; two constraints: their intersection
+    pg::Image bt({7, 9});
+    for (int i = 0; i < 9; ++i)
+        for (int j = 0; j < 7; ++j) bt(j, i) = b(i, j);
+    const pg::Image zt = rt::prox(rt::norm1(rt::transpose(x, {1, 0}) - bt), rho, v);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const double w = v.data()[i] - b.data()[i];
+        CHECK(zt.data()[i] == Approx(std::copysign(std::max(std::abs(w) - 1 / rho, 0.0), w) + b.data()[i]).margin(1e-5));
+    }
+    const pg::Image zb = rt::prox(rt::nonneg(x) + rt::box(x, -0.5, 0.25), rho, v);
+    for (std::size_t i = 0; i < v.size(); ++i)
+        CHECK(zb.data()[i] == Approx(std::clamp(v.data()[i], 0.0f, 0.25f)).margin(1e-6));
 }
 
 TEST_CASE("norm estimate and one compilation per structure", "[runtime][apply][jit]") {

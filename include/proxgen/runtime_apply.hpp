@@ -48,10 +48,15 @@ struct OperatorFacts {
 };
 OperatorFacts operator_facts(const Expr& e);
 
-/// argmin_z prob(z) + ρ/2 ‖z − v‖² for a one-term problem whose argument is, after the planner's
-/// rewrite rules, one variable scaled elementwise and offset: weight · f(β w ⊙ z + c) (sum_squares(
-/// 2 * x - b), norm1(mul_elemwise(w, x)), nonneg(x), ...). v has the variable's shape. The card's
-/// own prox, as the solvers run it; any other problem is an Error saying why.
+/// argmin_z prob(z) + ρ/2 ‖z − v‖² (v of the variable's shape) for a problem in one variable whose
+/// terms, after the planner's rewrite rules, are
+///   - one penalty of the variable scaled elementwise and offset, weight · f(β w ⊙ z + c)
+///     (sum_squares(2 * x - b), norm1(mul_elemwise(w, x)), nonneg(x), ...): the card's own prox, as
+///     the solvers run it; or of such an argument moved by transposes and reshapes P (group_norm1
+///     of a transposed image): Pᵀ prox(P v), P being orthogonal;
+///   - several constraints on the variable itself (per-pixel intervals: nonneg, box, masks): the
+///     projection onto their intersection, each projected onto in turn.
+/// Any other problem is an Error saying why.
 Image prox(const Problem& prob, double rho, const Image& v);
 
 }  // namespace proxgen::rt

@@ -118,19 +118,53 @@ struct Adjoint : StatePipeline {
     }
 };
 
-/// The one term's card prox at x (the point v), with the term's planned β, weight and constant.
+/// Operators that only move elements (transpose, reshape: KᵀK = I), down to the variable.
+bool moves_elements(const ir::Node& n) {
+    if (n.is_variable()) return true;
+    const std::string_view kind = ir::name(n);
+    return (kind == "transpose" || kind == "reshape") && n.args.size() == 1 && moves_elements(n.args[0]);
+}
+
+/// The problem's terms, Ω then Ψ.
+std::vector<const ir::Term*> terms_of(const ir::Problem& p) {
+    std::vector<const ir::Term*> out;
+    for (const auto* terms : {&p.omega, &p.psi})
+        for (const auto& t : *terms) out.push_back(&t);
+    return out;
+}
+
+/// The prox at x (the point v), with the terms as planned (β, weights, constants). One term: its
+/// card's prox, through P and Pᵀ when its argument is the variable moved by P (P orthogonal:
+/// ‖P z − P v‖ = ‖z − v‖, so the prox of f∘P is Pᵀ prox_f(P v)). Several terms: indicators of
+/// per-pixel intervals on the variable itself, projected onto in turn, which reaches the projection
+/// onto their intersection (lower::feasible_state's argument).
 struct Prox : StatePipeline {
     Halide::Param<float> rho{"rho"};
     explicit Prox(const ir::Problem& p) : StatePipeline(p) {
-        const ir::Term& t = p.omega.empty() ? p.psi[0] : p.omega[0];
         const lower::State xin = x.lowered();
         lower::Lowerer L(p, params, xin);
         lower::Stages st;
-        const lower::ProxSpec spec = L.prox_spec(t, xin, st);
-        const Halide::Func z = lower::prox(spec, xin[0], rho, st);
         const int r = xin[0].rank();
+        lower::Lowered current = xin[0];
+        const std::vector<const ir::Term*> terms = terms_of(p);
+        if (terms.size() == 1 && !terms[0]->expr.is_variable()) {
+            const ir::Term& t = *terms[0];
+            const lower::ProxSpec spec = L.prox_spec(t, xin, st);
+            lower::Lowered moved = L.forward(t.expr, xin, lower::Part::linear, st);
+            lower::Lowered z = moved;
+            z.f = lower::prox(spec, moved, rho, st);
+            z.is_input = z.staged = false;
+            const auto back = L.adjoint_state(t.expr, z, st);
+            current.f = *back[0];
+        } else {
+            for (const ir::Term* t : terms) {
+                const lower::ProxSpec spec = L.prox_spec(*t, xin, st);
+                current.f = lower::prox(spec, current, rho, st);
+                current.is_input = current.staged = false;
+            }
+        }
         Halide::Func out("apply_prox");
-        out(lower::args(r)) = z(lower::args(r));
+        out(lower::args(r)) = current.f(lower::args(r));
         lower::schedule_output(out, r, st);
         pipeline = Halide::Pipeline(out);
     }
@@ -209,15 +243,16 @@ Image prox(const Problem& prob, double rho, const Image& v) {
     const ir::Problem& p = planned.ir();
     if (p.variables.size() != 1)
         fail("prox: {} depends on {} variables; the prox is of a function of one", prob.to_string(), p.variables.size());
-    const std::size_t terms = p.omega.size() + p.psi.size();
-    if (terms != 1)
-        fail("prox: {} is {} terms after the planner's rules; the prox is computed for one penalty", prob.to_string(),
-             terms);
-    const ir::Term& t = p.omega.empty() ? p.psi[0] : p.omega[0];
-    if (!t.expr.is_variable())
-        fail("prox: after the planner's rules, the argument of {} is not its variable scaled elementwise and offset, "
-             "so its prox is not the card's",
-             t.text);
+    const std::vector<const ir::Term*> terms = terms_of(p);
+    if (terms.size() == 1 && !moves_elements(terms[0]->expr))
+        fail("prox: after the planner's rules, the argument of {} is not its variable scaled elementwise and offset "
+             "(nor moved by transposes and reshapes), so its prox is not the card's",
+             terms[0]->text);
+    for (const ir::Term* t : terms)
+        if (terms.size() > 1 && !lower::projects_onto(*t))
+            fail("prox: {} is {} terms after the planner's rules, and {} is not a constraint on the variable itself "
+                 "(several terms have a prox here when all are such constraints)",
+                 prob.to_string(), terms.size(), t->text);
     if (v.sizes() != p.variable_shape)
         fail("prox: v is {} but the variable is {}", v.shape_string(), shape_string(p.variable_shape));
     jit::Call call(kernel_of<Prox>(p, "apply.prox"));

@@ -1,15 +1,15 @@
 """ProxFn.prox(rho, v) with ProxImaL's modifiers: argmin_x alpha f(beta x - b) + <c, x> +
 gamma ||x||^2 + rho/2 ||x - v||^2, computed by the penalty's card prox (ProxGen's lowering), against
 closed forms computed here: soft-thresholding, projections, sum_squares' linear solution, the
-Poisson prox's root, group shrinkage; the modifiers by ProxImaL's change of variables, and for
+Poisson prox's root, group shrinkage (over any axes); the modifiers by ProxImaL's change of variables, and for
 smooth f by the optimality condition itself."""
 
 import numpy as np
 import pytest
 
 import proxgen as px
-from proxgen import (Variable, group_norm1, masked_nonneg, nonneg, norm1, poisson_norm, sum_entries, sum_squares,
-                     weighted_norm1, zero_prox)
+from proxgen import (Variable, grad, group_norm1, masked_nonneg, nonneg, norm1, poisson_norm, sum_entries, sum_squares,
+                     weighted_group_norm1, weighted_norm1, zero_prox)
 
 rng = np.random.default_rng(7)
 SHAPE = (6, 5)
@@ -73,6 +73,34 @@ def test_group_norm1_shrinks_each_group():
     np.testing.assert_allclose(group_norm1(Variable(SHAPE + (2,))).prox(rho, v), expected, rtol=1e-5, atol=1e-5)
 
 
+def test_group_norm1_over_other_axes():
+    """Groups along the first axis, and colour TV (channels x directions): the card's group
+    shrinkage through the transposes and reshapes that bring the groups last."""
+    rho = 1.1
+    v = rng.standard_normal(SHAPE)
+    norms = np.linalg.norm(v, axis=0, keepdims=True)
+    np.testing.assert_allclose(group_norm1(Variable(SHAPE), [0]).prox(rho, v),
+                               np.maximum(1 - 1 / (rho * norms), 0) * v, rtol=1e-5, atol=1e-5)
+    g = rng.standard_normal(SHAPE + (3, 2))
+    norms = np.linalg.norm(g.reshape(SHAPE + (6,)), axis=-1)[..., None, None]
+    np.testing.assert_allclose(group_norm1(grad(Variable(SHAPE + (3,)), 2), [2, 3], alpha=0.5).prox(rho, g),
+                               np.maximum(1 - 0.5 / (rho * norms), 0) * g, rtol=1e-5, atol=1e-5)
+    wg = rng.standard_normal(g.shape)  # elementwise data of a 4-D argument keep their places
+    np.testing.assert_allclose(weighted_norm1(grad(Variable(SHAPE + (3,)), 2), wg, b=wg).prox(rho, g),
+                               soft(g - wg, np.abs(wg) / rho) + wg, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("modified", [False, True], ids=["plain", "modifiers"])
+def test_masked_nonneg_projects_onto_its_set(modified):
+    """ProxImaL's masked_nonneg: x >= 0 on the mask, x == 0 off it (two of ProxGen's constraints,
+    projected onto in turn)."""
+    mask = (rng.random(SHAPE) > 0.5).astype(float)
+    kwargs = MODIFIERS if modified else {}
+    got = masked_nonneg(Variable(SHAPE), mask, **kwargs).prox(0.7, V)
+    expected = with_modifiers(lambda rho, w: np.maximum(w, 0) * mask, 0.7, V, **kwargs)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
 def test_poisson_norm_is_the_positive_root():
     """argmin x - bp log x + rho/2 (x - v)^2: rho x^2 + (1 - rho v) x - bp = 0."""
     bp = rng.integers(0, 6, SHAPE).astype(np.float64)
@@ -113,6 +141,6 @@ def test_errors():
         norm1(Variable(SHAPE)).prox(0.0, V)
     with pytest.raises(px.Error, match="shape"):
         norm1(Variable(SHAPE)).prox(1.0, np.zeros(3))
-    mask = (rng.random(SHAPE) > 0.5).astype(float)
-    with pytest.raises(px.Error, match="terms"):  # ProxImaL's masked_nonneg is two of ProxGen's constraints
-        masked_nonneg(Variable(SHAPE), mask).prox(1.0, V)
+    w = 0.5 + rng.random(SHAPE + (2,))  # a weight varying within groups: no closed-form prox
+    with pytest.raises(px.Error, match="not its variable scaled"):
+        weighted_group_norm1(Variable(SHAPE + (2,)), [2], w).prox(1.0, np.ones(SHAPE + (2,)))
