@@ -32,12 +32,39 @@ def _core_array(value, shape, what):
     return a.reshape(lo._core_shape(tuple(shape)))
 
 
+def _rest(shape):
+    """The axes after the first two, reversed: ProxGen's element order runs the first of them fastest."""
+    return tuple(range(len(shape) - 1, 1, -1))
+
+
 def _stand_in(shape, k):
-    """A variable standing for input node k (it does not advance the numbering of user variables)."""
+    """An expression standing for input node k, of ProxImaL shape `shape`, over a variable named
+    ``_stand_in_name`` (it does not advance the numbering of user variables). ProxGen's variables
+    have at most 3 axes: a longer shape (grad of a colour image) is a 3-D variable reshaped in
+    ProxGen's element order; _pack and _unpack map arrays to and from that variable."""
+    core = tuple(shape) if len(shape) <= 3 else tuple(shape[:2]) + (int(np.prod(shape[2:])),)
     v = lo.Variable.__new__(lo.Variable)
     v.varname, v._value, v.initval, v._uid = "input{}".format(k), None, None, -1
-    lo.LinOp.__init__(v, lo.rt.variable(v.varname, lo._core_shape(tuple(shape))), shape)
-    return v
+    lo.LinOp.__init__(v, lo.rt.variable(v.varname, lo._core_shape(core)), core)
+    node = v if core == tuple(shape) else lo.LinOp(lo.rt.reshape(v._expr, shape), shape, [v])
+    node._stand_in_name = v.varname
+    return node
+
+
+def _pack(value, shape, what):
+    """An array of ProxImaL shape `shape` as the value of _stand_in(shape)'s variable (float32)."""
+    a = _core_array(value, shape, what)
+    if len(shape) <= 3:
+        return a
+    return a.reshape(shape).transpose((0, 1) + _rest(shape)).reshape(tuple(shape[:2]) + (-1,))
+
+
+def _unpack(value, shape):
+    """The value of _stand_in(shape)'s variable as an array of shape `shape`."""
+    if len(shape) <= 3:
+        return value.reshape(shape)
+    rest = _rest(shape)
+    return value.reshape(tuple(shape[:2]) + tuple(shape[d] for d in rest)).transpose((0, 1) + rest)
 
 
 def _again(op, replace):
@@ -69,6 +96,7 @@ def _local(op):
     if cached is not None:
         return cached
     if isinstance(op, lo.Variable):
+        op._stand_in_name = op.varname
         form = (op, [op])
     else:
         stand_ins = [_stand_in(n.shape, k) for k, n in enumerate(op.input_nodes)]
@@ -108,8 +136,8 @@ def forward(op, inputs, outputs=None):
     """ProxImaL's op.forward(inputs, outputs): the node applied to its input nodes' values."""
     node, stand_ins = _local(op)
     what = "{}.forward".format(type(op).__name__)
-    values = {s.varname: _core_array(v, s.shape, what) for s, v in zip(stand_ins, _as_list(inputs, len(stand_ins),
-                                                                                            what))}
+    values = {s._stand_in_name: _pack(v, s.shape, what)
+              for s, v in zip(stand_ins, _as_list(inputs, len(stand_ins), what))}
     y = _core.apply_linear(node._expr, values).reshape(op.shape)
     return _write(None if outputs is None else _as_list(outputs, 1, what)[0], y)
 
@@ -121,7 +149,7 @@ def adjoint(op, inputs, outputs=None):
     y = _core_array(_as_list(inputs, 1, what)[0], op.shape, what)
     back = _core.apply_adjoint(node._expr, y)
     outs = [None] * len(stand_ins) if outputs is None else _as_list(outputs, len(stand_ins), what)
-    return [_write(o, back[s.varname].reshape(s.shape)) for s, o in zip(stand_ins, outs)]
+    return [_write(o, _unpack(back[s._stand_in_name], s.shape)) for s, o in zip(stand_ins, outs)]
 
 
 def _values(variables, what):

@@ -16,7 +16,7 @@ gamma and d count.
 import numpy as np
 
 from . import _batch, _core, offsets, rt
-from .lin_ops import LinOp, _core_shape, _lin, _is_scalar, c_order_reshape, mul_elemwise, scale
+from .lin_ops import _core_shape, _lin, _is_scalar, c_order_reshape, mul_elemwise, scale
 from .rt import Error
 
 __all__ = ["ProxFn", "sum_squares", "weighted_sum_squares", "least_squares", "norm1", "weighted_norm1",
@@ -131,7 +131,7 @@ class ProxFn:
         as the solvers lower it, alpha, beta and b in the term (alpha f(beta x - b)); c and gamma fold
         into the quadratic: rho/2 ||x - v||^2 + <c, x> + gamma ||x||^2 is (rho + 2 gamma)/2 ||x - w||^2
         plus a constant, w = (rho v - c) / (rho + 2 gamma). A scalar v gives a scalar."""
-        from .lin_ops_apply import _stand_in
+        from .lin_ops_apply import _pack, _stand_in, _unpack
 
         scalar = np.ndim(v) == 0
         shape = self.lin_op.shape
@@ -146,19 +146,12 @@ class ProxFn:
         w = (rho * v.reshape(shape) - np.broadcast_to(np.asarray(self.c, dtype=np.float64), shape)) / rho_q
         if self.alpha == 0.0 or isinstance(self, zero_prox):  # f = 0: the quadratic alone
             out = w.astype(np.float32)
-        elif len(shape) <= 3:
-            fn = self.copy(lin_op=_stand_in(shape, 0), c=0.0, gamma=0.0, d=0.0)
-            out = rt.prox(fn._terms(absorb=False), rho_q, w.reshape(_core_shape(shape)).astype(np.float32))
         else:
-            # ProxGen's variables have at most 3 axes: a 4-D argument (grad of a colour image) is a 3-D
-            # variable reshaped in ProxGen's element order (the further axes, the first fastest), so the
-            # array goes in with those axes reversed, and the prox goes through the reshape
-            rest = tuple(range(len(shape) - 1, 1, -1))
-            u = _stand_in(shape[:2] + (int(np.prod(shape[2:])),), 0)
-            fn = self.copy(lin_op=LinOp(rt.reshape(u._expr, shape), shape, [u]), c=0.0, gamma=0.0, d=0.0)
-            v_core = w.transpose((0, 1) + rest).reshape(u.shape).astype(np.float32)
-            out = rt.prox(fn._terms(absorb=False), rho_q, v_core)
-            out = out.reshape(shape[:2] + tuple(shape[d] for d in rest)).transpose((0, 1) + rest)
+            # a stand-in variable of the argument's shape (a 4-D one is a 3-D variable reshaped:
+            # lin_ops_apply._stand_in), the array packed into its order and back
+            u = _stand_in(shape, 0)
+            fn = self.copy(lin_op=u, c=0.0, gamma=0.0, d=0.0)
+            out = _unpack(rt.prox(fn._terms(absorb=False), rho_q, _pack(w, shape, "prox")), shape)
         out = np.asarray(out).reshape(shape)
         return out.reshape(-1)[0] if scalar else out
 

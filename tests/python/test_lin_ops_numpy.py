@@ -84,6 +84,20 @@ def test_a_node_applies_to_its_input_nodes_values():
     np.testing.assert_allclose(node.adjoint([g])[0], w * g, rtol=1e-6)
 
 
+def test_input_nodes_of_four_axes():
+    """A node over grad of a colour image (ProxGen's variables have at most three axes): its input
+    arrays keep their element places both ways."""
+    g_shape = (H, W, 3, 2)
+    w = rng.standard_normal(g_shape)
+    node = mul_elemwise(w, grad(Variable((H, W, 3)), 2))
+    g = rng.standard_normal(g_shape)
+    np.testing.assert_allclose(node.forward([g]), w * g, rtol=1e-6)
+    np.testing.assert_allclose(node.adjoint([g])[0], w * g, rtol=1e-6)
+    both = sum([grad(Variable((H, W, 3)), 2), grad(Variable((H, W, 3)), 2)])
+    h = rng.standard_normal(g_shape)
+    np.testing.assert_allclose(both.forward([g, h]), g + h, rtol=1e-6, atol=1e-6)
+
+
 def test_constants_of_a_node_read_as_zero():
     x = Variable((H, W))
     np.testing.assert_allclose((x - X).forward([X]), X, rtol=1e-6)
