@@ -41,7 +41,8 @@ TEST_CASE("evaluate adds the constant, and the prox is the card's", "[runtime][a
     rt::Expr x = rt::variable("x", {9, 7});
     const pg::Image b = random_image({9, 7}, 6), v = random_image({9, 7}, 7, -2, 2);
     const pg::Image value = rt::evaluate(2.0 * x - b, {{"x", v}});
-    for (std::size_t i = 0; i < v.size(); ++i) CHECK(value.data()[i] == Approx(2 * v.data()[i] - b.data()[i]).margin(1e-6));
+    for (std::size_t i = 0; i < v.size(); ++i)
+        CHECK(value.data()[i] == Approx(2 * v.data()[i] - b.data()[i]).margin(1e-6));
     // argmin 1.5 |2 z - b| + rho/2 (z - v)^2: z = (soft(2 v - b, 1.5 * 4 / rho) + b) / 2
     const double rho = 0.8;
     const pg::Image z = rt::prox(1.5 * rt::norm1(2.0 * x - b), rho, v);
@@ -58,7 +59,8 @@ TEST_CASE("evaluate adds the constant, and the prox is the card's", "[runtime][a
     const pg::Image zt = rt::prox(rt::norm1(rt::transpose(x, {1, 0}) - bt), rho, v);
     for (std::size_t i = 0; i < v.size(); ++i) {
         const double w = v.data()[i] - b.data()[i];
-        CHECK(zt.data()[i] == Approx(std::copysign(std::max(std::abs(w) - 1 / rho, 0.0), w) + b.data()[i]).margin(1e-5));
+        const double soft = std::copysign(std::max(std::abs(w) - 1 / rho, 0.0), w);
+        CHECK(zt.data()[i] == Approx(soft + b.data()[i]).margin(1e-5));
     }
     const pg::Image zb = rt::prox(rt::nonneg(x) + rt::box(x, -0.5, 0.25), rho, v);
     for (std::size_t i = 0; i < v.size(); ++i)
@@ -85,4 +87,17 @@ TEST_CASE("norm estimate and one compilation per structure", "[runtime][apply][j
     rt::Expr other = rt::variable("t", {20, 13});  // other sizes and name, same structure
     rt::apply_linear(rt::grad(other), {{"t", random_image({20, 13}, 10)}});
     CHECK(obtained() == before);
+}
+
+TEST_CASE("a chain of reshapes and transposes runs on this CPU", "[runtime][apply][jit]") {
+    // its flat-index arithmetic vectorizes into VNNI dot products: the JIT target must only hold
+    // instructions the CPU has (jit::host_target; this died of SIGILL on AMD Zen 4)
+    rt::Expr u = rt::variable("u", {5, 6, 6});
+    rt::Expr e =
+        rt::reshape(rt::transpose(rt::reshape(rt::transpose(u, {2, 0, 1}), {2, 3, 5, 6}), {2, 3, 1, 0}), {5, 6, 6});
+    const pg::Image x = random_image({5, 6, 6}, 11), y = random_image({5, 6, 6}, 12);
+    const pg::Image kx = rt::apply_linear(e, {{"u", x}});
+    const pg::Image kty = rt::apply_adjoint(e, y).at("u");
+    CHECK(dot(kx, y) == Approx(dot(x, kty)).epsilon(1e-5));
+    CHECK(dot(kx, kx) == Approx(dot(x, x)).epsilon(1e-5));  // it only moves elements
 }
