@@ -106,8 +106,8 @@ def _by_name(name, text, penalty):
 
 _mapped = {"grad", "transpose", "reshape", "concat"}
 __all__ = ["Error", "Expr", "Problem", "Data", "Result", "IterationInfo", "variable", "input", "parameter",
-           "solve", "solve_batch", "describe", "objective", "catalogue", "call", "grad", "transpose", "reshape", "concat",
-           "apply_linear", "apply_adjoint", "evaluate", "norm_bound", "norm_estimate", "operator_facts", "prox"]
+           "solve", "solve_batch", "describe", "objective", "catalogue", "call", "grad", "transpose", "reshape",
+           "concat", "apply_linear", "apply_adjoint", "evaluate", "norm_bound", "norm_estimate", "operator_facts", "prox"]
 for _sig in _core.catalogue():
     if _sig["name"] not in _mapped:
         globals()[_sig["name"]] = _by_name(_sig["name"], _sig["text"], _sig["penalty"])

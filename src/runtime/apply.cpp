@@ -56,7 +56,8 @@ Image state_of(const ir::Problem& p, const std::map<std::string, Image>& values,
     for (const auto& v : p.variables) {
         auto it = values.find(v.name);
         if (it == values.end())
-            fail("{}: no value for variable '{}' (the expression's variables: {})", what, v.name, fmt::join(names, ", "));
+            fail("{}: no value for variable '{}' (the expression's variables: {})", what, v.name,
+                 fmt::join(names, ", "));
         if (it->second.sizes() != v.shape)
             fail("{}: variable '{}' is {} but its value is {}", what, v.name, shape_string(v.shape),
                  it->second.shape_string());
@@ -242,7 +243,8 @@ Image prox(const Problem& prob, double rho, const Image& v) {
     const Plan planned = plan(prob, Algorithm::pock_chambolle);
     const ir::Problem& p = planned.ir();
     if (p.variables.size() != 1)
-        fail("prox: {} depends on {} variables; the prox is of a function of one", prob.to_string(), p.variables.size());
+        fail("prox: {} depends on {} variables; the prox is of a function of one", prob.to_string(),
+             p.variables.size());
     const std::vector<const ir::Term*> terms = terms_of(p);
     if (terms.size() == 1 && !moves_elements(terms[0]->expr))
         fail("prox: after the planner's rules, the argument of {} is not its variable scaled elementwise and offset "
