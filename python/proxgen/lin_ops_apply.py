@@ -246,9 +246,13 @@ class CompGraph:
         out = np.concatenate([back[w.varname].reshape(-1) for w in self.variables])
         return _write(v, out)
 
-    def norm_bound(self):
-        """An upper bound on ||K|| from the operators (the planner's)."""
-        return _core.norm_bound(self._linear)
+    def norm_bound(self, final_output_mags=None):
+        """An upper bound on ||K|| from the operators (the planner's); also written into
+        final_output_mags[0] when a list is given (ProxImaL's signature)."""
+        bound = _core.norm_bound(self._linear)
+        if final_output_mags is not None:
+            final_output_mags[0] = bound
+        return bound
 
     def update_vars(self, val):
         """Each variable's value from its section of the flat val."""

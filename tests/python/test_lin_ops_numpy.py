@@ -213,6 +213,8 @@ def test_norm_estimate_against_power_iteration(name):
     estimate = est_CompGraph_norm(K, try_fast_norm=False)
     assert reference * (1 - 1e-3) <= estimate <= reference * 1.01
     assert est_CompGraph_norm(K, try_fast_norm=True) >= reference * (1 - 1e-4)  # an upper bound
+    mags = [None]
+    assert K.norm_bound(mags) == mags[0] == est_CompGraph_norm(K)  # ProxImaL's signature, and default
 
 
 def test_norm_of_a_convolution_is_its_largest_transfer_gain():
