@@ -95,11 +95,33 @@ class LinOp:
 
         return offset(self)
 
+    # -- the operator as a NumPy function (lin_ops_apply: ProxGen's lowering, compiled and cached) --
     @property
     def value(self):
-        raise NotImplementedError(
-            "proxgen: the value of an expression ({}) is not available, only variables' values (x.value) after "
-            "solve; ProxImaL evaluates lin ops in NumPy, ProxGen compiles them into the solver".format(self._expr))
+        """This expression at its variables' values (after solve, or assigned), constants included."""
+        return _apply().value(self)
+
+    def forward(self, inputs, outputs=None):
+        """ProxImaL's forward: this node applied to its input nodes' values (a list, one array per input
+        node), written into outputs[0] when given; returns the output array."""
+        return _apply().forward(self, inputs, outputs)
+
+    def adjoint(self, inputs, outputs=None):
+        """ProxImaL's adjoint: this node's adjoint applied to inputs[0] (an array of this node's shape),
+        written into outputs (one array per input node) when given; returns the list of arrays."""
+        return _apply().adjoint(self, inputs, outputs)
+
+    def is_diag(self, freq=False):
+        """Whether this expression's linear part is diagonal (freq=True: in the Fourier domain)."""
+        return _apply().is_diag(self, freq)
+
+    def is_gram_diag(self, freq=False):
+        """Whether K^T K is diagonal (freq=True: in the Fourier domain)."""
+        return _apply().is_gram_diag(self, freq)
+
+    def get_diag(self, freq=False):
+        """{variable: diagonal} (lin_ops_apply.get_diag)."""
+        return _apply().get_diag(self, freq)
 
     def __str__(self):
         return type(self).__name__
@@ -179,6 +201,7 @@ class Variable(LinOp):
         shape = _shape_tuple(shape)
         n = next(_variable_count)
         self.varname = name if name is not None else ("x" if n == 0 else "x{}".format(n))
+        self._uid = n  # creation order: CompGraph stacks variables in it (ProxImaL's order by uuid)
         self._value = None
         self.initval = None
         super().__init__(rt.variable(self.varname, _core_shape(shape)), shape)
@@ -455,12 +478,13 @@ def LinOpFactory(*args, **kwargs):
                 "are Halide code (C++: proxgen/user_operator.hpp)")
 
 
-def CompGraph(*args, **kwargs):
-    raise Error("CompGraph: not supported (ProxGen compiles the operator graph into the solver)")
+def _apply():
+    from . import lin_ops_apply
+
+    return lin_ops_apply
 
 
-def est_CompGraph_norm(*args, **kwargs):
-    raise Error("est_CompGraph_norm: not supported (ProxGen bounds ||K|| itself: describe() prints it)")
+from .lin_ops_apply import CompGraph, est_CompGraph_norm  # noqa: E402,F401
 
 
 def _catalogue_operator(name, text):

@@ -5,7 +5,8 @@ An expression is made again over its inputs with the arguments each operator was
 (LinOp._made_with): without its constants (the linear part K x), or with every variable scaled
 (K (s x) + o = s K x + o, the offset left unscaled, as ProxImaL's absorb_offset leaves it). The
 offset itself as an array (get_offset, absorb_offset) is computed in NumPy for the operators
-whose NumPy form is short; the solver never needs the array. Batched constants (_batch) give a
+whose NumPy form is short (in float64), for the others by ProxGen's lowering of the operator
+(float32); the solver never needs the array. Batched constants (_batch) give a
 batch of offsets, (n, *shape), through the elementwise operators.
 """
 
@@ -110,9 +111,15 @@ def _offset(op):
         return np.transpose(o, op.axes) if o.ndim > 1 else o
     if isinstance(op, lo.conv) and op.boundary == "circular" and len(op.shape) >= 2:
         return _circular_conv(op.kernel, o)
-    raise Error("the offset of {}(...) with a constant inside is not computed in NumPy (ProxGen's solver takes "
-                "it as it is: only get_offset / absorb_offset need the array); write the constant outside the "
-                "operator".format(type(op).__name__))
+    return _evaluated(op)
+
+
+def _evaluated(op):
+    """op at zero variables, by ProxGen's lowering of the operator (lin_ops_apply), in float64."""
+    from . import _core
+
+    zeros = {v.varname: np.zeros(lo._core_shape(v.shape), np.float32) for v in op.variables()}
+    return _core.evaluate(op._expr, zeros).reshape(op.shape).astype(np.float64)
 
 
 def _constant(data, shape):

@@ -125,6 +125,36 @@ class ProxFn:
     def variables(self):
         return self.lin_op.variables()
 
+    def prox(self, rho, v, *args, **kwargs):
+        """ProxImaL's prox: argmin_x alpha f(beta x - b) + <c, x> + gamma ||x||^2 + rho/2 ||x - v||^2, x of
+        lin_op's shape (the operator itself plays no part, as in ProxImaL). f's part is its card's prox
+        as the solvers lower it, alpha, beta and b in the term (alpha f(beta x - b)); c and gamma fold
+        into the quadratic: rho/2 ||x - v||^2 + <c, x> + gamma ||x||^2 is (rho + 2 gamma)/2 ||x - w||^2
+        plus a constant, w = (rho v - c) / (rho + 2 gamma). A scalar v gives a scalar."""
+        from .lin_ops_apply import _pack, _stand_in, _unpack
+
+        scalar = np.ndim(v) == 0
+        shape = self.lin_op.shape
+        v = np.asarray(v, dtype=np.float64)
+        if v.size != int(np.prod(shape)):
+            raise Error("{}.prox: v has shape {} for an argument of shape {}".format(type(self).__name__, v.shape,
+                                                                                   shape))
+        rho = float(rho)
+        if not (np.isfinite(rho) and rho > 0):
+            raise Error("{}.prox: rho must be finite and > 0, got {}".format(type(self).__name__, rho))
+        rho_q = rho + 2.0 * self.gamma
+        w = (rho * v.reshape(shape) - np.broadcast_to(np.asarray(self.c, dtype=np.float64), shape)) / rho_q
+        if self.alpha == 0.0 or isinstance(self, zero_prox):  # f = 0: the quadratic alone
+            out = w.astype(np.float32)
+        else:
+            # a stand-in variable of the argument's shape (a 4-D one is a 3-D variable reshaped:
+            # lin_ops_apply._stand_in), the array packed into its order and back
+            u = _stand_in(shape, 0)
+            fn = self.copy(lin_op=u, c=0.0, gamma=0.0, d=0.0)
+            out = _unpack(rt.prox(fn._terms(absorb=False), rho_q, _pack(w, shape, "prox")), shape)
+        out = np.asarray(out).reshape(shape)
+        return out.reshape(-1)[0] if scalar else out
+
     @property
     def value(self):
         """This function at the variables' current values (after solve)."""

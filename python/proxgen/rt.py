@@ -33,6 +33,15 @@ describe = _core.describe
 objective = _core.objective
 catalogue = _core.catalogue
 call = _core.call
+# Expressions and one-term problems as functions on arrays (C++ proxgen/runtime_apply.hpp): values
+# by variable name, the cards' own lowering compiled once per structure.
+apply_linear = _core.apply_linear
+apply_adjoint = _core.apply_adjoint
+evaluate = _core.evaluate
+norm_bound = _core.norm_bound
+norm_estimate = _core.norm_estimate
+operator_facts = _core.operator_facts
+prox = _core.prox
 
 
 def _halide_axes(axes, rank):
@@ -97,7 +106,8 @@ def _by_name(name, text, penalty):
 
 _mapped = {"grad", "transpose", "reshape", "concat"}
 __all__ = ["Error", "Expr", "Problem", "Data", "Result", "IterationInfo", "variable", "input", "parameter",
-           "solve", "solve_batch", "describe", "objective", "catalogue", "call", "grad", "transpose", "reshape", "concat"]
+           "solve", "solve_batch", "describe", "objective", "catalogue", "call", "grad", "transpose", "reshape",
+           "concat", "apply_linear", "apply_adjoint", "evaluate", "norm_bound", "norm_estimate", "operator_facts", "prox"]
 for _sig in _core.catalogue():
     if _sig["name"] not in _mapped:
         globals()[_sig["name"]] = _by_name(_sig["name"], _sig["text"], _sig["penalty"])

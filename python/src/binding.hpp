@@ -46,5 +46,7 @@ std::optional<double> number_of(const py::handle& v);
 
 /// Binds Result, IterationInfo, solve(), objective() and describe() (solve.cpp).
 void bind_solve(py::module_& m);
+/// Binds apply_linear, apply_adjoint, evaluate, the norms and prox (apply.cpp).
+void bind_apply(py::module_& m);
 
 }  // namespace proxgen::python

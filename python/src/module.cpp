@@ -318,4 +318,5 @@ PYBIND11_MODULE(_core, m) {
     bind_expr(m);
     bind_problem(m);
     bind_solve(m);
+    bind_apply(m);
 }

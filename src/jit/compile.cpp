@@ -1,6 +1,10 @@
 #include "compile.hpp"
 
 #include <chrono>
+#include <cstdlib>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "disk_cache.hpp"
 #include "jit_stats.hpp"
@@ -44,8 +48,30 @@ std::string display_name(const std::string& key) { return key.substr(0, key.find
 NoDiskCache::NoDiskCache() { ++disk_cache_disabled; }
 NoDiskCache::~NoDiskCache() { --disk_cache_disabled; }
 
+namespace {
+/// CPUID leaf 7, sub-leaf 1, EAX bit 4: the VEX-encoded AVX-VNNI instructions.
+bool cpu_has_avx_vnni() {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) return false;
+    return ((eax >> 4) & 1u) != 0;
+#else
+    return false;
+#endif
+}
+}  // namespace
+
 const Target& host_target() {
-    static const Target t = get_jit_target_from_environment();
+    // Halide 14 reads AVX-512 with BF16 and VNNI as Sapphire Rapids, whose LLVM features include
+    // AVX-VNNI; AMD's Zen 4 has the former and not the latter, and a kernel whose integer index
+    // arithmetic LLVM turns into {vex} vpdpwssd (a reshape's flat index) dies of SIGILL there. The
+    // feature is kept where the CPU has AVX-VNNI, and whenever HL_JIT_TARGET names the target.
+    static const Target t = [] {
+        Target host = get_jit_target_from_environment();
+        if (!std::getenv("HL_JIT_TARGET") && host.has_feature(Target::AVX512_SapphireRapids) && !cpu_has_avx_vnni())
+            host = host.without_feature(Target::AVX512_SapphireRapids);
+        return host;
+    }();
     return t;
 }
 
