@@ -123,16 +123,13 @@ def test_the_operator_plays_no_part():
     np.testing.assert_allclose(fn.prox(1.0, V), soft(V, 1.0), rtol=1e-6, atol=1e-6)
 
 
-def test_a_second_call_reuses_the_compiled_prox():
-    """Other data, other sizes, same structure: the card's kernel is compiled once (cached)."""
-    import time
-
+def test_a_second_structure_instance_gives_its_own_answer():
+    """Other data, other sizes, same structure: the cached kernel (compiled once, which
+    tests/test_runtime_apply.cpp counts) is bound to each call's own data and size."""
     fn = norm1(Variable(SHAPE), b=B)
-    fn.prox(1.0, V)
-    start = time.perf_counter()
+    np.testing.assert_allclose(fn.prox(1.0, V), B + soft(V - B, 1.0), rtol=1e-6, atol=1e-6)
     big = rng.standard_normal((64, 48))
     out = norm1(Variable((64, 48)), b=big).prox(2.0, big)
-    assert time.perf_counter() - start < 0.5  # a JIT compilation takes seconds
     np.testing.assert_allclose(out, big, atol=1e-6)
 
 
