@@ -5,7 +5,7 @@
 # target finds a crash, a sanitizer report, a leak, a timeout (10 s per input) or an input that
 # needs more than 2 GiB. New inputs go to a scratch directory, never into the committed corpus.
 #
-# Usage: tools/fuzz.sh [SECONDS] [TARGET...]      (targets: npy npz png jpeg pfm tiff problem_text problem_json rt_options; default all)
+# Usage: tools/fuzz.sh [SECONDS] [TARGET...]      (targets: npy npz png jpeg pfm tiff problem_text problem_json rt_options solve_gradient; default all)
 # Environment: PROXGEN_FUZZ_BUILD_DIR (default build-fuzz), JOBS (build parallelism, default 2),
 # FUZZ_JOBS (targets run at once, one core each, default 1: on 2 cores, FUZZ_JOBS=2 halves the time).
 # A failing input is kept as $PROXGEN_FUZZ_BUILD_DIR/artifacts/<target>/crash-*; replay it with
