@@ -130,6 +130,14 @@ public:
     /// infeasible (Status::likely_infeasible) or, with the objective falling while x grows,
     /// unbounded (Status::unbounded); the solve should stop.
     bool likely_infeasible();
+    /// The objective of what a solve stopped at x would return (x projected onto its own
+    /// constraints): the tracked one when the last record() was at x, else computed.
+    double returned_objective(const Image& x);
+    /// HQS's test for an unbounded problem, whose residuals never stall while its growing penalty
+    /// shrinks every step: true (Status::unbounded, with a sentence) when the objective falls along
+    /// the ray from x in the direction step (its last steps' sum) at the same rate 100 and 1000
+    /// steps out, as no convex function bounded below can.
+    bool unbounded_along(const Image& x, const Image& step, int it);
     /// Calls the user's callback; returns false to stop.
     bool after_iteration(int it);
     void finish(int it, bool converged, bool stopped);

@@ -175,6 +175,10 @@ void SplitState::set_kernels(jit::Call zu_step, jit::Call residual, jit::Call zu
     residual_.out(0, sums_.partials);
 }
 
+void SplitState::measure_implicit_dual() {
+    for (std::size_t i = 0; i < u_next_.size(); ++i) residual_.in("u" + std::to_string(i), u_next_[i]);
+}
+
 void SplitState::update(double rho, bool keep_dual, bool at_extrapolated) {
     if (z_.empty()) return;
     rho_ = float(rho);

@@ -77,6 +77,11 @@ public:
     /// (z, u) ← prox step at the x the zu kernel is bound to (x̂ with at_extrapolated), with
     /// penalty ρ; with keep_dual = false (HQS) u stays 0.
     void update(double rho, bool keep_dual, bool at_extrapolated = false);
+    /// HQS keeps u = 0, its multiplier is ρ(K x − z), which the (z, u) step leaves in u_next: the
+    /// residual kernel reads u there, so that ε_dual's relative part scales with it as ADMM's does
+    /// with ρ‖Kᵀu‖ (without it ε_dual is √n ε_abs alone, which ρ‖Kᵀ(z − z_prev)‖ at a large ρ
+    /// seldom meets). Call after set_kernels.
+    void measure_implicit_dual();
     /// Boyd et al. 2011 (§3.3): r = ‖Kx − z‖, s = ρ‖Kᵀ(z − z_prev)‖,
     /// ε_pri = √m ε_abs + ε_rel max(‖Kx‖, ‖z‖), ε_dual = √n ε_abs + ε_rel ρ‖Kᵀu‖; records them.
     /// x must be what the residual kernel is bound to.
