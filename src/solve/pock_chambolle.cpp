@@ -10,6 +10,7 @@
 #include "fused_state.hpp"
 #include "pc_pipelines.hpp"
 #include "spectral_gram.hpp"
+#include "proxgen/algorithms/pock_chambolle.hpp"
 #include "proxgen/error.hpp"
 
 namespace proxgen::detail {
@@ -71,194 +72,229 @@ steps::PockChambolle pc_steps(const ir::Problem& p, const Options& opt, std::vec
     return s;
 }
 
-Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm) {
-    Result res;
-    auto K = cached_as<PCKernels>(kernels_key("pc", p), [&] { return std::make_shared<PCKernels>(p); },
+namespace {
+
+/// The JIT's runner of the Pock–Chambolle card (proxgen/algorithms/pock_chambolle.hpp): the state
+/// images and the compiled kernels bound to them once. Kernels are bound to the images' addresses:
+/// swaps and rotations move contents, never the bound objects, and the runner never moves.
+class PCRunner {
+public:
+    PCRunner(const ir::Problem& p, const Options& opt, const Result* warm, Result& res)
+        : p_(p) {
+        K_ = cached_as<PCKernels>(kernels_key("pc", p), [&] { return std::make_shared<PCKernels>(p); },
                                   res.compile_seconds);
-    std::vector<double> scales;
-    const steps::PockChambolle steps = pc_steps(p, opt, &scales);
-    std::vector<float> sigma_scale(scales.begin(), scales.end());
-    double tau = steps.tau, sigma = steps.sigma, theta = 1.0;
-    steps::Balance balance;
-    if (const auto* s = opt.tau == 0 && opt.sigma == 0 ? warm_steps(p, warm, 4) : nullptr)
-        tau = (*s)[0], sigma = (*s)[1], theta = (*s)[2], balance.alpha = (*s)[3];
-    const bool fused = K->step != nullptr;
-    const int per_call = iterations_per_call(p, opt, fused && lower::psi_blockable(p));
-    const jit::KernelPtr block = per_call > 1 ? pc_block_kernel(p, per_call, res.compile_seconds) : nullptr;
-
-    const int rv = int(p.variable_shape.size());
-    Image x = initial_x(p, opt, warm);
-    // x_prev2 is read only by the separate residual kernel (x̄ of the step before a check)
-    Image x_prev = x.copy(), x_prev2 = K->residual ? x.copy() : Image(), x_next(p.variable_shape);
-    Image x_spare = block ? Image(p.variable_shape) : Image();  // x_{n−1} of a block
-    const auto shapes = psi_shapes(p);
-    std::vector<Image> y, y_next;
-    std::vector<std::vector<Image>> y_parts, y_next_parts;
-    const bool warm_duals = warm && warm->signature == ir::signature(p) && warm->algorithm == Algorithm::pock_chambolle &&
-                            warm->duals.size() == shapes.size();
-    for (std::size_t i = 0; i < shapes.size(); ++i) {
-        y.push_back(warm_duals ? warm->duals[i].copy() : Image(shapes[i]));
-        y_next.emplace_back(shapes[i]);
-    }
-    if (fused)
-        for (std::size_t i = 0; i < shapes.size(); ++i) {
-            y_parts.push_back(component_views(y[i], rv));
-            y_next_parts.push_back(component_views(y_next[i], rv));
+        rule_ = pc_steps(p, opt, &scales_);
+        sigma_scale_.assign(scales_.begin(), scales_.end());
+        fused_ = K_->step != nullptr;
+        per_call_ = detail::iterations_per_call(p, opt, fused_ && lower::psi_blockable(p));
+        block_ = per_call_ > 1 ? pc_block_kernel(p, per_call_, res.compile_seconds) : nullptr;
+        if (const auto* s = opt.tau == 0 && opt.sigma == 0 ? detail::warm_steps(p, warm, 4) : nullptr) {
+            warm_start_ = algorithms::PCSteps{(*s)[1], (*s)[0], (*s)[2]};
+            warm_balance_.alpha = (*s)[3];
+            warm_ = true;
         }
-    SpectralGram gram(p);
-    SquareSumsOutput sums(pc_residual_shapes(p));
+        const int rv = int(p.variable_shape.size());
+        x_ = initial_x(p, opt, warm);
+        // x_prev2 is read only by the separate residual kernel (x̄ of the step before a check)
+        x_prev_ = x_.copy();
+        if (K_->residual) x_prev2_ = x_.copy();
+        x_next_ = Image(p.variable_shape);
+        if (block_) x_spare_ = Image(p.variable_shape);  // x_{n−1} of a block
+        shapes_ = psi_shapes(p);
+        const bool warm_duals = warm && warm->signature == ir::signature(p) &&
+                                warm->algorithm == Algorithm::pock_chambolle && warm->duals.size() == shapes_.size();
+        for (std::size_t i = 0; i < shapes_.size(); ++i) {
+            y_.push_back(warm_duals ? warm->duals[i].copy() : Image(shapes_[i]));
+            y_next_.emplace_back(shapes_[i]);
+        }
+        if (fused_)
+            for (std::size_t i = 0; i < shapes_.size(); ++i) {
+                y_parts_.push_back(component_views(y_[i], rv));
+                y_next_parts_.push_back(component_views(y_next_[i], rv));
+            }
+        vshapes_ = ir::variable_shapes(p);
+        // spectral x-updates: the data-only part of the right-hand side, computed below
+        if (K_->constant) omega_constant_ = Image(p.variable_shape);
+        level_steps_.assign(3 * std::size_t(per_call_), 0.0f);
+        if (K_->constant) bound(K_->constant).out(0, omega_constant_).run();  // (its own input is unused)
+        if (fused_) {
+            step_ = bound(K_->step);
+            bind_duals(step_, 1);
+            if (K_->check) {
+                check_ = bound(K_->check);
+                check_.out(0, x_next_);
+                check_.out(bind_duals(check_, 1), sums_.partials);
+            }
+            if (block_) {
+                block_call_ = bound(block_);
+                for (int k = 0; k < per_call_; ++k) {
+                    const std::string n = std::to_string(k + 1);
+                    block_call_.in("sigma_" + n, level_steps_[3 * k]).in("tau_" + n, level_steps_[3 * k + 1]);
+                    block_call_.in("theta_" + n, level_steps_[3 * k + 2]);
+                }
+                block_call_.out(0, x_next_).out(1, x_spare_);
+                bind_duals(block_call_, 2);
+            }
+        } else {
+            if (!p.psi.empty()) {
+                dual_ = bound(K_->dual);
+                for (std::size_t i = 0; i < y_.size(); ++i) dual_.out(int(i), y_next_[i]);
+            }
+            primal_ = bound(K_->primal);
+        }
+        if (K_->residual) residual_ = bound(K_->residual).out(0, sums_.partials);
+        mon_.emplace(p, opt, res);  // its clock starts after the compilation above
+    }
+    PCRunner(const PCRunner&) = delete;
+    PCRunner& operator=(const PCRunner&) = delete;
 
-    // Every kernel takes the same inputs, bound once: swaps and rotations of the images below move
-    // contents, not the bound objects.
-    const lower::DataArgs data(p);
-    const auto vshapes = ir::variable_shapes(p);
-    // spectral x-updates: the data-only part of the right-hand side, computed below
-    Image omega_constant = K->constant ? Image(p.variable_shape) : Image();
-    float sigma_f = 0, tau_f = 0, theta_f = 0, res_sigma_f = 0, res_tau_f = 0, res_theta_f = 0;
-    std::vector<float> level_steps(3 * std::size_t(per_call), 0.0f);
-    auto bound = [&](const jit::KernelPtr& k) {
+    const steps::PockChambolle& rule() const { return rule_; }
+    /// A warm start's adapted steps, when it has them.
+    bool warm_steps(algorithms::PCSteps& s, steps::Balance& b) const {
+        s = warm_start_;
+        b = warm_balance_;
+        return warm_;
+    }
+    Monitor& monitor() { return *mon_; }
+    const Image& x() const { return x_; }
+    const std::vector<Image>& duals() const { return y_; }
+
+    // the card's Runner
+    int iterations_per_call() const { return per_call_; }
+
+    bool run_step(const algorithms::PCSteps& s, bool measure) {
+        set(sigma_f_, tau_f_, theta_f_, s);
+        if (measure && check_.defined()) {
+            check_.run();
+        } else if (fused_) {
+            gram_.omega_step(step_, x_next_, s.tau);
+        } else {
+            if (!p_.psi.empty()) dual_.run();
+            swap_each(y_, y_next_);  // y_next now holds the previous y
+            gram_.omega_step(primal_, x_next_, s.tau);
+        }
+        if (fused_) swap_duals();
+        rotate_x();
+        if (measure && !check_.defined()) {  // the residual of the step just made, from the state after it
+            set(res_sigma_f_, res_tau_f_, res_theta_f_, s);
+            residual_.run();
+        }
+        return true;
+    }
+
+    bool run_block(const float* levels) {
+        std::copy(levels, levels + level_steps_.size(), level_steps_.begin());
+        block_call_.run();
+        swap_duals();
+        // x ← x_n, x_prev ← x_{n−1}; the old x and x_prev become free
+        std::swap(x_, x_next_);
+        std::swap(x_prev_, x_spare_);
+        return true;
+    }
+
+    bool sums(algorithms::PCSums& s) {
+        const std::vector<double> t = sums_.totals();
+        s = algorithms::pc_sums(t.data(), int(vshapes_.size()), int(shapes_.size()), double(x_.size()),
+                                double(psi_elements(p_)));
+        return true;
+    }
+
+    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool /*met: Monitor decides*/) {
+        if (mon_->record(it, r.primal, r.eps_primal, r.dual, r.eps_dual, x_, "the dual step"))
+            return algorithms::Verdict::converged;
+        return mon_->likely_infeasible() ? algorithms::Verdict::stop : algorithms::Verdict::go_on;
+    }
+
+    bool after_iteration(int it) { return mon_->after_iteration(it); }
+
+private:
+    static void set(float& sigma, float& tau, float& theta, const algorithms::PCSteps& s) {
+        sigma = float(s.sigma);
+        tau = float(s.tau);
+        theta = float(s.theta);
+    }
+
+    // Every kernel takes the same inputs, bound once.
+    jit::Call bound(const jit::KernelPtr& k) {
         jit::Call c(k);
-        data.bind(c);
-        c.in_state("x", x, vshapes).in_state("x_prev", x_prev, vshapes);
-        c.in_state("x_prev2", x_prev2.empty() ? x_prev : x_prev2, vshapes);
-        for (std::size_t i = 0; i < y.size(); ++i)
-            c.in("y" + std::to_string(i), y[i]).in("y_prev" + std::to_string(i), y_next[i]);
-        c.in("sigma", sigma_f).in("tau", tau_f).in("theta", theta_f);
-        c.in("res_sigma", res_sigma_f).in("res_tau", res_tau_f).in("res_theta", res_theta_f);
-        for (std::size_t i = 0; i < sigma_scale.size(); ++i) c.in("sigma_scale" + std::to_string(i), sigma_scale[i]);
-        if (!omega_constant.empty()) c.in("omega_constant", omega_constant);
+        data_.bind(c);
+        c.in_state("x", x_, vshapes_).in_state("x_prev", x_prev_, vshapes_);
+        c.in_state("x_prev2", x_prev2_.empty() ? x_prev_ : x_prev2_, vshapes_);
+        for (std::size_t i = 0; i < y_.size(); ++i)
+            c.in("y" + std::to_string(i), y_[i]).in("y_prev" + std::to_string(i), y_next_[i]);
+        c.in("sigma", sigma_f_).in("tau", tau_f_).in("theta", theta_f_);
+        c.in("res_sigma", res_sigma_f_).in("res_tau", res_tau_f_).in("res_theta", res_theta_f_);
+        for (std::size_t i = 0; i < sigma_scale_.size(); ++i) c.in("sigma_scale" + std::to_string(i), sigma_scale_[i]);
+        if (!omega_constant_.empty()) c.in("omega_constant", omega_constant_);
         return c;
-    };
+    }
     // fused kernels' outputs: {x (or the spectral right-hand side), y_next's components...}
-    auto bind_duals = [&](jit::Call& c, int first) {
-        for (auto& parts : y_next_parts)
+    int bind_duals(jit::Call& c, int first) {
+        for (auto& parts : y_next_parts_)
             for (auto& part : parts) c.out(first++, part);
         return first;
-    };
-    if (K->constant) bound(K->constant).out(0, omega_constant).run();  // (its own input is unused)
-    jit::Call dual, primal, step, check, residual, block_call;
-    if (fused) {
-        step = bound(K->step);
-        bind_duals(step, 1);
-        if (K->check) {
-            check = bound(K->check);
-            check.out(0, x_next);
-            check.out(bind_duals(check, 1), sums.partials);
-        }
-        if (block) {
-            block_call = bound(block);
-            for (int k = 0; k < per_call; ++k) {
-                const std::string n = std::to_string(k + 1);
-                block_call.in("sigma_" + n, level_steps[3 * k]).in("tau_" + n, level_steps[3 * k + 1]);
-                block_call.in("theta_" + n, level_steps[3 * k + 2]);
-            }
-            block_call.out(0, x_next).out(1, x_spare);
-            bind_duals(block_call, 2);
-        }
-    } else {
-        if (!p.psi.empty()) {
-            dual = bound(K->dual);
-            for (std::size_t i = 0; i < y.size(); ++i) dual.out(int(i), y_next[i]);
-        }
-        primal = bound(K->primal);
     }
-    if (K->residual) residual = bound(K->residual).out(0, sums.partials);
-
-    auto swap_duals = [&] {
-        if (fused) swap_with_views(y, y_parts, y_next, y_next_parts);
-        else swap_each(y, y_next);
-    };
+    void swap_duals() {
+        if (fused_) swap_with_views(y_, y_parts_, y_next_, y_next_parts_);
+        else swap_each(y_, y_next_);
+    }
     // after a step wrote x_next: x ← x_{n+1}, x_prev ← x_n, x_prev2 ← x_{n−1}
-    auto rotate_x = [&] {
-        Image newest = std::move(x_next);
-        if (x_prev2.empty()) {
-            x_next = std::move(x_prev);
+    void rotate_x() {
+        Image newest = std::move(x_next_);
+        if (x_prev2_.empty()) {
+            x_next_ = std::move(x_prev_);
         } else {
-            x_next = std::move(x_prev2);
-            x_prev2 = std::move(x_prev);
+            x_next_ = std::move(x_prev2_);
+            x_prev2_ = std::move(x_prev_);
         }
-        x_prev = std::move(x);
-        x = std::move(newest);
-    };
-    auto advance_steps = [&] {
-        if (steps.accelerated) steps::accelerate(steps.gamma, tau, sigma, theta);
-    };
-
-    const double sqrt_n = std::sqrt(double(x.size())), sqrt_m = std::sqrt(double(psi_elements(p)));
-    Monitor mon(p, opt, res);
-    int it = 0;
-    bool converged = false, stopped = false;
-    while (it < opt.max_iters && !converged && !stopped) {
-        if (block && it + per_call <= opt.max_iters && no_check_between(mon, it + 1, it + per_call)) {
-            // n iterations in one call; the accelerated rule's steps are precomputed per level
-            for (int k = 0; k < per_call; ++k) {
-                level_steps[3 * k] = float(sigma);
-                level_steps[3 * k + 1] = float(tau);
-                level_steps[3 * k + 2] = float(theta);
-                advance_steps();
-            }
-            block_call.run();
-            swap_duals();
-            // x ← x_n, x_prev ← x_{n−1}; the old x and x_prev become free
-            std::swap(x, x_next);
-            std::swap(x_prev, x_spare);
-            it += per_call;
-            continue;
-        }
-        ++it;
-        const double theta_used = theta, sigma_used = sigma, tau_used = tau;
-        sigma_f = float(sigma);
-        theta_f = float(theta);
-        tau_f = float(tau);
-        const bool measure = mon.should_check(it);
-        if (measure && check.defined()) {
-            check.run();
-        } else if (fused) {
-            gram.omega_step(step, x_next, tau);
-        } else {
-            if (!p.psi.empty()) dual.run();
-            swap_each(y, y_next);  // y_next now holds the previous y
-            gram.omega_step(primal, x_next, tau);
-        }
-        if (fused) swap_duals();
-        rotate_x();
-        advance_steps();
-        if (measure) {
-            if (!check.defined()) {
-                res_sigma_f = float(sigma_used);
-                res_tau_f = float(tau_used);
-                res_theta_f = float(theta_used);
-                residual.run();
-            }
-            // pc_residual_shapes' order: P and Kᵀy per variable, then (D_i, K_i x) per term
-            const std::vector<double> s = sums.totals();
-            const std::size_t nv = vshapes.size();
-            double p2 = 0, kty2 = 0, d2 = 0, kx2 = 0;
-            for (std::size_t j = 0; j < nv; ++j) {
-                p2 += s[j];
-                kty2 += s[nv + j];
-            }
-            for (std::size_t i = 0; i < shapes.size(); ++i) {
-                d2 += s[2 * nv + 2 * i];
-                kx2 += s[2 * nv + 1 + 2 * i];
-            }
-            const double rp = std::sqrt(p2), rd = std::sqrt(d2);
-            const double eps_p = sqrt_n * opt.eps_abs + opt.eps_rel * std::sqrt(kty2);
-            const double eps_d = sqrt_m * opt.eps_abs + opt.eps_rel * std::sqrt(kx2);
-            converged = mon.record(it, rp, eps_p, rd, eps_d, x, "the dual step");
-            if (!converged && mon.likely_infeasible()) break;
-            if (steps.adaptive && !converged) {
-                const auto rel = steps::relative_residuals(rp, std::sqrt(kty2), double(x.size()), rd, std::sqrt(kx2),
-                                                           double(psi_elements(p)));
-                balance.apply(rel.primal, rel.dual, tau, sigma);
-            }
-        }
-        if (!mon.after_iteration(it)) stopped = true;
+        x_prev_ = std::move(x_);
+        x_ = std::move(newest);
     }
-    mon.finish(it, converged, stopped);
-    res.x = x;
-    res.duals = y;
-    res.steps = {tau, sigma, theta, balance.alpha};
+
+    const ir::Problem& p_;
+    std::optional<Monitor> mon_;
+    std::shared_ptr<const PCKernels> K_;
+    steps::PockChambolle rule_;
+    std::vector<double> scales_;
+    std::vector<float> sigma_scale_;
+    algorithms::PCSteps warm_start_;
+    steps::Balance warm_balance_;
+    bool warm_ = false, fused_ = false;
+    int per_call_ = 1;
+    jit::KernelPtr block_;
+    Image x_, x_prev_, x_prev2_, x_next_, x_spare_;
+    std::vector<std::vector<int>> shapes_, vshapes_;
+    std::vector<Image> y_, y_next_;
+    std::vector<std::vector<Image>> y_parts_, y_next_parts_;
+    SpectralGram gram_{p_};
+    SquareSumsOutput sums_{pc_residual_shapes(p_)};
+    const lower::DataArgs data_{p_};
+    Image omega_constant_;
+    float sigma_f_ = 0, tau_f_ = 0, theta_f_ = 0, res_sigma_f_ = 0, res_tau_f_ = 0, res_theta_f_ = 0;
+    std::vector<float> level_steps_;
+    jit::Call dual_, primal_, step_, check_, residual_, block_call_;
+};
+
+}  // namespace
+
+Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm) {
+    Result res;
+    PCRunner runner(p, opt, warm, res);
+    algorithms::PCOptions o;
+    o.cadence = {opt.check_every, opt.max_iters, p.psi.empty()};
+    o.eps_abs = opt.eps_abs;
+    o.eps_rel = opt.eps_rel;
+    algorithms::PockChambolle loop(runner.rule(), o);
+    algorithms::PCSteps start;
+    steps::Balance balance;
+    if (runner.warm_steps(start, balance)) loop.restart(start, balance);
+    loop.run(runner, opt.max_iters);
+    const algorithms::Progress& done = loop.progress();
+    runner.monitor().finish(done.iterations, done.converged, done.stopped);
+    res.x = runner.x();
+    res.duals = runner.duals();
+    const algorithms::PCSteps s = loop.steps();
+    res.steps = {s.tau, s.sigma, s.theta, loop.balance().alpha};
     return res;
 }
 

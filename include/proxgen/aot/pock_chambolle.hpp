@@ -1,5 +1,5 @@
-// The Pock–Chambolle loop of a generated solver: the same iteration, step sizes, residuals and
-// stopping rule as the JIT loop (src/solve/pock_chambolle.cpp), calling the ahead-of-time step
+// The Pock–Chambolle solver of a generated library: the algorithm's card (proxgen/algorithms/
+// pock_chambolle.hpp: the loop the JIT runs too) over a runner calling the ahead-of-time step
 // pipelines that the generated header `Description` names. Runtime-only (no libHalide).
 //
 // `Description` (written by the generator) provides: Data (named buffers and scalars), the slot
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "proxgen/algorithms/pock_chambolle.hpp"
 #include "proxgen/aot/support.hpp"
 #include "proxgen/check/rules.hpp"
 #include "proxgen/solve/step_rules.hpp"
@@ -168,20 +169,20 @@ public:
         last_error_message().clear();
         if (!ready_) return fail(Status::not_initialized, "step before a successful init");
         if (iterations < 0) return fail(Status::invalid_argument, "step: iterations must be >= 0");
-        for (int left = iterations; left > 0 && !state_.finished;) {
-            const int done = state_.iterations;
-            if (Status s = iterate(left); s != Status::ok) return s;
-            left -= state_.iterations - done;
-        }
-        return Status::ok;
+        const bool ok = loop_.run(*this, iterations);
+        sync_state();
+        return ok ? Status::ok : error_;
     }
 
     /// Iterates until the tolerances are met or options.max_iters iterations have run.
     Status solve() {
         last_error_message().clear();
         if (!ready_) return fail(Status::not_initialized, "solve before a successful init");
-        while (!state_.finished)
-            if (Status s = iterate(options_.max_iters); s != Status::ok) return s;
+        while (!loop_.progress().finished) {
+            const bool ok = loop_.run(*this, options_.max_iters);
+            sync_state();
+            if (!ok) return error_;
+        }
         return Status::ok;
     }
 
@@ -228,6 +229,7 @@ public:
     const char* last_error() const { return last_error_message().c_str(); }
 
 private:
+    friend class algorithms::PockChambolle;  // runs the steps below (the card's Runner)
     using Variables = std::vector<Buffer>;  // one buffer per variable
     static constexpr int n_psi = Description::psi_terms, n_var = Description::variable_count;
     /// The residual's quantities: P and Kᵀy per variable, then (D_i, K_i x) per Ψ term.
@@ -336,10 +338,15 @@ private:
         in.sigma = options_.sigma;
         in.accelerate = options_.accelerate;
         in.omega_empty = Description::omega_terms == 0;
-        steps_ = steps::pock_chambolle(in);
-        if (steps::too_large(steps_.product))
-            return fail(Status::invalid_argument, "tau * sigma * ||K||^2 = " + std::to_string(steps_.product) +
+        const steps::PockChambolle rule = steps::pock_chambolle(in);
+        if (steps::too_large(rule.product))
+            return fail(Status::invalid_argument, "tau * sigma * ||K||^2 = " + std::to_string(rule.product) +
                                                       " > 1; the iteration may diverge");
+        algorithms::PCOptions o;
+        o.cadence = {options_.check_every, options_.max_iters, n_psi == 0};
+        o.eps_abs = options_.eps_abs;
+        o.eps_rel = options_.eps_rel;
+        loop_ = algorithms::PockChambolle(rule, o);
         return Status::ok;
     }
 
@@ -351,11 +358,24 @@ private:
                 b.copy_from(x_[j]);
                 b.set_host_dirty();
             }
-        state_ = State{};
-        state_.tau = steps_.tau;
-        state_.sigma = steps_.sigma;
-        state_.finished = options_.max_iters == 0;
-        balance_ = steps::Balance{};
+        loop_.restart();
+        sync_state();
+    }
+
+    /// state() from the card's progress and steps.
+    void sync_state() {
+        const algorithms::Progress& p = loop_.progress();
+        const algorithms::PCSteps s = loop_.steps();
+        state_.iterations = p.iterations;
+        state_.converged = p.converged;
+        state_.finished = p.finished;
+        state_.primal_residual = p.last.primal;
+        state_.dual_residual = p.last.dual;
+        state_.eps_primal = p.last.eps_primal;
+        state_.eps_dual = p.last.eps_dual;
+        state_.tau = s.tau;
+        state_.sigma = s.sigma;
+        state_.theta = s.theta;
     }
 
     /// The argument vector every pipeline shares; outputs are appended by the caller.
@@ -381,6 +401,11 @@ private:
                                                           "): " + last_error_message());
         return Status::ok;
     }
+    /// run() for the card's runner methods: false, with the status kept in error_, on a failure.
+    bool ran(int (*pipeline)(void**), std::vector<void*>& args) {
+        error_ = run(pipeline, args);
+        return error_ == Status::ok;
+    }
 
     /// The Tuple-element views of a Ψ state buffer (lower::components): itself, or its slices
     /// along the last axis.
@@ -389,39 +414,6 @@ private:
         std::vector<Buffer> v;
         for (int k = 0; k < b.dim(b.dimensions() - 1).extent(); ++k) v.push_back(b.sliced(b.dimensions() - 1, k));
         return v;
-    }
-
-    void advance_steps(State& s) {
-        if (steps_.accelerated) steps::accelerate(steps_.gamma, s.tau, s.sigma, s.theta);
-    }
-
-    /// One iteration of detail::pock_chambolle's loop, or, when iterations_per_call of them (at
-    /// most `allowed`) remain before the next residual check, that many in one call.
-    Status iterate(int allowed) {
-        State& s = state_;
-        const double theta_used = s.theta, sigma_used = s.sigma, tau_used = s.tau;
-        // sigma, tau, theta, res_sigma, res_tau, res_theta, as the JIT sets its float Params
-        std::array<float, 6> steps{float(s.sigma), float(s.tau), float(s.theta), 0.f, 0.f, 0.f};
-        const int check_every = options_.check_every;
-        const int next_check = std::min(options_.max_iters, (s.iterations / check_every + 1) * check_every);
-        constexpr int block = Description::iterations_per_call;
-        if (block > 1 && next_check - s.iterations > block && allowed >= block) {
-            if (Status st = run_block(steps); st != Status::ok) return st;
-            s.iterations += block;
-            return Status::ok;
-        }
-        const int it = s.iterations + 1;
-        const bool last = it >= options_.max_iters, measure = it % check_every == 0 || last;
-        steps[3] = float(sigma_used);
-        steps[4] = float(tau_used);
-        steps[5] = float(theta_used);
-        if (Status st = run_one(steps, measure); st != Status::ok) return st;
-        s.iterations = it;
-        advance_steps(s);
-        if (measure)
-            if (Status st = check(it); st != Status::ok) return st;
-        s.finished = s.converged || last;
-        return Status::ok;
     }
 
     // after a step wrote x_next_: x ← x_{n+1}, x_prev ← x_n, x_prev2 ← x_{n−1}
@@ -442,96 +434,84 @@ private:
         std::swap(y_views_, y_next_views_);
     }
 
+    // The card's Runner (proxgen/algorithms/pock_chambolle.hpp).
+    int iterations_per_call() const { return Description::iterations_per_call; }
+
     /// One step (with `measure`, the one whose residuals are checked next).
-    Status run_one(std::array<float, 6>& steps, bool measure) {
+    bool run_step(const algorithms::PCSteps& now, bool measure) {
+        // sigma, tau, theta, res_sigma, res_tau, res_theta, as the JIT sets its float Params
+        std::array<float, 6> steps{float(now.sigma), float(now.tau), float(now.theta),
+                                   float(now.sigma), float(now.tau), float(now.theta)};
         if constexpr (Description::fused) {
             auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
             args.push_back(x_next_.front().raw_buffer());  // (one variable: fused)
             for (auto& parts : y_next_views_)
                 for (auto& b : parts) args.push_back(b.raw_buffer());
             if (measure) args.push_back(partials_.raw_buffer());
-            if (Status st = run(measure ? &Description::check : &Description::step, args); st != Status::ok) return st;
+            if (!ran(measure ? &Description::check : &Description::step, args)) return false;
             swap_duals();
         } else {
             {
                 auto args = inputs(x_, x_prev_, x_prev2_, y_, y_, steps);
                 for (auto& b : y_next_) args.push_back(b.raw_buffer());
-                if (Status st = run(&Description::dual, args); st != Status::ok) return st;
+                if (!ran(&Description::dual, args)) return false;
                 swap_duals();
             }
             auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
             for (auto& b : x_next_) args.push_back(b.raw_buffer());
-            if (Status st = run(&Description::primal, args); st != Status::ok) return st;
+            if (!ran(&Description::primal, args)) return false;
         }
         rotate_x();
         if constexpr (!Description::fused) {
             if (measure) {  // the residual quantities of the step just made, from the state after it
                 auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
                 args.push_back(partials_.raw_buffer());
-                if (Status st = run(&Description::residual, args); st != Status::ok) return st;
+                if (!ran(&Description::residual, args)) return false;
             }
         }
-        return Status::ok;
+        return true;
     }
 
-    /// iterations_per_call steps in one call (their steps precomputed: fixed, or the accelerated
-    /// rule's sequence).
-    Status run_block(std::array<float, 6>& steps) {
-        std::array<float, 3 * Description::iterations_per_call> levels{};
-        for (int k = 0; k < Description::iterations_per_call; ++k) {
-            levels[3 * k] = float(state_.sigma);
-            levels[3 * k + 1] = float(state_.tau);
-            levels[3 * k + 2] = float(state_.theta);
-            advance_steps(state_);
-        }
+    /// iterations_per_call steps in one call, level k's {σ, τ, θ} at levels[3k..3k+2].
+    bool run_block(const float* levels) {
+        std::array<float, 6> steps{levels[0], levels[1], levels[2], 0.f, 0.f, 0.f};
+        std::array<float, 3 * Description::iterations_per_call> level_steps{};
+        std::copy(levels, levels + level_steps.size(), level_steps.begin());
         auto args = inputs(x_, x_prev_, x_prev2_, y_, y_next_, steps);
-        for (float& l : levels) args.push_back(&l);
+        for (float& l : level_steps) args.push_back(&l);
         args.push_back(x_next_.front().raw_buffer());  // (one variable: blocks need fused kernels)
         args.push_back(x_spare_.front().raw_buffer());
         for (auto& parts : y_next_views_)
             for (auto& b : parts) args.push_back(b.raw_buffer());
-        if (Status st = run(&Description::iterate, args); st != Status::ok) return st;
+        if (!ran(&Description::iterate, args)) return false;
         swap_duals();
         std::swap(x_, x_next_);  // x ← x_n, x_prev ← x_{n−1}
         std::swap(x_prev_, x_spare_);
-        return Status::ok;
+        return true;
     }
 
-    /// Residuals and stopping from the partial sums of the last step.
-    Status check(int it) {
-        State& s = state_;
+    /// The last measured step's sums of squares, from the pipelines' partial sums.
+    bool sums(algorithms::PCSums& out) {
         partials_.copy_to_host();
-        double sums[residual_quantities] = {};
+        double totals[residual_quantities] = {};
         const int per_quantity = partials_.dim(0).extent() * partials_.dim(1).extent();
         for (int q = 0; q < residual_quantities; ++q)
-            for (int i = 0; i < per_quantity; ++i) sums[q] += partials_.data()[q * per_quantity + i];
-        double p2 = 0, kty2 = 0, d2 = 0, kx2 = 0;
+            for (int i = 0; i < per_quantity; ++i) totals[q] += partials_.data()[q * per_quantity + i];
         std::size_t n = 0;
-        for (int j = 0; j < n_var; ++j) {
-            p2 += sums[j];
-            kty2 += sums[n_var + j];
-            n += x_[j].number_of_elements();
-        }
-        for (int i = 0; i < n_psi; ++i) {
-            d2 += sums[2 * n_var + 2 * i];
-            kx2 += sums[2 * n_var + 1 + 2 * i];
-        }
-        const double sqrt_n = std::sqrt(double(n)), sqrt_m = std::sqrt(double(psi_elements_));
-        s.primal_residual = std::sqrt(p2);
-        s.dual_residual = std::sqrt(d2);
-        s.eps_primal = sqrt_n * options_.eps_abs + options_.eps_rel * std::sqrt(kty2);
-        s.eps_dual = sqrt_m * options_.eps_abs + options_.eps_rel * std::sqrt(kx2);
-        if (!std::isfinite(s.primal_residual) || !std::isfinite(s.dual_residual))
-            return fail(Status::diverged, "diverged at iteration " + std::to_string(it) + "; reduce the step sizes");
-        const bool tolerance_set = options_.eps_abs > 0 || options_.eps_rel > 0;
-        s.converged = tolerance_set && s.primal_residual <= s.eps_primal && s.dual_residual <= s.eps_dual;
-        if (steps_.adaptive && !s.converged) {
-            const auto rel = steps::relative_residuals(s.primal_residual, std::sqrt(kty2), sqrt_n * sqrt_n,
-                                                       s.dual_residual, std::sqrt(kx2), sqrt_m * sqrt_m);
-            balance_.apply(rel.primal, rel.dual, s.tau, s.sigma);
-        }
-        return Status::ok;
+        for (int j = 0; j < n_var; ++j) n += x_[j].number_of_elements();
+        out = algorithms::pc_sums(totals, n_var, n_psi, double(n), double(psi_elements_));
+        return true;
     }
+
+    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool met) {
+        if (!r.finite()) {
+            error_ = fail(Status::diverged, "diverged at iteration " + std::to_string(it) + "; reduce the step sizes");
+            return algorithms::Verdict::failed;
+        }
+        return met ? algorithms::Verdict::converged : algorithms::Verdict::go_on;
+    }
+
+    bool after_iteration(int) { return true; }
 
     Data data_;
     Options options_;
@@ -545,8 +525,8 @@ private:
     std::vector<std::vector<Buffer>> y_views_, y_next_views_;  // the fused kernels' Tuple elements
     Buffer partials_;  // the residual quantities' partial sums of squares
     std::size_t psi_elements_ = 0;
-    steps::PockChambolle steps_;  // the initial steps and their rule (proxgen/solve/step_rules.hpp)
-    steps::Balance balance_;
+    algorithms::PockChambolle loop_;  // the algorithm's state and rules
+    Status error_ = Status::ok;      // why the last runner call failed
     std::array<float, (n_psi > 0 ? n_psi : 1)> sigma_scales_{};  // term i's dual step is σ·scale_i
     bool ready_ = false;
     State state_;

@@ -1,0 +1,166 @@
+// The Pock–Chambolle card (primal–dual hybrid gradient, Chambolle & Pock 2011):
+//   y⁺ = prox_{σF*}(y + σ K x̄),   x⁺ = prox_{τΩ}(x − τ Kᵀ y⁺),   x̄⁺ = x⁺ + θ (x⁺ − x).
+// Its loop, written once for the JIT (src/solve/pock_chambolle.cpp) and for generated solvers
+// (proxgen/aot/pock_chambolle.hpp): the step schedule (fixed with τσ‖K‖² = 1, or Algorithm 2's
+// acceleration θ = 1/√(1+2γτ), τ ← θτ, σ ← σ/θ when Ω is strongly convex), the check cadence, the
+// residuals from one check's sums of squares, stopping, and residual balancing of τ/σ.
+//
+// A Runner runs the steps on its state (x, x̄'s history, the duals y_i) and provides:
+//   int  iterations_per_call() const         n > 1: run_block runs n iterations in one call
+//   bool run_step(const PCSteps& s, bool measure)
+//        one iteration with these steps; with `measure`, also the sums of squares that sums()
+//        reads (of this step's x, x_prev and y)
+//   bool run_block(const float* levels)      n iterations, level k's {σ, τ, θ} at levels[3k..3k+2]
+//   bool sums(PCSums& s)                     the last measured step's sums
+//   Verdict record(int it, const Residuals& r, bool met)   met: the card's tolerance test
+//   bool after_iteration(int it)             false stops the loop (a user's callback)
+// Each returns false (Verdict::failed) when a step failed; the card then stops and returns false.
+#pragma once
+
+#include <vector>
+
+#include "proxgen/algorithms/loop.hpp"
+#include "proxgen/solve/step_rules.hpp"
+
+namespace proxgen::algorithms {
+
+/// The steps of one iteration: σ (dual), τ (primal), θ (extrapolation).
+struct PCSteps {
+    double sigma = 0, tau = 0, theta = 1;
+};
+
+/// One check's float64 sums of squares, over every variable and Ψ term: P = (x_prev − x)/τ −
+/// Kᵀ(y_prev − y) (primal residual), Kᵀy (its scale), D = (y_prev − y)/σ − K(x̄_prev − x) (dual
+/// residual), K x (its scale); and the element counts of x (n) and of every y (m).
+struct PCSums {
+    double primal = 0, kty = 0, dual = 0, kx = 0;
+    double n = 0, m = 0;
+};
+
+/// The sums from the residual kernels' totals in their order (P and Kᵀy per variable, then (D_i,
+/// K_i x) per Ψ term).
+inline PCSums pc_sums(const double* totals, int variables, int psi_terms, double n, double m) {
+    PCSums s;
+    for (int j = 0; j < variables; ++j) {
+        s.primal += totals[j];
+        s.kty += totals[variables + j];
+    }
+    for (int i = 0; i < psi_terms; ++i) {
+        s.dual += totals[2 * variables + 2 * i];
+        s.kx += totals[2 * variables + 2 * i + 1];
+    }
+    s.n = n;
+    s.m = m;
+    return s;
+}
+
+struct PCOptions {
+    Cadence cadence;
+    double eps_abs = 1e-4, eps_rel = 1e-4;
+};
+
+/// The loop's state and rules. It holds no runner: each call takes the one whose state it advances
+/// (so that a solver holding both stays copyable).
+class PockChambolle {
+public:
+    PockChambolle() = default;
+    /// `rule`: the steps and their schedule (steps::pock_chambolle); restart(steps, balance) starts
+    /// from a warm start's adapted steps instead.
+    PockChambolle(const steps::PockChambolle& rule, const PCOptions& options) : rule_(rule), options_(options) {
+        restart();
+    }
+
+    /// From the rule's initial steps, iteration 0.
+    void restart() { restart({rule_.sigma, rule_.tau, 1.0}, steps::Balance{}); }
+    void restart(const PCSteps& steps, const steps::Balance& balance) {
+        steps_ = steps;
+        balance_ = balance;
+        progress_ = Progress{};
+        progress_.finished = options_.cadence.max_iters <= 0;
+    }
+
+    /// Runs until converged, stopped or max_iters, at most `allowed` more iterations; false when a
+    /// step failed (the runner holds the error).
+    template <class Runner>
+    bool run(Runner& runner, int allowed) {
+        while (!progress_.finished && allowed > 0) {
+            const int done = progress_.iterations;
+            if (!advance(runner, allowed)) return false;
+            allowed -= progress_.iterations - done;
+        }
+        return true;
+    }
+
+    /// One iteration with its check, or, when the runner blocks iterations and no check falls among
+    /// the next n (n ≤ allowed), n of them in one call with the schedule's steps precomputed.
+    template <class Runner>
+    bool advance(Runner& runner, int allowed) {
+        Progress& p = progress_;
+        const int n = runner.iterations_per_call();
+        if (n > 1 && allowed >= n && p.iterations + n <= options_.cadence.max_iters &&
+            options_.cadence.none_between(p.iterations + 1, p.iterations + n)) {
+            levels_.resize(3 * std::size_t(n));
+            for (int k = 0; k < n; ++k) {
+                levels_[3 * k] = float(steps_.sigma);
+                levels_[3 * k + 1] = float(steps_.tau);
+                levels_[3 * k + 2] = float(steps_.theta);
+                next_steps();
+            }
+            if (!runner.run_block(levels_.data())) return false;
+            p.iterations += n;
+            p.finished = p.iterations >= options_.cadence.max_iters;
+            return true;
+        }
+        const int it = p.iterations + 1;
+        const bool measure = options_.cadence.at(it);
+        if (!runner.run_step(steps_, measure)) return false;
+        p.iterations = it;
+        next_steps();
+        if (measure) {
+            PCSums s;
+            if (!runner.sums(s)) return false;
+            p.last = residuals(s);
+            const Verdict v = runner.record(it, p.last, p.last.met(options_.eps_abs, options_.eps_rel));
+            if (v == Verdict::failed) return false;
+            if (v == Verdict::converged) p.converged = true;
+            if (v == Verdict::stop) p.stopped = true;
+            if (v == Verdict::go_on && rule_.adaptive) {
+                const auto rel = steps::relative_residuals(p.last.primal, std::sqrt(s.kty), s.n, p.last.dual,
+                                                           std::sqrt(s.kx), s.m);
+                balance_.apply(rel.primal, rel.dual, steps_.tau, steps_.sigma);
+            }
+        }
+        if (!p.stopped && !runner.after_iteration(it)) p.stopped = true;
+        p.finished = p.converged || p.stopped || it >= options_.cadence.max_iters;
+        return true;
+    }
+
+    PCSteps steps() const { return steps_; }
+    const steps::Balance& balance() const { return balance_; }
+    const Progress& progress() const { return progress_; }
+    const steps::PockChambolle& rule() const { return rule_; }
+
+    /// The residuals and tolerances of one check's sums.
+    Residuals residuals(const PCSums& s) const {
+        Residuals r;
+        r.primal = std::sqrt(s.primal);
+        r.dual = std::sqrt(s.dual);
+        r.eps_primal = tolerance(s.n, options_.eps_abs, options_.eps_rel, std::sqrt(s.kty));
+        r.eps_dual = tolerance(s.m, options_.eps_abs, options_.eps_rel, std::sqrt(s.kx));
+        return r;
+    }
+
+private:
+    void next_steps() {
+        if (rule_.accelerated) steps::accelerate(rule_.gamma, steps_.tau, steps_.sigma, steps_.theta);
+    }
+
+    steps::PockChambolle rule_;
+    PCOptions options_;
+    PCSteps steps_;
+    steps::Balance balance_;
+    Progress progress_;
+    std::vector<float> levels_;
+};
+
+}  // namespace proxgen::algorithms
