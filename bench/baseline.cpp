@@ -18,6 +18,37 @@ Halide::Runtime::Buffer<float> Baseline::x() const {
     return out;
 }
 
+namespace {
+
+/// Each algorithm's hand-written kernels (denoising and, where written, deconvolution).
+struct BaselineRow {
+    BaselineAlgorithm algorithm;
+    std::unique_ptr<Baseline> (*make)(BaselineAlgorithm, const TVProblem&, const Steps&, int iterations_per_call);
+};
+const BaselineRow baseline_rows[] = {
+    {BaselineAlgorithm::pock_chambolle,
+     [](BaselineAlgorithm, const TVProblem& problem, const Steps& steps, int per_call) {
+         return problem.deconvolution() ? detail::make_pc_deconv(problem, steps)
+                                        : detail::make_pc_denoise(problem, steps, per_call);
+     }},
+    {BaselineAlgorithm::ladmm,
+     [](BaselineAlgorithm, const TVProblem& problem, const Steps& steps, int per_call) {
+         if (problem.deconvolution())
+             throw std::invalid_argument("make_baseline: no linearized-ADMM deconvolution baseline");
+         return detail::make_ladmm_denoise(problem, steps, per_call);
+     }},
+    {BaselineAlgorithm::admm,
+     [](BaselineAlgorithm a, const TVProblem& problem, const Steps& steps, int) {
+         return detail::make_admm_hqs(a, problem, steps);
+     }},
+    {BaselineAlgorithm::hqs,
+     [](BaselineAlgorithm a, const TVProblem& problem, const Steps& steps, int) {
+         return detail::make_admm_hqs(a, problem, steps);
+     }},
+};
+
+}  // namespace
+
 std::unique_ptr<Baseline> make_baseline(BaselineAlgorithm algorithm, const TVProblem& problem, const Steps& steps,
                                         int iterations_per_call) {
     if (problem.b.dimensions() != 2 || problem.b.dim(0).extent() < 2 || problem.b.dim(1).extent() < 2)
@@ -29,18 +60,8 @@ std::unique_ptr<Baseline> make_baseline(BaselineAlgorithm algorithm, const TVPro
          (algorithm != BaselineAlgorithm::pock_chambolle && algorithm != BaselineAlgorithm::ladmm)))
         throw std::invalid_argument(
             "make_baseline: 4 iterations per call exist for Pock-Chambolle and linearized-ADMM denoising only");
-    switch (algorithm) {
-        case BaselineAlgorithm::pock_chambolle:
-            return problem.deconvolution() ? detail::make_pc_deconv(problem, steps)
-                                           : detail::make_pc_denoise(problem, steps, iterations_per_call);
-        case BaselineAlgorithm::ladmm:
-            if (problem.deconvolution())
-                throw std::invalid_argument("make_baseline: no linearized-ADMM deconvolution baseline");
-            return detail::make_ladmm_denoise(problem, steps, iterations_per_call);
-        case BaselineAlgorithm::admm:
-        case BaselineAlgorithm::hqs:
-            return detail::make_admm_hqs(algorithm, problem, steps);
-    }
+    for (const BaselineRow& row : baseline_rows)
+        if (row.algorithm == algorithm) return row.make(algorithm, problem, steps, iterations_per_call);
     throw std::invalid_argument("make_baseline: unknown algorithm");
 }
 

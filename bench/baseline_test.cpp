@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -259,14 +260,15 @@ void check_size(int W, int H, std::mt19937& rng) {
         auto bl = make_baseline(c.algorithm, problem, st, c.per_call);
         check(bl->name() == c.name, std::string("name ") + c.name);
         Reference ref(W, H, alpha, bv, c.blur ? kv : Vec{}, c.blur ? kw : 0, c.blur ? kh : 0);
-        auto step = [&] {
-            switch (c.algorithm) {
-                case BaselineAlgorithm::pock_chambolle: ref.pc(st.sigma, st.tau, st.theta); break;
-                case BaselineAlgorithm::ladmm: ref.ladmm(st.lambda, st.mu); break;
-                case BaselineAlgorithm::admm: ref.split(st.rho, true); break;
-                case BaselineAlgorithm::hqs: ref.split(st.rho, false); break;
-            }
+        // the reference's iteration of each algorithm
+        using ReferenceStep = void (*)(Reference&, const Steps&);
+        const std::map<BaselineAlgorithm, ReferenceStep> reference_step{
+            {BaselineAlgorithm::pock_chambolle, [](Reference& r, const Steps& s) { r.pc(s.sigma, s.tau, s.theta); }},
+            {BaselineAlgorithm::ladmm, [](Reference& r, const Steps& s) { r.ladmm(s.lambda, s.mu); }},
+            {BaselineAlgorithm::admm, [](Reference& r, const Steps& s) { r.split(s.rho, true); }},
+            {BaselineAlgorithm::hqs, [](Reference& r, const Steps& s) { r.split(s.rho, false); }},
         };
+        auto step = [&] { reference_step.at(c.algorithm)(ref, st); };
         int done = 0;
         for (int n : {1, 4, 5, 20}) {
             bl->run(n - done);

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "../solve/algorithm_rows.hpp"
 #include "../solve/engine.hpp"
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
@@ -104,36 +105,13 @@ Named differentiate_plan(const rt::Problem& prob, Algorithm a, const std::string
 }
 
 std::unique_ptr<Stepper> make_stepper(const ir::Problem& p, const Request& req, lower::DataArgs& data) {
-    switch (p.algorithm) {
-    case Algorithm::pock_chambolle: return make_pock_chambolle(p, req, data);
-    case Algorithm::ladmm: return make_ladmm(p, req, data);
-    case Algorithm::admm: return make_admm(p, req, data);
-    case Algorithm::hqs: break;
-    }
+    if (const auto make = detail::algorithm_row(p.algorithm).stepper) return make(p, req, data);
     fail("gradient: {} is not differentiated (Pock-Chambolle, linearized ADMM and ADMM are)", proxgen::name(p.algorithm));
 }
 
 std::vector<std::vector<double>> default_steps(const ir::Problem& p, const Options& opt, int n) {
-    std::vector<std::vector<double>> s;
-    switch (p.algorithm) {
-    case Algorithm::pock_chambolle: {
-        const steps::PockChambolle r = detail::pc_steps(p, opt);
-        double tau = r.tau, sigma = r.sigma, theta = 1.0;
-        for (int k = 0; k < n; ++k) {
-            s.push_back({sigma, tau, theta});
-            if (r.accelerated) steps::accelerate(r.gamma, tau, sigma, theta);
-        }
-        return s;
-    }
-    case Algorithm::ladmm: {
-        const steps::LinearizedADMM r = detail::ladmm_steps(p, opt);
-        s.assign(std::size_t(n), {r.lambda, r.mu});
-        return s;
-    }
-    case Algorithm::admm: s.assign(std::size_t(n), {detail::admm_rho(p, opt)}); return s;
-    case Algorithm::hqs: break;
-    }
-    return s;
+    const auto schedule = detail::algorithm_row(p.algorithm).default_steps;
+    return schedule ? schedule(p, opt, n) : std::vector<std::vector<double>>{};
 }
 
 /// The initial state: x0 (or 0), x_prev = x0, duals 0.

@@ -8,6 +8,7 @@
 #include <optional>
 #include <fmt/ranges.h>
 
+#include "algorithm_rows.hpp"
 #include "../check/inputs.hpp"
 #include "../lower/card_lowering.hpp"
 #include "proxgen/catalogue/card.hpp"
@@ -567,13 +568,7 @@ Result solve_ir(const ir::Problem& planned, const Options& opt, const Result* wa
         const ir::Problem p = with_norm_bounds(planned);
         // The plan was made for one algorithm (its Ω / Ψ split and x-update depend on it): that one
         // runs. opt.algorithm is what a front end plans with, and is not read again here.
-        Result r;
-        switch (p.algorithm) {
-        case Algorithm::pock_chambolle: r = pock_chambolle(p, opt, warm); break;
-        case Algorithm::ladmm: r = linearized_admm(p, opt, warm); break;
-        case Algorithm::admm:
-        case Algorithm::hqs: r = quadratic_split(p, opt, warm); break;
-        }
+        Result r = algorithm_row(p.algorithm).solve(p, opt, warm);
         // A split constraint holds for the algorithm's x only up to the primal residual (and the
         // objective counts any miss as +inf): return its projection, and keep the iterate for warm
         // starts.

@@ -70,6 +70,18 @@ public:
         restart();
     }
 
+    /// The steps of n iterations from the rule's initial ones without balancing (fixed, or the
+    /// accelerated sequence).
+    static std::vector<PCSteps> schedule(const steps::PockChambolle& rule, int n) {
+        std::vector<PCSteps> s;
+        PCSteps k{rule.sigma, rule.tau, 1.0};
+        for (int i = 0; i < n; ++i) {
+            s.push_back(k);
+            if (rule.accelerated) steps::accelerate(rule.gamma, k.tau, k.sigma, k.theta);
+        }
+        return s;
+    }
+
     /// From the rule's initial steps, iteration 0.
     void restart() { restart({rule_.sigma, rule_.tau, 1.0}, steps::Balance{}); }
     void restart(const PCSteps& steps, const steps::Balance& balance) {

@@ -1,0 +1,46 @@
+// The algorithms' rows (algorithm_rows.hpp).
+#include "algorithm_rows.hpp"
+
+#include "engine.hpp"
+#include "../grad/steppers.hpp"
+#include "proxgen/algorithms/pock_chambolle.hpp"
+#include "proxgen/error.hpp"
+
+namespace proxgen::detail {
+
+namespace {
+
+std::vector<std::vector<double>> pc_schedule(const ir::Problem& p, const Options& opt, int n) {
+    std::vector<std::vector<double>> s;
+    for (const algorithms::PCSteps& k : algorithms::PockChambolle::schedule(pc_steps(p, opt), n))
+        s.push_back({k.sigma, k.tau, k.theta});
+    return s;
+}
+
+std::vector<std::vector<double>> ladmm_schedule(const ir::Problem& p, const Options& opt, int n) {
+    const steps::LinearizedADMM r = ladmm_steps(p, opt);
+    return std::vector<std::vector<double>>(std::size_t(n), {r.lambda, r.mu});
+}
+
+std::vector<std::vector<double>> admm_schedule(const ir::Problem& p, const Options& opt, int n) {
+    return std::vector<std::vector<double>>(std::size_t(n), {admm_rho(p, opt)});
+}
+
+// In algorithm_table's order (checked below).
+const AlgorithmRow rows[] = {
+    {Algorithm::admm, &quadratic_split, &gradients::make_admm, &admm_schedule},
+    {Algorithm::ladmm, &linearized_admm, &gradients::make_ladmm, &ladmm_schedule},
+    {Algorithm::pock_chambolle, &pock_chambolle, &gradients::make_pock_chambolle, &pc_schedule},
+    {Algorithm::hqs, &quadratic_split, nullptr, nullptr},
+};
+static_assert(std::size(rows) == algorithm_table.size(), "one row per algorithm of algorithm_table");
+
+}  // namespace
+
+const AlgorithmRow& algorithm_row(Algorithm a) {
+    const auto i = std::size_t(a);
+    PROXGEN_INTERNAL_ASSERT(i < std::size(rows) && rows[i].algorithm == a);
+    return rows[i];
+}
+
+}  // namespace proxgen::detail

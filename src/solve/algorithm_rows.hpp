@@ -1,0 +1,40 @@
+// Internal: what the library runs for each algorithm, one row per algorithm (the public names are
+// proxgen/algorithm.hpp's algorithm_table, in the same order). Code that depends on the algorithm
+// reads its row instead of switching over Algorithm: a new algorithm is its card
+// (proxgen/algorithms/), its runner, and a row here.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "proxgen/algorithm.hpp"
+#include "proxgen/ir/ir.hpp"
+#include "proxgen/solve/options.hpp"
+#include "proxgen/solve/result.hpp"
+
+namespace proxgen::lower {
+struct DataArgs;
+}
+namespace proxgen::gradients {
+class Stepper;
+struct Request;
+}  // namespace proxgen::gradients
+
+namespace proxgen::detail {
+
+struct AlgorithmRow {
+    Algorithm algorithm;
+    /// Runs the algorithm's card over the JIT's runner on a plan made for it (norm bounds set).
+    Result (*solve)(const ir::Problem& p, const Options& opt, const Result* warm);
+    /// The gradients' stepper (one iteration and its reverse); null where it is not differentiated.
+    std::unique_ptr<gradients::Stepper> (*stepper)(const ir::Problem& p, const gradients::Request& req,
+                                                   lower::DataArgs& data);
+    /// The steps of n iterations without adaptation, one list per iteration in the stepper's order;
+    /// null with the stepper.
+    std::vector<std::vector<double>> (*default_steps)(const ir::Problem& p, const Options& opt, int n);
+};
+
+/// The row of a running algorithm (not Algorithm::automatic, which chooses one of them).
+const AlgorithmRow& algorithm_row(Algorithm a);
+
+}  // namespace proxgen::detail
