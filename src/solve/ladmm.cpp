@@ -15,6 +15,7 @@
 #include "fused_state.hpp"
 #include "spectral_gram.hpp"
 #include "split_steps.hpp"
+#include "proxgen/algorithms/linearized_admm.hpp"
 #include "proxgen/error.hpp"
 
 namespace proxgen::detail {
@@ -272,97 +273,167 @@ steps::LinearizedADMM ladmm_steps(const ir::Problem& p, const Options& opt) {
     return s;
 }
 
+namespace {
+
+/// The JIT's runner of the linearized ADMM card (proxgen/algorithms/linearized_admm.hpp): x, the
+/// split state and the compiled kernels bound to them once (swaps move contents, not the bound
+/// objects; the runner never moves).
+class LADMMRunner {
+public:
+    LADMMRunner(const ir::Problem& p, const Options& opt, const Result* warm, Result& res)
+        : p_(p), state_(p, opt, warm, Algorithm::ladmm), gram_(p), data_(p) {
+        K_ = cached_as<LADMMKernels>(kernels_key("ladmm", p), [&] { return std::make_shared<LADMMKernels>(p); },
+                                     res.compile_seconds);
+        rule_ = ladmm_steps(p, opt);
+        fused_ = K_->step != nullptr;
+        per_call_ = detail::iterations_per_call(p, opt, fused_ && lower::psi_blockable(p));
+        block_ = per_call_ > 1 ? ladmm_block_kernel(p, per_call_, res.compile_seconds) : nullptr;
+        const int rv = int(lower::fusion_domain(p).size());
+        shapes_ = ir::variable_shapes(p);
+        x_ = initial_x(p, opt, warm);
+        x_next_ = Image(p.variable_shape);
+        if (K_->constant) omega_constant_ = Image(p.variable_shape);
+        if (K_->constant) bound(K_->constant).out(0, omega_constant_).run();  // (its own input is unused)
+        if (fused_) {
+            step_ = bound(K_->step);
+            state_.bind_fused_outputs(step_, step_.out_state(0, x_next_, shapes_), rv);
+            check_ = bound(K_->check);
+            check_.out(state_.bind_fused_outputs(check_, check_.out_state(0, x_next_, shapes_), rv), state_.sums());
+            if (block_) {
+                block_call_ = bound(block_).out(0, x_next_);
+                state_.bind_fused_outputs(block_call_, 1, rv);
+            }
+        } else {
+            x_step_ = bound(K_->x_step);
+            state_.set_kernels(K_->zu_step ? bound(K_->zu_step) : jit::Call(), bound(K_->residual));
+        }
+        // λ plays 1/ρ: residual balancing as in ADMM scales λ and μ together (μ/λ stays ≤ 1/‖K‖²)
+        adaptive_ = steps::balance_residuals(step_inputs(p, opt)) && opt.lambda == 0 && opt.mu == 0;
+        if (const auto* s = adaptive_ ? detail::warm_steps(p, warm, 3) : nullptr) {
+            warm_start_ = algorithms::LADMMSteps{(*s)[0], (*s)[1]};
+            warm_balancing_.strength = (*s)[2];
+            warm_ = true;
+        }
+        mon_.emplace(p, opt, res);  // its clock starts after the compilation above
+    }
+    LADMMRunner(const LADMMRunner&) = delete;
+    LADMMRunner& operator=(const LADMMRunner&) = delete;
+
+    const steps::LinearizedADMM& rule() const { return rule_; }
+    bool adaptive() const { return adaptive_; }
+    bool warm_steps(algorithms::LADMMSteps& s, ResidualBalancing& b) const {
+        s = warm_start_;
+        b = warm_balancing_;
+        return warm_;
+    }
+    Monitor& monitor() { return *mon_; }
+
+    /// Applies a rescale of u the last check asked for and no kernel has read yet; returns x and
+    /// the duals into res.
+    void finish(Result& res) {
+        if (u_scale_f_ != 1) state_.rescale_dual(u_scale_f_);
+        res.x = state_.solution(x_);
+        if (res.x.data() != x_.data()) res.x_iterate = x_;
+        res.duals = state_.duals();
+    }
+
+    // the card's Runner
+    int iterations_per_call() const { return per_call_; }
+
+    bool run_step(const algorithms::LADMMSteps& s, bool measure) {
+        set(s);
+        if (fused_) {
+            (measure ? check_ : step_).run();
+            std::swap(x_, x_next_);
+            state_.advance_fused();
+            u_scale_f_ = 1;
+        } else {
+            gram_.omega_step(x_step_, x_next_, s.mu);
+            std::swap(x_, x_next_);
+            state_.update(1.0 / s.lambda, true);
+            if (measure) state_.measure(1.0 / s.lambda);
+        }
+        return true;
+    }
+
+    bool run_block(const algorithms::LADMMSteps& s) {
+        set(s);
+        block_call_.run();
+        std::swap(x_, x_next_);
+        state_.advance_fused();
+        u_scale_f_ = 1;
+        return true;
+    }
+
+    bool sums(algorithms::SplitSums& s) {
+        s = state_.totals(x_);
+        return true;
+    }
+
+    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool /*met: Monitor decides*/) {
+        if (mon_->record(it, r.primal, r.eps_primal, r.dual, r.eps_dual, x_, "the split (z, u) step"))
+            return algorithms::Verdict::converged;
+        return mon_->likely_infeasible() ? algorithms::Verdict::stop : algorithms::Verdict::go_on;
+    }
+
+    void rescale_dual(double factor) {
+        if (fused_) u_scale_f_ = float(factor);  // applied by the next kernel's read of u
+        else state_.rescale_dual(factor);
+    }
+
+    bool after_iteration(int it) { return mon_->after_iteration(it); }
+
+private:
+    void set(const algorithms::LADMMSteps& s) {
+        lambda_f_ = float(s.lambda);
+        mu_f_ = float(s.mu);
+    }
+    jit::Call bound(const jit::KernelPtr& k) {
+        jit::Call c(k);
+        data_.bind(c);
+        state_.bind(c);
+        c.in_state("x", x_, shapes_).in("lambda", lambda_f_).in("mu", mu_f_).in("u_scale", u_scale_f_);
+        if (!omega_constant_.empty()) c.in("omega_constant", omega_constant_);
+        return c;
+    }
+
+    const ir::Problem& p_;
+    std::shared_ptr<const LADMMKernels> K_;
+    steps::LinearizedADMM rule_;
+    bool fused_ = false, adaptive_ = false, warm_ = false;
+    int per_call_ = 1;
+    jit::KernelPtr block_;
+    std::vector<std::vector<int>> shapes_;
+    Image x_, x_next_, omega_constant_;
+    SplitState state_;
+    SpectralGram gram_;
+    const lower::DataArgs data_;
+    float lambda_f_ = 0, mu_f_ = 0, u_scale_f_ = 1;
+    algorithms::LADMMSteps warm_start_;
+    ResidualBalancing warm_balancing_;
+    jit::Call x_step_, step_, check_, block_call_;
+    std::optional<Monitor> mon_;
+};
+
+}  // namespace
+
 Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm) {
     Result res;
-    auto K = cached_as<LADMMKernels>(kernels_key("ladmm", p), [&] { return std::make_shared<LADMMKernels>(p); },
-                                     res.compile_seconds);
-    steps::LinearizedADMM steps = ladmm_steps(p, opt);
-    const bool fused = K->step != nullptr;
-    const int per_call = iterations_per_call(p, opt, fused && lower::psi_blockable(p));
-    const jit::KernelPtr block = per_call > 1 ? ladmm_block_kernel(p, per_call, res.compile_seconds) : nullptr;
-
-    const int rv = int(lower::fusion_domain(p).size());
-    const auto shapes = ir::variable_shapes(p);
-    Image x = initial_x(p, opt, warm), x_next(p.variable_shape);
-    SplitState state(p, opt, warm, Algorithm::ladmm);
-    SpectralGram gram(p);
-    const lower::DataArgs data(p);
-    float lambda_f = 0, mu_f = 0, u_scale_f = 1;
-    Image omega_constant = K->constant ? Image(p.variable_shape) : Image();
-    auto bound = [&](const jit::KernelPtr& k) {
-        jit::Call c(k);
-        data.bind(c);
-        state.bind(c);
-        c.in_state("x", x, shapes).in("lambda", lambda_f).in("mu", mu_f).in("u_scale", u_scale_f);
-        if (!omega_constant.empty()) c.in("omega_constant", omega_constant);
-        return c;
-    };
-    if (K->constant) bound(K->constant).out(0, omega_constant).run();  // (its own input is unused)
-    jit::Call x_step, step, check, block_call;
-    if (fused) {
-        step = bound(K->step);
-        state.bind_fused_outputs(step, step.out_state(0, x_next, shapes), rv);
-        check = bound(K->check);
-        check.out(state.bind_fused_outputs(check, check.out_state(0, x_next, shapes), rv), state.sums());
-        if (block) {
-            block_call = bound(block).out(0, x_next);
-            state.bind_fused_outputs(block_call, 1, rv);
-        }
-    } else {
-        x_step = bound(K->x_step);
-        state.set_kernels(K->zu_step ? bound(K->zu_step) : jit::Call(), bound(K->residual));
-    }
-    // λ plays 1/ρ: residual balancing as in ADMM scales λ and μ together (μ/λ stays ≤ 1/‖K‖²)
-    const bool adaptive = steps::balance_residuals(step_inputs(p, opt)) && opt.lambda == 0 && opt.mu == 0;
-    Monitor mon(p, opt, res);
+    LADMMRunner runner(p, opt, warm, res);
+    algorithms::LoopOptions o;
+    o.cadence = {opt.check_every, opt.max_iters, p.psi.empty()};
+    o.eps_abs = opt.eps_abs;
+    o.eps_rel = opt.eps_rel;
+    algorithms::LinearizedADMM loop(runner.rule(), runner.adaptive(), o);
+    algorithms::LADMMSteps start;
     ResidualBalancing balancing;
-    if (const auto* s = adaptive ? warm_steps(p, warm, 3) : nullptr)
-        steps.lambda = (*s)[0], steps.mu = (*s)[1], balancing.strength = (*s)[2];
-    int it = 0;
-    bool converged = false, stopped = false;
-    while (it < opt.max_iters && !converged && !stopped) {
-        const double rho = 1.0 / steps.lambda;
-        lambda_f = float(steps.lambda);
-        mu_f = float(steps.mu);
-        if (block && it + per_call <= opt.max_iters && no_check_between(mon, it + 1, it + per_call)) {
-            block_call.run();
-            std::swap(x, x_next);
-            state.advance_fused();
-            u_scale_f = 1;
-            it += per_call;
-            continue;
-        }
-        ++it;
-        const bool measure = mon.should_check(it);
-        if (fused) {
-            (measure ? check : step).run();
-            std::swap(x, x_next);
-            state.advance_fused();
-            u_scale_f = 1;
-        } else {
-            gram.omega_step(x_step, x_next, steps.mu);
-            std::swap(x, x_next);
-            state.update(rho, true);
-        }
-        if (measure) {
-            converged = fused ? state.record(x, rho, mon, it) : state.check(x, rho, mon, it);
-            if (!converged && mon.likely_infeasible()) break;
-            const double factor = adaptive && !converged ? balancing.factor(state.relative()) : 1.0;
-            if (factor != 1.0) {
-                steps.lambda /= factor;
-                steps.mu /= factor;
-                if (fused) u_scale_f = float(1.0 / factor);  // applied by the next kernel's read of u
-                else state.rescale_dual(1.0 / factor);
-            }
-        }
-        if (!mon.after_iteration(it)) stopped = true;
-    }
-    if (u_scale_f != 1) state.rescale_dual(u_scale_f);  // the last check's rescale, not yet applied
-    mon.finish(it, converged, stopped);
-    res.x = state.solution(x);
-    if (res.x.data() != x.data()) res.x_iterate = x;
-    res.duals = state.duals();
-    res.steps = {steps.lambda, steps.mu, balancing.strength};
+    if (runner.warm_steps(start, balancing)) loop.restart(start, balancing);
+    loop.run(runner, opt.max_iters);
+    const algorithms::Progress& done = loop.progress();
+    runner.monitor().finish(done.iterations, done.converged, done.stopped);
+    runner.finish(res);
+    const algorithms::LADMMSteps s = loop.steps();
+    res.steps = {s.lambda, s.mu, loop.balancing().strength};
     return res;
 }
 

@@ -280,7 +280,7 @@ private:
 Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm) {
     Result res;
     PCRunner runner(p, opt, warm, res);
-    algorithms::PCOptions o;
+    algorithms::LoopOptions o;
     o.cadence = {opt.check_every, opt.max_iters, p.psi.empty()};
     o.eps_abs = opt.eps_abs;
     o.eps_rel = opt.eps_rel;

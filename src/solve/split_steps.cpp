@@ -188,32 +188,26 @@ void SplitState::update(double rho, bool keep_dual, bool at_extrapolated) {
 }
 
 bool SplitState::check(const Image& x, double rho, Monitor& mon, int it) {
-    rho_ = float(rho);
-    residual_.run();
+    measure(rho);
     return record(x, rho, mon, it);
 }
 
-bool SplitState::record(const Image& x, double rho, Monitor& mon, int it) {
-    // split_residual_shapes' order: Kᵀ(z − z_prev) and Kᵀu per variable, then three per term
+void SplitState::measure(double rho) {
+    rho_ = float(rho);
+    residual_.run();
+}
+
+algorithms::SplitSums SplitState::totals(const Image& x) const {
     const std::vector<double> s = sums_.totals();
-    const std::size_t nv = ir::variable_shapes(problem_).size();
-    double kdz2 = 0, ktu2 = 0, r2 = 0, kx2 = 0, z2 = 0;
-    for (std::size_t j = 0; j < nv; ++j) {
-        kdz2 += s[j];
-        ktu2 += s[nv + j];
-    }
-    for (std::size_t i = 0; i < z_.size(); ++i) {
-        r2 += s[2 * nv + 3 * i];
-        kx2 += s[2 * nv + 1 + 3 * i];
-        z2 += s[2 * nv + 2 + 3 * i];
-    }
-    const double sqrt_n = std::sqrt(double(x.size())), sqrt_m = std::sqrt(double(psi_elements(problem_)));
-    const double r_pri = std::sqrt(r2), r_dual = rho * std::sqrt(kdz2);
-    const double eps_pri = sqrt_m * opt_.eps_abs + opt_.eps_rel * std::sqrt(std::max(kx2, z2));
-    const double eps_dual = sqrt_n * opt_.eps_abs + opt_.eps_rel * rho * std::sqrt(ktu2);
-    relative_ = steps::relative_residuals(r_pri, std::sqrt(std::max(kx2, z2)), sqrt_m * sqrt_m, r_dual,
-                                          rho * std::sqrt(ktu2), sqrt_n * sqrt_n);
-    return mon.record(it, r_pri, eps_pri, r_dual, eps_dual, x, "the split (z, u) step");
+    return algorithms::split_sums(s.data(), int(ir::variable_shapes(problem_).size()), int(z_.size()),
+                                  double(x.size()), double(psi_elements(problem_)));
+}
+
+bool SplitState::record(const Image& x, double rho, Monitor& mon, int it) {
+    const algorithms::SplitResiduals r = algorithms::split_residuals(totals(x), rho, opt_.eps_abs, opt_.eps_rel);
+    relative_ = r.relative;
+    const algorithms::Residuals& q = r.residuals;
+    return mon.record(it, q.primal, q.eps_primal, q.dual, q.eps_dual, x, "the split (z, u) step");
 }
 
 int SplitState::bind_fused_outputs(jit::Call& c, int first, int var_rank) {
@@ -260,15 +254,6 @@ std::vector<Image> SplitState::duals() const {
     std::vector<Image> d = z_;
     d.insert(d.end(), u_.begin(), u_.end());
     return d;
-}
-
-double ResidualBalancing::factor(const steps::Relative& last) {
-    constexpr double decay = 0.5;
-    double f = 1.0;
-    if (last.primal > 2 * last.dual) f = 1.0 + strength;
-    else if (last.dual > 2 * last.primal) f = 1.0 / (1.0 + strength);
-    if (f != 1.0) strength *= decay;
-    return f;
 }
 
 }  // namespace proxgen::detail

@@ -4,6 +4,7 @@
 // and the C++ state around them (double-buffered z and u, Boyd's residuals and tolerances).
 #pragma once
 
+#include "proxgen/algorithms/split.hpp"
 #include "proxgen/solve/step_rules.hpp"
 
 #include <vector>
@@ -50,18 +51,8 @@ struct SplitPipelines {
     std::vector<Halide::Argument> arguments() const;
 };
 
-/// Residual balancing (Boyd et al. 2011, §3.4.1) as a light correction of the curvature-based ρ₀:
-/// from the last check, ρ should be multiplied by (1 + s when ‖r‖ > 2‖s‖, 1/(1 + s) when
-/// ‖s‖ > 2‖r‖, else 1); the caller rescales u by 1/factor. s starts at 1 and halves at every
-/// change, so ρ moves by less than 5× in all and settles. (Undamped doubling let ρ wander away
-/// from a good ρ₀: Poisson deblurring at 64² reached 3906.7 after 1000 ADMM iterations, against
-/// 3901.64 after 500 with this rule.)
-/// The residuals compared are relative to their scales (steps::relative_residuals: Wohlberg's
-/// correction), SplitState::relative() of the last check.
-struct ResidualBalancing {
-    double strength = 1.0;  // s (warm starts carry it on)
-    double factor(const steps::Relative& last);
-};
+/// ρ's residual balancing (proxgen/algorithms/split.hpp).
+using algorithms::ResidualBalancing;
 
 /// The split variables z_i and scaled duals u_i with their double buffers and residual outputs.
 class SplitState {
@@ -89,6 +80,10 @@ public:
     /// The same from the partial sums a fused check kernel wrote into sums() (this state's z, u
     /// already advanced past that step).
     bool record(const Image& x, double rho, Monitor& mon, int it);
+    /// Runs the residual kernel with penalty ρ (its sums then read by totals()).
+    void measure(double rho);
+    /// The last residual sums (the residual kernel's or a fused check kernel's), for x's size.
+    algorithms::SplitSums totals(const Image& x) const;
 
     // ---- fused kernels (linearized ADMM): one Tuple output {x, z_i components, u_i components}
     /// Binds the next z_i and u_i (each term's components: lower::fused_components) as outputs

@@ -29,6 +29,12 @@ struct Cadence {
     }
 };
 
+/// What a loop reads of the user's options.
+struct LoopOptions {
+    Cadence cadence;
+    double eps_abs = 1e-4, eps_rel = 1e-4;
+};
+
 /// One measurement: the primal and dual residuals and their tolerances √dim·ε_abs + ε_rel·scale.
 struct Residuals {
     double primal = NAN, eps_primal = NAN;

@@ -54,11 +54,6 @@ inline PCSums pc_sums(const double* totals, int variables, int psi_terms, double
     return s;
 }
 
-struct PCOptions {
-    Cadence cadence;
-    double eps_abs = 1e-4, eps_rel = 1e-4;
-};
-
 /// The loop's state and rules. It holds no runner: each call takes the one whose state it advances
 /// (so that a solver holding both stays copyable).
 class PockChambolle {
@@ -66,7 +61,7 @@ public:
     PockChambolle() = default;
     /// `rule`: the steps and their schedule (steps::pock_chambolle); restart(steps, balance) starts
     /// from a warm start's adapted steps instead.
-    PockChambolle(const steps::PockChambolle& rule, const PCOptions& options) : rule_(rule), options_(options) {
+    PockChambolle(const steps::PockChambolle& rule, const LoopOptions& options) : rule_(rule), options_(options) {
         restart();
     }
 
@@ -168,7 +163,7 @@ private:
     }
 
     steps::PockChambolle rule_;
-    PCOptions options_;
+    LoopOptions options_;
     PCSteps steps_;
     steps::Balance balance_;
     Progress progress_;

@@ -342,7 +342,7 @@ private:
         if (steps::too_large(rule.product))
             return fail(Status::invalid_argument, "tau * sigma * ||K||^2 = " + std::to_string(rule.product) +
                                                       " > 1; the iteration may diverge");
-        algorithms::PCOptions o;
+        algorithms::LoopOptions o;
         o.cadence = {options_.check_every, options_.max_iters, n_psi == 0};
         o.eps_abs = options_.eps_abs;
         o.eps_rel = options_.eps_rel;
