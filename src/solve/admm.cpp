@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "proxgen/algorithms/admm.hpp"
+#include "proxgen/algorithms/hqs.hpp"
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
 #include "spectral_gram.hpp"
@@ -328,79 +330,6 @@ private:
     int cg_total_ = 0;
 };
 
-/// HQS's continuation. ρ grows by hqs_growth every hqs_every iterations while the primal residual
-/// ‖Kx − z‖ (the penalty's bias: ‖y‖/ρ for the multiplier y = ρ(Kx − z)) misses its tolerance, and
-/// is held once it meets it, so that the alternation solves the problem at that ρ: growing ρ on
-/// regardless made the dual residual ρ‖Kᵀ(z − z_prev)‖ grow faster than the alternation shrank it
-/// (the README's deblurring met no tolerance in 1000 iterations). A check meeting both tolerances
-/// has solved the penalized problem, whose minimiser is still O(1/ρ) from the optimum in objective
-/// (a weight-1e6 norm1 made that 15 times the optimum): it is converged only when its objective
-/// and the previous such check's, at a smaller ρ, extrapolate to a bias within the tolerance;
-/// otherwise ρ grows at once.
-class Continuation {
-public:
-    Continuation(double rho, double rho_max, const Options& opt)
-        : rho_(std::min(rho, rho_max)), rho_max_(rho_max), opt_(opt) {}
-    double rho() const { return rho_; }
-    /// Momentum (extrapolating x) helps only while ρ grows.
-    bool growing() const { return !hold_ && rho_ < rho_max_; }
-    /// After a check: its residuals met the tolerances (met) or the primal one alone (primal_met);
-    /// f() gives the returned objective. True when the solve has converged.
-    template <class Objective>
-    bool checked(bool met, bool primal_met, const Objective& f) {
-        hold_ = primal_met;
-        if (!met) return false;
-        const double value = f();
-        if (rho_ref_ > 0 && rho_ref_ < rho_) {
-            // f(ρ) ≈ f* + c/ρ: the difference across ρ_ref → ρ is c/ρ · (ρ/ρ_ref − 1)
-            bias_ = std::abs(value - f_ref_) / (rho_ / rho_ref_ - 1);
-            if (bias_ <= opt_.eps_rel * std::abs(value) + opt_.eps_abs) return true;
-        }
-        if (rho_ < rho_max_) {
-            f_ref_ = value, rho_ref_ = rho_;
-            grow();
-        } else {
-            capped_ = true;
-        }
-        return false;
-    }
-    /// After each iteration; true at the end of a stage (hqs_every iterations at one ρ), where ρ
-    /// grows unless held (piecewise constant, so spectral Gram matrices are rebuilt only there).
-    bool after_iteration() {
-        if (++since_growth_ < opt_.hqs_every) return false;
-        if (hold_) since_growth_ = 0;
-        else grow();
-        return true;
-    }
-    /// Why a solve that ran out of iterations at the largest ρ is not converged; empty otherwise.
-    std::string why_not_converged() const {
-        if (!capped_) return {};
-        if (!std::isfinite(bias_))
-            return fmt::format(
-                "not converged: the residuals met their tolerances only at the largest penalty rho = {:.4g} (rho_0 * "
-                "hqs_max_ratio), with no smaller rho to compare its objective with, so how far the penalty's O(1/rho) "
-                "bias leaves it from the optimum is unknown; a larger hqs_max_ratio lets the continuation measure it",
-                rho_);
-        return fmt::format(
-            "not converged: the residuals met their tolerances at the largest penalty rho = {:.4g} (rho_0 * "
-            "hqs_max_ratio), but the objective still moved as rho grew: its distance from the optimum extrapolates "
-            "to {:.3g}, above the tolerance; a larger hqs_max_ratio (or another algorithm) reaches it",
-            rho_, bias_);
-    }
-
-private:
-    void grow() {
-        rho_ = std::min(rho_ * opt_.hqs_growth, rho_max_);
-        since_growth_ = 0;
-        hold_ = false;
-    }
-    double rho_, rho_max_;
-    const Options& opt_;
-    int since_growth_ = 0;
-    bool hold_ = false, capped_ = false;
-    double f_ref_ = 0, rho_ref_ = 0, bias_ = std::numeric_limits<double>::quiet_NaN();
-};
-
 }  // namespace
 
 double admm_rho(const ir::Problem& p, const Options& opt) {
@@ -422,105 +351,155 @@ steps::Inputs step_inputs(const ir::Problem& p, const Options& opt) {
     return in;
 }
 
-Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm) {
-    const bool hqs = p.algorithm == Algorithm::hqs;
-    Result res;
-    auto K = cached_as<QuadraticKernels>(std::string(hqs ? "hqs:" : "admm:") + ir::signature(p),
-                                         [&] { return std::make_shared<QuadraticKernels>(p); }, res.compile_seconds);
-    double rho = admm_rho(p, opt);
-    const double rho_max = rho * opt.hqs_max_ratio;
+namespace {
 
-    Image x = initial_x(p, opt, warm);
-    SplitState state(p, opt, warm, p.algorithm);
-    Image x_prev = hqs ? Image(p.variable_shape) : Image(), x_hat = hqs ? Image(p.variable_shape) : Image();
-    Image x_stage = hqs ? x.copy() : Image();  // HQS: x at the start of the current stage
-    const lower::DataArgs data(p);
-    const auto shapes = ir::variable_shapes(p);
-    float rho_f = 0;
-    const Image* direction = nullptr;  // set once the x-update owns its buffers
-    auto bound_at = [&](const jit::KernelPtr& k, const Image& at) {
-        jit::Call c(k);
-        data.bind(c);
-        state.bind(c);
-        c.in_state("x", at, shapes).in("rho_x", rho_f);
-        if (direction) c.in_state("direction", *direction, shapes);
-        return c;
-    };
-    auto bound = [&](const jit::KernelPtr& k) {
-        jit::Call c = bound_at(k, x);
-        if (!direction) c.in_state("direction", x, shapes);  // the x-update binds its own before running
-        return c;
-    };
-    XUpdate xu(p, *K, opt, bound);
-    direction = &xu.direction();
-    state.set_kernels(K->zu_step ? bound(K->zu_step) : jit::Call(), bound(K->split_residual),
-                      hqs && K->zu_step ? bound_at(K->zu_step, x_hat) : jit::Call());
-    if (hqs) state.measure_implicit_dual();
-    Monitor mon(p, opt, res);
-    ResidualBalancing balancing;
-    const bool balance = steps::balance_residuals(step_inputs(p, opt));
-    if (const auto* s = warm_steps(p, warm, 2)) rho = (*s)[0], balancing.strength = (*s)[1];
-    Continuation continuation(rho, rho_max, opt);
-    if (hqs) rho = continuation.rho();
-    int it = 0;
-    bool converged = false, stopped = false;
-    while (it < opt.max_iters && !converged && !stopped) {
-        ++it;
-        rho_f = float(rho);
-        if (hqs) std::copy(x.data(), x.data() + x.size(), x_prev.data());
-        xu.solve(x, rho);
-        // HQS momentum only while ρ grows: at a held or final ρ it drifts the objective up (its
-        // guarantee scales with ρ), while plain alternation is monotone there
-        if (hqs && it > 1 && continuation.growing()) {
-            // (adaptive restarts, O'Donoghue & Candès, measured slower here: 728.87 vs 728.82 at 1000;
-            // restarting at each growth of ρ, or also while ρ is held, slower still: the README's
-            // deblurring at 256² converged after 1180 and 1270 iterations instead of 240)
-            const double m = double(it - 1) / (it + 2);
-            for (std::size_t i = 0; i < x.size(); ++i)
-                x_hat.data()[i] = float(x.data()[i] + m * (x.data()[i] - x_prev.data()[i]));
-            state.update(rho, false, true);
-        } else {
-            state.update(rho, !hqs);
+/// The JIT's runner of the ADMM and HQS cards (proxgen/algorithms/admm.hpp, hqs.hpp): x, the split
+/// state, the x-update and the kernels bound to them once (swaps move contents, not the bound
+/// objects; the runner never moves).
+class QuadraticRunner {
+public:
+    QuadraticRunner(const ir::Problem& p, const Options& opt, const Result* warm, Result& res)
+        : p_(p), hqs_(p.algorithm == Algorithm::hqs), state_(p, opt, warm, p.algorithm), data_(p) {
+        K_ = cached_as<QuadraticKernels>(std::string(hqs_ ? "hqs:" : "admm:") + ir::signature(p),
+                                         [&] { return std::make_shared<QuadraticKernels>(p); }, res.compile_seconds);
+        x_ = initial_x(p, opt, warm);
+        if (hqs_) {
+            x_prev_ = Image(p.variable_shape);
+            x_hat_ = Image(p.variable_shape);
+            x_stage_ = x_.copy();  // x at the start of the current stage
         }
-        if (mon.should_check(it)) {
-            converged = state.check(x, rho, mon, it);
-            if (!converged && mon.likely_infeasible()) break;
-            if (hqs) {
-                // with nothing split the x-update is the answer. (Zero residuals alone are no
-                // proof: at a large ρ a drift of 1/ρ per iteration rounds away in float32, and
-                // sum_entries(x) looked converged.)
-                const HistoryEntry& h = res.history.back();
-                if (!p.psi.empty())
-                    converged = continuation.checked(converged, h.primal_residual <= h.eps_primal,
-                                                     [&] { return mon.returned_objective(x); });
-            }
-            else if (balance && !converged) {
-                const double factor = balancing.factor(state.relative());
-                if (factor != 1.0) {
-                    rho *= factor;
-                    state.rescale_dual(1.0 / factor);
-                }
-            }
-        }
-        if (hqs && continuation.after_iteration() && !converged) {
-            rho = continuation.rho();
-            // the penalty's growth shrinks every step of a drift to -inf (so the residuals never
-            // stall as Monitor::likely_infeasible waits for): the ray of this stage's steps tells
-            Image step(x.sizes());
-            for (std::size_t i = 0; i < x.size(); ++i) step.data()[i] = x.data()[i] - x_stage.data()[i];
-            if (mon.unbounded_along(x, step, it)) break;
-            std::copy(x.data(), x.data() + x.size(), x_stage.data());
-        }
-        if (hqs) rho = continuation.rho();
-        if (!mon.after_iteration(it)) stopped = true;
+        shapes_ = ir::variable_shapes(p);
+        xu_.emplace(p, *K_, opt, [this](const jit::KernelPtr& k) { return bound(k); });
+        direction_ = &xu_->direction();
+        state_.set_kernels(K_->zu_step ? bound(K_->zu_step) : jit::Call(), bound(K_->split_residual),
+                           hqs_ && K_->zu_step ? bound_at(K_->zu_step, x_hat_) : jit::Call());
+        if (hqs_) state_.measure_implicit_dual();
+        mon_.emplace(p, opt, res);  // its clock starts after the compilation above
     }
-    if (hqs && !converged && !stopped && res.message.empty()) res.message = continuation.why_not_converged();
-    mon.finish(it, converged, stopped);
-    res.x = state.solution(x);
-    if (res.x.data() != x.data()) res.x_iterate = x;
-    res.duals = state.duals();
-    res.cg_iterations = xu.cg_iterations();
-    res.steps = {rho, balancing.strength};
+    QuadraticRunner(const QuadraticRunner&) = delete;
+    QuadraticRunner& operator=(const QuadraticRunner&) = delete;
+
+    Monitor& monitor() { return *mon_; }
+    void finish(Result& res) {
+        res.x = state_.solution(x_);
+        if (res.x.data() != x_.data()) res.x_iterate = x_;
+        res.duals = state_.duals();
+        res.cg_iterations = xu_->cg_iterations();
+    }
+
+    // the cards' Runner: ADMM's step
+    bool run_step(double rho, bool measure) {
+        rho_f_ = float(rho);
+        xu_->solve(x_, rho);
+        state_.update(rho, true);
+        if (measure) state_.measure(rho);
+        return true;
+    }
+    // HQS's step: the z-step at x̂ = x + m (x − x_prev)
+    bool run_step(double rho, double momentum, bool measure) {
+        rho_f_ = float(rho);
+        std::copy(x_.data(), x_.data() + x_.size(), x_prev_.data());
+        xu_->solve(x_, rho);
+        if (momentum > 0) {
+            for (std::size_t i = 0; i < x_.size(); ++i)
+                x_hat_.data()[i] = float(x_.data()[i] + momentum * (x_.data()[i] - x_prev_.data()[i]));
+            state_.update(rho, false, true);
+        } else {
+            state_.update(rho, false);
+        }
+        if (measure) state_.measure(rho);
+        return true;
+    }
+
+    bool sums(algorithms::SplitSums& s) {
+        s = state_.totals(x_);
+        return true;
+    }
+
+    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool /*met: Monitor decides*/) {
+        if (mon_->record(it, r.primal, r.eps_primal, r.dual, r.eps_dual, x_, "the split (z, u) step"))
+            return algorithms::Verdict::converged;
+        return mon_->likely_infeasible() ? algorithms::Verdict::stop : algorithms::Verdict::go_on;
+    }
+
+    void rescale_dual(double factor) { state_.rescale_dual(factor); }
+
+    double objective() { return mon_->returned_objective(x_); }
+
+    bool stage_ended(int it) {
+        // the penalty's growth shrinks every step of a drift to -inf (so the residuals never
+        // stall as Monitor::likely_infeasible waits for): the ray of this stage's steps tells
+        Image step(x_.sizes());
+        for (std::size_t i = 0; i < x_.size(); ++i) step.data()[i] = x_.data()[i] - x_stage_.data()[i];
+        if (mon_->unbounded_along(x_, step, it)) return false;
+        std::copy(x_.data(), x_.data() + x_.size(), x_stage_.data());
+        return true;
+    }
+
+    bool after_iteration(int it) { return mon_->after_iteration(it); }
+
+private:
+    jit::Call bound_at(const jit::KernelPtr& k, const Image& at) {
+        jit::Call c(k);
+        data_.bind(c);
+        state_.bind(c);
+        c.in_state("x", at, shapes_).in("rho_x", rho_f_);
+        if (direction_) c.in_state("direction", *direction_, shapes_);
+        return c;
+    }
+    jit::Call bound(const jit::KernelPtr& k) {
+        jit::Call c = bound_at(k, x_);
+        if (!direction_) c.in_state("direction", x_, shapes_);  // the x-update binds its own before running
+        return c;
+    }
+
+    const ir::Problem& p_;
+    const bool hqs_;
+    std::shared_ptr<const QuadraticKernels> K_;
+    Image x_, x_prev_, x_hat_, x_stage_;
+    SplitState state_;
+    const lower::DataArgs data_;
+    std::vector<std::vector<int>> shapes_;
+    float rho_f_ = 0;
+    const Image* direction_ = nullptr;  // set once the x-update owns its buffers
+    std::optional<XUpdate> xu_;
+    std::optional<Monitor> mon_;
+};
+
+}  // namespace
+
+Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm) {
+    Result res;
+    QuadraticRunner runner(p, opt, warm, res);
+    algorithms::LoopOptions o;
+    o.cadence = {opt.check_every, opt.max_iters, p.psi.empty()};
+    o.eps_abs = opt.eps_abs;
+    o.eps_rel = opt.eps_rel;
+    const double rho0 = admm_rho(p, opt);
+    ResidualBalancing balancing;
+    const std::vector<double>* warm_rho = warm_steps(p, warm, 2);
+    if (warm_rho) balancing.strength = (*warm_rho)[1];
+    const double rho = warm_rho ? (*warm_rho)[0] : rho0;
+    double rho_end = rho;
+    algorithms::Progress done;
+    if (p.algorithm == Algorithm::hqs) {
+        algorithms::HQS loop({rho0, rho0 * opt.hqs_max_ratio, opt.hqs_growth, opt.hqs_every}, !p.psi.empty(), o);
+        loop.restart(rho);
+        loop.run(runner, opt.max_iters);
+        done = loop.progress();
+        rho_end = loop.rho();
+        if (res.message.empty()) res.message = loop.why_not_converged();
+    } else {
+        algorithms::ADMM loop(rho0, steps::balance_residuals(step_inputs(p, opt)), o);
+        loop.restart(rho, balancing);
+        loop.run(runner, opt.max_iters);
+        done = loop.progress();
+        rho_end = loop.rho();
+        balancing = loop.balancing();
+    }
+    runner.monitor().finish(done.iterations, done.converged, done.stopped);
+    runner.finish(res);
+    res.steps = {rho_end, balancing.strength};
     return res;
 }
 
