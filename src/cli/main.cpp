@@ -59,6 +59,12 @@ int main(int argc, char** argv) {
     s->add_flag("--precondition", so.precondition,
                 "Pock-Chambolle: block-diagonal preconditioning, a dual step per split term (for badly scaled "
                 "problems)");
+    s->add_option("--hqs-growth", so.hqs_growth, "HQS: the penalty rho grows by this factor at each stage")
+        ->capture_default_str();
+    s->add_option("--hqs-every", so.hqs_every, "HQS: iterations per stage of the penalty")->capture_default_str();
+    s->add_option("--hqs-max-ratio", so.hqs_max_ratio,
+                  "HQS: the largest penalty as a multiple of its first (the continuation stops growing there)")
+        ->capture_default_str();
     s->footer(exit_codes);
 
     DescribeOptions dop;

@@ -139,6 +139,9 @@ int solve(const SolveOptions& o) {
     option("--iters", "max_iters", o.iters);
     option("--eps", "eps_abs", o.eps);
     option("--check-every", "check_every", o.check_every);
+    option("--hqs-growth", "hqs_growth", o.hqs_growth);
+    option("--hqs-every", "hqs_every", o.hqs_every);
+    option("--hqs-max-ratio", "hqs_max_ratio", o.hqs_max_ratio);
     const BatchFiles batch = batch_files(o.data);
     const rt::Problem problem = load_problem(o.problem, load_bindings(o.data, batch));
     const auto outputs = output_files(o.outputs, problem.variables());
@@ -153,6 +156,9 @@ int solve(const SolveOptions& o) {
     opt.eps_abs = opt.eps_rel = o.eps;
     opt.check_every = int(o.check_every);
     opt.precondition = o.precondition;
+    opt.hqs_growth = o.hqs_growth;
+    opt.hqs_every = int(o.hqs_every);
+    opt.hqs_max_ratio = o.hqs_max_ratio;
     if (!batch.empty()) {  // no progress table: the members run side by side
         opt.algorithm = algorithm;
         return solve_batch_files(o, problem, batch, outputs, opt);

@@ -91,6 +91,52 @@ TEST_CASE("proxgen solve's result is rt::solve's for the same algorithm, under e
     }
 }
 
+TEST_CASE("proxgen solve passes HQS's continuation options on, and refuses values out of their range", "[cli]") {
+    const ProblemFolder f("hqs_options");
+    const pg::Image b = pg::load_image(f / "b.npy");
+    const pg::rt::Expr x = pg::rt::variable("x", {16, 16});
+    const pg::rt::Problem prob = pg::rt::sum_squares(x - pg::rt::input("b", b)) +
+                                 0.1 * pg::rt::group_norm1(pg::rt::grad(x)) + pg::rt::nonneg(x);
+    pg::Options opt;
+    opt.algorithm = pg::Algorithm::hqs;
+    opt.max_iters = 12;
+    opt.eps_abs = opt.eps_rel = 0;
+    opt.check_every = 3;
+    opt.hqs_growth = 3;
+    opt.hqs_every = 2;
+    opt.hqs_max_ratio = 10;
+    const pg::Image expected = pg::rt::solve(prob, opt)["x"];
+    pg::Options defaults = opt;
+    defaults.hqs_growth = pg::Options{}.hqs_growth;
+    defaults.hqs_every = pg::Options{}.hqs_every;
+    defaults.hqs_max_ratio = pg::Options{}.hqs_max_ratio;
+    const pg::Image with_defaults = pg::rt::solve(prob, defaults)["x"];
+    // the options change the iterates: the comparison below sees whether they were passed
+    REQUIRE_FALSE(std::equal(expected.data(), expected.data() + expected.size(), with_defaults.data()));
+
+    cli::SolveOptions o = solve_options(f, "hqs");
+    o.iters = 12;
+    o.quiet = true;
+    o.hqs_growth = 3;
+    o.hqs_every = 2;
+    o.hqs_max_ratio = 10;
+    REQUIRE(cli::solve(o) == cli::ok);
+    const pg::Image got = pg::load_image(f / "x.npy");
+    REQUIRE(got.size() == expected.size());
+    CHECK(std::equal(got.data(), got.data() + got.size(), expected.data()));
+
+    cli::SolveOptions bad = o;
+    bad.hqs_max_ratio = 0.5;
+    CHECK_THROWS_WITH(cli::solve(bad), Catch::Matchers::Contains("--hqs-max-ratio") &&
+                                           Catch::Matchers::Contains(">= 1"));
+    bad = o;
+    bad.hqs_growth = 1;
+    CHECK_THROWS_WITH(cli::solve(bad), Catch::Matchers::Contains("--hqs-growth"));
+    bad = o;
+    bad.hqs_every = 0.5;
+    CHECK_THROWS_WITH(cli::solve(bad), Catch::Matchers::Contains("--hqs-every"));
+}
+
 TEST_CASE("an unknown --algorithm is bad input listing every accepted name", "[cli]") {
     const ProblemFolder f("unknown");
     for (const std::string& command : {"solve", "describe"}) {
