@@ -14,6 +14,7 @@
 #include "proxgen/algorithms/hqs.hpp"
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
+#include "card_runner.hpp"
 #include "spectral_gram.hpp"
 #include "split_steps.hpp"
 
@@ -416,10 +417,8 @@ public:
         return true;
     }
 
-    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool /*met: Monitor decides*/) {
-        if (mon_->record(it, r.primal, r.eps_primal, r.dual, r.eps_dual, x_, "the split (z, u) step"))
-            return algorithms::Verdict::converged;
-        return mon_->likely_infeasible() ? algorithms::Verdict::stop : algorithms::Verdict::go_on;
+    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool /*met: the Monitor decides*/) {
+        return monitor_verdict(*mon_, it, r, x_, "the split (z, u) step");
     }
 
     void rescale_dual(double factor) { state_.rescale_dual(factor); }
@@ -471,10 +470,7 @@ private:
 Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm) {
     Result res;
     QuadraticRunner runner(p, opt, warm, res);
-    algorithms::LoopOptions o;
-    o.cadence = {opt.check_every, opt.max_iters, p.psi.empty()};
-    o.eps_abs = opt.eps_abs;
-    o.eps_rel = opt.eps_rel;
+    const algorithms::LoopOptions o = loop_options(p, opt);
     const double rho0 = admm_rho(p, opt);
     ResidualBalancing balancing;
     const std::vector<double>* warm_rho = warm_steps(p, warm, 2);

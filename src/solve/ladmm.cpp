@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "fused_state.hpp"
+#include "card_runner.hpp"
 #include "spectral_gram.hpp"
 #include "split_steps.hpp"
 #include "proxgen/algorithms/linearized_admm.hpp"
@@ -370,10 +371,8 @@ public:
         return true;
     }
 
-    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool /*met: Monitor decides*/) {
-        if (mon_->record(it, r.primal, r.eps_primal, r.dual, r.eps_dual, x_, "the split (z, u) step"))
-            return algorithms::Verdict::converged;
-        return mon_->likely_infeasible() ? algorithms::Verdict::stop : algorithms::Verdict::go_on;
+    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool /*met: the Monitor decides*/) {
+        return monitor_verdict(*mon_, it, r, x_, "the split (z, u) step");
     }
 
     void rescale_dual(double factor) {
@@ -420,10 +419,7 @@ private:
 Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm) {
     Result res;
     LADMMRunner runner(p, opt, warm, res);
-    algorithms::LoopOptions o;
-    o.cadence = {opt.check_every, opt.max_iters, p.psi.empty()};
-    o.eps_abs = opt.eps_abs;
-    o.eps_rel = opt.eps_rel;
+    const algorithms::LoopOptions o = loop_options(p, opt);
     algorithms::LinearizedADMM loop(runner.rule(), runner.adaptive(), o);
     algorithms::LADMMSteps start;
     ResidualBalancing balancing;

@@ -9,6 +9,7 @@
 #include "engine.hpp"
 #include "fused_state.hpp"
 #include "pc_pipelines.hpp"
+#include "card_runner.hpp"
 #include "spectral_gram.hpp"
 #include "proxgen/algorithms/pock_chambolle.hpp"
 #include "proxgen/error.hpp"
@@ -199,10 +200,8 @@ public:
         return true;
     }
 
-    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool /*met: Monitor decides*/) {
-        if (mon_->record(it, r.primal, r.eps_primal, r.dual, r.eps_dual, x_, "the dual step"))
-            return algorithms::Verdict::converged;
-        return mon_->likely_infeasible() ? algorithms::Verdict::stop : algorithms::Verdict::go_on;
+    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool /*met: the Monitor decides*/) {
+        return monitor_verdict(*mon_, it, r, x_, "the dual step");
     }
 
     bool after_iteration(int it) { return mon_->after_iteration(it); }
@@ -280,10 +279,7 @@ private:
 Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm) {
     Result res;
     PCRunner runner(p, opt, warm, res);
-    algorithms::LoopOptions o;
-    o.cadence = {opt.check_every, opt.max_iters, p.psi.empty()};
-    o.eps_abs = opt.eps_abs;
-    o.eps_rel = opt.eps_rel;
+    const algorithms::LoopOptions o = loop_options(p, opt);
     algorithms::PockChambolle loop(runner.rule(), o);
     algorithms::PCSteps start;
     steps::Balance balance;

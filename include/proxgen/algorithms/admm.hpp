@@ -16,11 +16,11 @@
 
 namespace proxgen::algorithms {
 
-class ADMM {
+class ADMM : public Loop<ADMM> {
 public:
     ADMM() = default;
     /// `rho`: ρ₀; `adaptive`: residual balancing on.
-    ADMM(double rho, bool adaptive, const LoopOptions& options) : rho0_(rho), adaptive_(adaptive), options_(options) {
+    ADMM(double rho, bool adaptive, const LoopOptions& options) : Loop(options), rho0_(rho), adaptive_(adaptive) {
         restart();
     }
 
@@ -28,56 +28,39 @@ public:
     void restart(double rho, const ResidualBalancing& balancing) {
         rho_ = rho;
         balancing_ = balancing;
-        progress_ = Progress{};
-        progress_.finished = options_.cadence.max_iters <= 0;
+        reset_progress();
     }
 
-    /// Runs until converged, stopped or max_iters, at most `allowed` more iterations; false when a
-    /// step failed (the runner holds the error).
+    /// One iteration with its check.
     template <class Runner>
-    bool run(Runner& runner, int allowed) {
-        for (; !progress_.finished && allowed > 0; --allowed)
-            if (!advance(runner)) return false;
-        return true;
-    }
-
-    template <class Runner>
-    bool advance(Runner& runner) {
-        Progress& p = progress_;
-        const int it = p.iterations + 1;
-        const bool measure = options_.cadence.at(it);
+    bool advance(Runner& runner, int /*allowed*/) {
+        const int it = progress_.iterations + 1;
+        const bool measure = measured(it);
         if (!runner.run_step(rho_, measure)) return false;
-        p.iterations = it;
+        progress_.iterations = it;
         if (measure) {
             SplitSums s;
             if (!runner.sums(s)) return false;
             const SplitResiduals r = split_residuals(s, rho_, options_.eps_abs, options_.eps_rel);
-            p.last = r.residuals;
-            const Verdict v = runner.record(it, p.last, p.last.met(options_.eps_abs, options_.eps_rel));
-            if (v == Verdict::failed) return false;
-            if (v == Verdict::converged) p.converged = true;
-            if (v == Verdict::stop) p.stopped = true;
+            Verdict v;
+            if (!checked(runner, it, r.residuals, v)) return false;
             if (v == Verdict::go_on && adaptive_)
                 if (const double f = balancing_.factor(r.relative); f != 1.0) {
                     rho_ *= f;
                     runner.rescale_dual(1.0 / f);
                 }
         }
-        if (!p.stopped && !runner.after_iteration(it)) p.stopped = true;
-        p.finished = p.converged || p.stopped || it >= options_.cadence.max_iters;
+        ended(runner, it);
         return true;
     }
 
     double rho() const { return rho_; }
     const ResidualBalancing& balancing() const { return balancing_; }
-    const Progress& progress() const { return progress_; }
 
 private:
     double rho0_ = 1, rho_ = 1;
     bool adaptive_ = false;
-    LoopOptions options_;
     ResidualBalancing balancing_;
-    Progress progress_;
 };
 
 }  // namespace proxgen::algorithms

@@ -110,13 +110,12 @@ private:
     double f_ref_ = 0, rho_ref_ = 0, bias_ = std::numeric_limits<double>::quiet_NaN();
 };
 
-class HQS {
+class HQS : public Loop<HQS> {
 public:
     HQS() = default;
     /// `split`: the problem has Ψ terms (with none, the x-update is the answer and the
     /// continuation is not consulted).
-    HQS(const HQSRule& rule, bool split, const LoopOptions& options)
-        : rule_(rule), split_(split), options_(options) {
+    HQS(const HQSRule& rule, bool split, const LoopOptions& options) : Loop(options), rule_(rule), split_(split) {
         restart();
     }
 
@@ -126,54 +125,39 @@ public:
         HQSRule r = rule_;
         r.rho = rho;
         continuation_ = Continuation(r, options_.eps_abs, options_.eps_rel);
-        progress_ = Progress{};
-        progress_.finished = options_.cadence.max_iters <= 0;
+        reset_progress();
     }
 
+    /// One iteration with its check.
     template <class Runner>
-    bool run(Runner& runner, int allowed) {
-        for (; !progress_.finished && allowed > 0; --allowed)
-            if (!advance(runner)) return false;
-        return true;
-    }
-
-    template <class Runner>
-    bool advance(Runner& runner) {
-        Progress& p = progress_;
-        const int it = p.iterations + 1;
-        const bool measure = options_.cadence.at(it);
+    bool advance(Runner& runner, int /*allowed*/) {
+        const int it = progress_.iterations + 1;
+        const bool measure = measured(it);
         // momentum only while ρ grows: at a held or final ρ it drifts the objective up (its
         // guarantee scales with ρ), while plain alternation is monotone there. (Adaptive restarts,
         // O'Donoghue & Candès, and restarts at each growth of ρ measured slower.)
         const double momentum = it > 1 && continuation_.growing() ? double(it - 1) / (it + 2) : 0.0;
         if (!runner.run_step(continuation_.rho(), momentum, measure)) return false;
-        p.iterations = it;
+        progress_.iterations = it;
         if (measure) {
             SplitSums s;
             if (!runner.sums(s)) return false;
-            p.last = split_residuals(s, continuation_.rho(), options_.eps_abs, options_.eps_rel).residuals;
-            const Verdict v = runner.record(it, p.last, p.last.met(options_.eps_abs, options_.eps_rel));
-            if (v == Verdict::failed) return false;
-            if (v == Verdict::stop) {
-                p.stopped = true;
-            } else {
-                p.converged = v == Verdict::converged;
-                // with nothing split the x-update is the answer. (Zero residuals alone are no proof:
-                // at a large ρ a drift of 1/ρ per iteration rounds away in float32.)
-                if (split_)
-                    p.converged = continuation_.checked(p.converged, p.last.primal <= p.last.eps_primal,
-                                                        [&] { return runner.objective(); });
-            }
+            const Residuals r = split_residuals(s, continuation_.rho(), options_.eps_abs, options_.eps_rel).residuals;
+            Verdict v;
+            if (!checked(runner, it, r, v)) return false;
+            // with nothing split the x-update is the answer. (Zero residuals alone are no proof: at a
+            // large ρ a drift of 1/ρ per iteration rounds away in float32.)
+            if (v != Verdict::stop && split_)
+                progress_.converged = continuation_.checked(progress_.converged, r.primal <= r.eps_primal,
+                                                            [&] { return runner.objective(); });
         }
-        if (!p.stopped && continuation_.after_iteration() && !p.converged && !runner.stage_ended(it))
-            p.stopped = true;
-        if (!p.stopped && !runner.after_iteration(it)) p.stopped = true;
-        p.finished = p.converged || p.stopped || it >= options_.cadence.max_iters;
+        if (!progress_.stopped && continuation_.after_iteration() && !progress_.converged && !runner.stage_ended(it))
+            progress_.stopped = true;
+        ended(runner, it);
         return true;
     }
 
     double rho() const { return continuation_.rho(); }
-    const Progress& progress() const { return progress_; }
     /// Why a solve that ran out of iterations is not converged (the continuation's sentence), or "".
     std::string why_not_converged() const {
         return progress_.converged || progress_.stopped ? std::string() : continuation_.why_not_converged();
@@ -182,9 +166,7 @@ public:
 private:
     HQSRule rule_;
     bool split_ = true;
-    LoopOptions options_;
     Continuation continuation_;
-    Progress progress_;
 };
 
 }  // namespace proxgen::algorithms

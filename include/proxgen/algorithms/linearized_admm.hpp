@@ -22,12 +22,12 @@ struct LADMMSteps {
     double lambda = 1, mu = 1;
 };
 
-class LinearizedADMM {
+class LinearizedADMM : public Loop<LinearizedADMM> {
 public:
     LinearizedADMM() = default;
     /// `adaptive`: residual balancing on (the rule's steps are its start).
     LinearizedADMM(const steps::LinearizedADMM& rule, bool adaptive, const LoopOptions& options)
-        : rule_(rule), adaptive_(adaptive), options_(options) {
+        : Loop(options), rule_(rule), adaptive_(adaptive) {
         restart();
     }
 
@@ -35,47 +35,27 @@ public:
     void restart(const LADMMSteps& steps, const ResidualBalancing& balancing) {
         steps_ = steps;
         balancing_ = balancing;
-        progress_ = Progress{};
-        progress_.finished = options_.cadence.max_iters <= 0;
-    }
-
-    /// Runs until converged, stopped or max_iters, at most `allowed` more iterations; false when a
-    /// step failed (the runner holds the error).
-    template <class Runner>
-    bool run(Runner& runner, int allowed) {
-        while (!progress_.finished && allowed > 0) {
-            const int done = progress_.iterations;
-            if (!advance(runner, allowed)) return false;
-            allowed -= progress_.iterations - done;
-        }
-        return true;
+        reset_progress();
     }
 
     /// One iteration with its check, or n in one call when no check falls among them.
     template <class Runner>
     bool advance(Runner& runner, int allowed) {
-        Progress& p = progress_;
-        const int n = runner.iterations_per_call();
-        if (n > 1 && allowed >= n && p.iterations + n <= options_.cadence.max_iters &&
-            options_.cadence.none_between(p.iterations + 1, p.iterations + n)) {
+        if (const int n = runner.iterations_per_call(); block_fits(n, allowed)) {
             if (!runner.run_block(steps_)) return false;
-            p.iterations += n;
-            p.finished = p.iterations >= options_.cadence.max_iters;
+            blocked(n);
             return true;
         }
-        const int it = p.iterations + 1;
-        const bool measure = options_.cadence.at(it);
+        const int it = progress_.iterations + 1;
+        const bool measure = measured(it);
         if (!runner.run_step(steps_, measure)) return false;
-        p.iterations = it;
+        progress_.iterations = it;
         if (measure) {
             SplitSums s;
             if (!runner.sums(s)) return false;
             const SplitResiduals r = split_residuals(s, 1.0 / steps_.lambda, options_.eps_abs, options_.eps_rel);
-            p.last = r.residuals;
-            const Verdict v = runner.record(it, p.last, p.last.met(options_.eps_abs, options_.eps_rel));
-            if (v == Verdict::failed) return false;
-            if (v == Verdict::converged) p.converged = true;
-            if (v == Verdict::stop) p.stopped = true;
+            Verdict v;
+            if (!checked(runner, it, r.residuals, v)) return false;
             if (v == Verdict::go_on && adaptive_)
                 if (const double f = balancing_.factor(r.relative); f != 1.0) {
                     steps_.lambda /= f;
@@ -83,22 +63,18 @@ public:
                     runner.rescale_dual(1.0 / f);
                 }
         }
-        if (!p.stopped && !runner.after_iteration(it)) p.stopped = true;
-        p.finished = p.converged || p.stopped || it >= options_.cadence.max_iters;
+        ended(runner, it);
         return true;
     }
 
     LADMMSteps steps() const { return steps_; }
     const ResidualBalancing& balancing() const { return balancing_; }
-    const Progress& progress() const { return progress_; }
 
 private:
     steps::LinearizedADMM rule_;
     bool adaptive_ = false;
-    LoopOptions options_;
     LADMMSteps steps_;
     ResidualBalancing balancing_;
-    Progress progress_;
 };
 
 }  // namespace proxgen::algorithms

@@ -70,4 +70,67 @@ struct Progress {
     Residuals last;
 };
 
+/// What every card's loop does the same way, for a Card deriving from Loop<Card> with
+///   template <class Runner> bool advance(Runner& runner, int allowed)
+/// (one iteration, or several in one call, at most `allowed`; false when the runner failed).
+template <class Card>
+class Loop {
+public:
+    /// Runs until converged, stopped or max_iters, at most `allowed` more iterations; false when a
+    /// step failed (the runner holds the error).
+    template <class Runner>
+    bool run(Runner& runner, int allowed) {
+        while (!progress_.finished && allowed > 0) {
+            const int done = progress_.iterations;
+            if (!static_cast<Card&>(*this).advance(runner, allowed)) return false;
+            allowed -= progress_.iterations - done;
+        }
+        return true;
+    }
+    const Progress& progress() const { return progress_; }
+
+protected:
+    Loop() = default;
+    explicit Loop(const LoopOptions& options) : options_(options) {}
+    /// Iteration 0 again.
+    void reset_progress() {
+        progress_ = Progress{};
+        progress_.finished = options_.cadence.max_iters <= 0;
+    }
+    /// The next iteration is measured.
+    bool measured(int it) const { return options_.cadence.at(it); }
+    /// n iterations from here may run in one call: the runner blocks n, no check falls among them,
+    /// and both `allowed` and max_iters leave room.
+    bool block_fits(int n, int allowed) const {
+        const int from = progress_.iterations;
+        return n > 1 && allowed >= n && from + n <= options_.cadence.max_iters &&
+               options_.cadence.none_between(from + 1, from + n);
+    }
+    /// After a block of n iterations.
+    void blocked(int n) {
+        progress_.iterations += n;
+        progress_.finished = progress_.iterations >= options_.cadence.max_iters;
+    }
+    /// A check's residuals, asked of the runner; false when it failed. Sets converged / stopped.
+    template <class Runner>
+    bool checked(Runner& runner, int it, const Residuals& r, Verdict& verdict) {
+        progress_.last = r;
+        verdict = runner.record(it, r, r.met(options_.eps_abs, options_.eps_rel));
+        if (verdict == Verdict::failed) return false;
+        progress_.converged = verdict == Verdict::converged;
+        progress_.stopped = verdict == Verdict::stop;
+        return true;
+    }
+    /// The end of iteration it: the runner's hook (unless stopped), and whether the loop is done.
+    template <class Runner>
+    void ended(Runner& runner, int it) {
+        progress_.iterations = it;
+        if (!progress_.stopped && !runner.after_iteration(it)) progress_.stopped = true;
+        progress_.finished = progress_.converged || progress_.stopped || it >= options_.cadence.max_iters;
+    }
+
+    LoopOptions options_;
+    Progress progress_;
+};
+
 }  // namespace proxgen::algorithms

@@ -56,12 +56,12 @@ inline PCSums pc_sums(const double* totals, int variables, int psi_terms, double
 
 /// The loop's state and rules. It holds no runner: each call takes the one whose state it advances
 /// (so that a solver holding both stays copyable).
-class PockChambolle {
+class PockChambolle : public Loop<PockChambolle> {
 public:
     PockChambolle() = default;
     /// `rule`: the steps and their schedule (steps::pock_chambolle); restart(steps, balance) starts
     /// from a warm start's adapted steps instead.
-    PockChambolle(const steps::PockChambolle& rule, const LoopOptions& options) : rule_(rule), options_(options) {
+    PockChambolle(const steps::PockChambolle& rule, const LoopOptions& options) : Loop(options), rule_(rule) {
         restart();
     }
 
@@ -82,30 +82,14 @@ public:
     void restart(const PCSteps& steps, const steps::Balance& balance) {
         steps_ = steps;
         balance_ = balance;
-        progress_ = Progress{};
-        progress_.finished = options_.cadence.max_iters <= 0;
-    }
-
-    /// Runs until converged, stopped or max_iters, at most `allowed` more iterations; false when a
-    /// step failed (the runner holds the error).
-    template <class Runner>
-    bool run(Runner& runner, int allowed) {
-        while (!progress_.finished && allowed > 0) {
-            const int done = progress_.iterations;
-            if (!advance(runner, allowed)) return false;
-            allowed -= progress_.iterations - done;
-        }
-        return true;
+        reset_progress();
     }
 
     /// One iteration with its check, or, when the runner blocks iterations and no check falls among
     /// the next n (n ≤ allowed), n of them in one call with the schedule's steps precomputed.
     template <class Runner>
     bool advance(Runner& runner, int allowed) {
-        Progress& p = progress_;
-        const int n = runner.iterations_per_call();
-        if (n > 1 && allowed >= n && p.iterations + n <= options_.cadence.max_iters &&
-            options_.cadence.none_between(p.iterations + 1, p.iterations + n)) {
+        if (const int n = runner.iterations_per_call(); block_fits(n, allowed)) {
             levels_.resize(3 * std::size_t(n));
             for (int k = 0; k < n; ++k) {
                 levels_[3 * k] = float(steps_.sigma);
@@ -114,37 +98,30 @@ public:
                 next_steps();
             }
             if (!runner.run_block(levels_.data())) return false;
-            p.iterations += n;
-            p.finished = p.iterations >= options_.cadence.max_iters;
+            blocked(n);
             return true;
         }
-        const int it = p.iterations + 1;
-        const bool measure = options_.cadence.at(it);
+        const int it = progress_.iterations + 1;
+        const bool measure = measured(it);
         if (!runner.run_step(steps_, measure)) return false;
-        p.iterations = it;
+        progress_.iterations = it;
         next_steps();
         if (measure) {
             PCSums s;
-            if (!runner.sums(s)) return false;
-            p.last = residuals(s);
-            const Verdict v = runner.record(it, p.last, p.last.met(options_.eps_abs, options_.eps_rel));
-            if (v == Verdict::failed) return false;
-            if (v == Verdict::converged) p.converged = true;
-            if (v == Verdict::stop) p.stopped = true;
+            Verdict v;
+            if (!runner.sums(s) || !checked(runner, it, residuals(s), v)) return false;
             if (v == Verdict::go_on && rule_.adaptive) {
-                const auto rel = steps::relative_residuals(p.last.primal, std::sqrt(s.kty), s.n, p.last.dual,
-                                                           std::sqrt(s.kx), s.m);
+                const auto rel = steps::relative_residuals(progress_.last.primal, std::sqrt(s.kty), s.n,
+                                                           progress_.last.dual, std::sqrt(s.kx), s.m);
                 balance_.apply(rel.primal, rel.dual, steps_.tau, steps_.sigma);
             }
         }
-        if (!p.stopped && !runner.after_iteration(it)) p.stopped = true;
-        p.finished = p.converged || p.stopped || it >= options_.cadence.max_iters;
+        ended(runner, it);
         return true;
     }
 
     PCSteps steps() const { return steps_; }
     const steps::Balance& balance() const { return balance_; }
-    const Progress& progress() const { return progress_; }
     const steps::PockChambolle& rule() const { return rule_; }
 
     /// The residuals and tolerances of one check's sums.
@@ -163,10 +140,8 @@ private:
     }
 
     steps::PockChambolle rule_;
-    LoopOptions options_;
     PCSteps steps_;
     steps::Balance balance_;
-    Progress progress_;
     std::vector<float> levels_;
 };
 

@@ -229,7 +229,9 @@ public:
     const char* last_error() const { return last_error_message().c_str(); }
 
 private:
-    friend class algorithms::PockChambolle;  // runs the steps below (the card's Runner)
+    // the card runs the steps below (its Runner)
+    friend class algorithms::PockChambolle;
+    friend class algorithms::Loop<algorithms::PockChambolle>;
     using Variables = std::vector<Buffer>;  // one buffer per variable
     static constexpr int n_psi = Description::psi_terms, n_var = Description::variable_count;
     /// The residual's quantities: P and Kᵀy per variable, then (D_i, K_i x) per Ψ term.
@@ -343,7 +345,7 @@ private:
             return fail(Status::invalid_argument, "tau * sigma * ||K||^2 = " + std::to_string(rule.product) +
                                                       " > 1; the iteration may diverge");
         algorithms::LoopOptions o;
-        o.cadence = {options_.check_every, options_.max_iters, n_psi == 0};
+        o.cadence = {options_.check_every, options_.max_iters, n_psi == 0};  // as the JIT's (a first check unsplit)
         o.eps_abs = options_.eps_abs;
         o.eps_rel = options_.eps_rel;
         loop_ = algorithms::PockChambolle(rule, o);

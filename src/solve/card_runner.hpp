@@ -1,0 +1,29 @@
+// Internal: what the JIT's runners of the algorithm cards (proxgen/algorithms/) share: the card's
+// options from a solve's, and a check's verdict from the Monitor.
+#pragma once
+
+#include "engine.hpp"
+#include "proxgen/algorithms/loop.hpp"
+
+namespace proxgen::detail {
+
+/// The loop options of a solve: its cadence (a first check when nothing is split: the x-update
+/// alone may solve the problem) and tolerances.
+inline algorithms::LoopOptions loop_options(const ir::Problem& p, const Options& opt) {
+    algorithms::LoopOptions o;
+    o.cadence = {opt.check_every, opt.max_iters, p.psi.empty()};
+    o.eps_abs = opt.eps_abs;
+    o.eps_rel = opt.eps_rel;
+    return o;
+}
+
+/// A check recorded by the Monitor (history, verbose table, divergence as an exception naming
+/// `other_step` or the x-update, constraints met before converged, infeasibility): the card's
+/// verdict.
+inline algorithms::Verdict monitor_verdict(Monitor& mon, int it, const algorithms::Residuals& r, const Image& x,
+                                           const char* other_step) {
+    if (mon.record(it, r.primal, r.eps_primal, r.dual, r.eps_dual, x, other_step)) return algorithms::Verdict::converged;
+    return mon.likely_infeasible() ? algorithms::Verdict::stop : algorithms::Verdict::go_on;
+}
+
+}  // namespace proxgen::detail
