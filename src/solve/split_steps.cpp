@@ -265,9 +265,18 @@ std::vector<Image> SplitState::duals() const {
 double ResidualBalancing::factor(const steps::Relative& last) {
     constexpr double decay = 0.5;
     double f = 1.0;
+    switch (guard.check(last.primal, last.dual)) {
+        case steps::BalanceGuard::Action::hold: return 1.0;
+        case steps::BalanceGuard::Action::revert:
+            f = 1.0 / moved;
+            moved = 1.0;
+            strength = 0;
+            return f;
+        case steps::BalanceGuard::Action::balance: break;
+    }
     if (last.primal > 2 * last.dual) f = 1.0 + strength;
     else if (last.dual > 2 * last.primal) f = 1.0 / (1.0 + strength);
-    if (f != 1.0) strength *= decay;
+    if (f != 1.0) strength *= decay, moved *= f;
     return f;
 }
 

@@ -57,9 +57,13 @@ struct SplitPipelines {
 /// from a good ρ₀: Poisson deblurring at 64² reached 3906.7 after 1000 ADMM iterations, against
 /// 3901.64 after 500 with this rule.)
 /// The residuals compared are relative to their scales (steps::relative_residuals: Wohlberg's
-/// correction), SplitState::relative() of the last check.
+/// correction), SplitState::relative() of the last check. Safeguarded by steps::BalanceGuard:
+/// stopped when a relative residual stops falling, and ρ back to its value at the first call
+/// (the returned factor undoes every change) where that residual never fell.
 struct ResidualBalancing {
     double strength = 1.0;  // s (warm starts carry it on)
+    double moved = 1.0;     // the product of the factors returned so far
+    steps::BalanceGuard guard;
     double factor(const steps::Relative& last);
 };
 
