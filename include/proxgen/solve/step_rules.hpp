@@ -1,15 +1,11 @@
 // The step-size rules of the algorithms, written once and read by the JIT's loops (src/solve) and
-// by the generated solvers' loops (proxgen/aot/): header-only, depending on nothing but the
-// standard library, so that a deployed solver compiles it without ProxGen's library. Each rule takes the numbers a
+// by the generated solvers' loops (proxgen/aot/): header-only, depending on nothing but <cmath>,
+// so that a deployed solver compiles it without ProxGen's library. Each rule takes the numbers a
 // plan gives (‖K‖ of the stacked split operators, Ω's strong convexity γ, the smooth terms'
 // curvature scale ω) and the user's requests (0: automatic).
 #pragma once
 
 #include <cmath>
-#include <cstddef>
-#include <deque>
-#include <utility>
-#include <vector>
 
 namespace proxgen::steps {
 
@@ -124,22 +120,26 @@ inline void accelerate(double gamma, double& tau, double& sigma, double& theta) 
 /// its start), whatever the problem needs: on such a problem L-ADMM took 1210 iterations to 1e-4
 /// against 680 with fixed steps. Late in a run, float32 noise in the residuals is no signal either.
 ///
-/// The rule: from the 10th check on, a relative residual whose best value over the last half of
-/// the checks is not 10 % below its best over the first half has stopped falling. Then balancing
-/// stops for good, and where that residual never fell to a tenth of its first value (it was never
-/// a signal) the steps go back to their initial values (revert): the run continues as the
-/// fixed-step run would. A residual that fell and then stalls (float32 noise near the optimum)
-/// only stops the balancing (hold). Below 1e-6 relative, nothing moves.
+/// The rule: at checks 10, 20, 40, 80, … a relative residual whose best value over the last half
+/// of the checks is not 10 % below its best over the first half has stopped falling. Then
+/// balancing stops for good, and where that residual never fell to a tenth of its first value (it
+/// was never a signal) the steps go back to their values at the first check (revert): the run
+/// continues as the fixed-step run would. A residual that fell and then stalls (float32 noise
+/// near the optimum) only stops the balancing (hold). Below 1e-6 relative, nothing moves.
+/// Allocates nothing (the generated solvers' iterations do not).
 class BalanceGuard {
 public:
     enum class Action { balance, hold, revert };
     Action check(double primal, double dual) {
         if (stopped_) return Action::hold;
+        ++checks_;
         primal_.add(primal);
         dual_.add(dual);
         if (!(std::fmax(primal, dual) >= kNoise)) return Action::hold;  // (NaN: hold)
-        if (primal_.size() < kMinChecks) return Action::balance;
-        const bool stalled_p = primal_.stalled(), stalled_d = dual_.stalled();
+        if (checks_ < epoch_end_) return Action::balance;
+        // the checks [0, epoch_end) split in halves: [0, epoch_end/2) and [epoch_end/2, epoch_end)
+        const bool stalled_p = primal_.close_epoch(), stalled_d = dual_.close_epoch();
+        epoch_end_ *= 2;
         if (!stalled_p && !stalled_d) return Action::balance;
         stopped_ = true;
         return (stalled_p && !primal_.fell()) || (stalled_d && !dual_.fell()) ? Action::revert : Action::hold;
@@ -147,29 +147,28 @@ public:
     bool stopped() const { return stopped_; }
 
 private:
-    static constexpr std::size_t kMinChecks = 10;
     static constexpr double kProgress = 0.9, kFell = 0.1, kNoise = 1e-6;
-    /// One residual's checks: the first value, the best of all, the best of the first half
-    /// (monotone: the half grows) and of the last half (a monotone deque of the window's minima).
+    /// One residual: its first value, its best, the best before the current half and within it.
     struct Series {
-        std::vector<double> v;
-        std::size_t first_half_end = 0;
-        double first_half_min = INFINITY, best = INFINITY;
-        std::deque<std::size_t> window;  // indices into v, values increasing
+        double first = NAN, best = INFINITY, before = INFINITY, recent = INFINITY;
+        int count = 0, half = 5;  // checks before the current half begins
         void add(double r) {
-            v.push_back(r);
+            if (count++ == 0) first = r;
             best = std::fmin(best, r);
-            while (!window.empty() && v[window.back()] >= r) window.pop_back();
-            window.push_back(v.size() - 1);
-            const std::size_t half = v.size() / 2;  // checks [0, half) vs [half, n)
-            while (first_half_end < half) first_half_min = std::fmin(first_half_min, v[first_half_end++]);
-            while (!window.empty() && window.front() < half) window.pop_front();
+            (count <= half ? before : recent) = std::fmin(count <= half ? before : recent, r);
         }
-        std::size_t size() const { return v.size(); }
-        bool stalled() const { return !window.empty() && v[window.front()] > kProgress * first_half_min; }
-        bool fell() const { return best <= kFell * v.front(); }
+        /// At the end of the current epoch: whether the last half was no better than the first.
+        bool close_epoch() {
+            const bool stalled = !(recent <= kProgress * before);
+            before = std::fmin(before, recent);
+            recent = INFINITY;
+            half = count;
+            return stalled;
+        }
+        bool fell() const { return best <= kFell * first; }
     };
     Series primal_, dual_;
+    int checks_ = 0, epoch_end_ = 10;
     bool stopped_ = false;
 };
 
