@@ -102,8 +102,8 @@ ref::Term term(Penalty p, double alpha, ref::OpPtr K, Vec b = {}, int groups = 1
 }  // namespace
 
 std::vector<std::string> suite_names() {
-    return {"denoise", "deconv", "poisson", "superres", "svb", "multi", "color", "volume", "huber_box", "inpaint",
-            "l1_deblur"};
+    return {"denoise",   "deconv",  "poisson",   "superres", "superres_random", "svb", "svb_masked", "multi",
+            "color",     "volume",  "huber_box", "inpaint",  "l1_deblur"};
 }
 
 SuiteProblem make_suite_problem(const std::string& name, int W, const std::string& data_dir) {
@@ -165,6 +165,43 @@ SuiteProblem make_suite_problem(const std::string& name, int W, const std::strin
                                     rt::Data(to_image(b, {w2, w2})));
         s.reference.terms.push_back(term(Penalty::sum_squares, 1, A, b));
         tv(0.001);
+    } else if (name == "superres_random") {
+        s.kind = "masked super-resolution x2 with nonneg: ||m . S(k*x) - b||^2 + 0.001 TV(x) + nonneg(x), a random "
+                 "half of the low-res samples";
+        const Kernel k = gaussian(7, 1.5);
+        const auto K = ref::conv(k.values, 7, 7, W, W);
+        const int w2 = W / 2;
+        const Vec m = mask_values(31, std::size_t(w2) * w2, 0.5);
+        const auto A = ref::mul(m, ref::subsample(W, W, 1, 2, 2, K));
+        Vec b = plus(applied(A, c), noise(32, std::size_t(w2) * w2, 0.01));
+        for (std::size_t i = 0; i < b.size(); ++i) b[i] *= m[i];
+        s.problem = rt::sum_squares(rt::mul_elemwise(to_image(m, {w2, w2}), rt::subsample(rt::conv(k.image, x), 2, 2)) -
+                                    rt::Data(to_image(b, {w2, w2}))) +
+                    rt::nonneg(x);
+        s.reference.terms.push_back(term(Penalty::sum_squares, 1, A, b));
+        s.reference.terms.push_back(term(Penalty::nonneg, 1, I));
+        tv(0.001);
+    } else if (name == "svb_masked") {
+        s.kind = "sum of masked convolutions: ||sum_i m_i . (k_i*x) - b||^2 + 0.002 TV(x) + nonneg(x), 4 Gaussians, "
+                 "binary masks (the image's quadrants)";
+        std::vector<ref::OpPtr> parts;
+        rt::Expr sum;
+        for (int i = 0; i < 4; ++i) {
+            const Kernel k = gaussian(9, 1.0 + 0.5 * i);
+            Vec w(N);
+            for (int yy = 0; yy < W; ++yy)
+                for (int xx = 0; xx < W; ++xx)
+                    w[std::size_t(yy) * W + xx] = ((xx >= W / 2) == bool(i & 1) && (yy >= W / 2) == bool(i & 2)) ? 1 : 0;
+            parts.push_back(ref::mul(w, ref::conv(k.values, 9, 9, W, W)));
+            const rt::Expr e = rt::mul_elemwise(to_image(w, {W, W}), rt::conv(k.image, x));
+            sum = i == 0 ? e : sum + e;
+        }
+        const auto K = ref::sum(parts);
+        const Vec b = plus(applied(K, c), noise(33, N, 0.01));
+        s.problem = rt::sum_squares(sum - rt::Data(to_image(b, {W, W}))) + rt::nonneg(x);
+        s.reference.terms.push_back(term(Penalty::sum_squares, 1, K, b));
+        s.reference.terms.push_back(term(Penalty::nonneg, 1, I));
+        tv(0.002);
     } else if (name == "svb") {
         s.kind = "spatially varying blur: ||sum_i w_i . (k_i*x) - b||^2 + 0.002 TV(x) + nonneg(x), 4 Gaussians, "
                  "bilinear weights summing to 1";

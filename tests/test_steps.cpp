@@ -1,5 +1,6 @@
 // The step rules beyond fixed steps (proxgen/solve/step_rules.hpp): block-diagonal preconditioning
-// keeps Pock & Chambolle's convergence condition and reaches the same optimum.
+// keeps Pock & Chambolle's convergence condition and reaches the same optimum; residual balancing's
+// safeguard stops it, or takes the steps back to their start, when a residual stops falling.
 #include <catch2/catch.hpp>
 
 #include <proxgen/lower/evaluate.hpp>
@@ -25,6 +26,95 @@ TEST_CASE("block preconditioning: the largest operator keeps its step, the condi
     const double bad[2] = {1.0, 0.0};
     CHECK(pg::steps::block_preconditioning(bad, 2, s) == 0);
     CHECK((s[0] == 1.0 && s[1] == 1.0));
+}
+
+TEST_CASE("balancing on a residual that never falls returns to the initial steps", "[steps][balance]") {
+    // PC where Ω holds only an inactive constraint: the relative primal residual is 1 at every
+    // check while the dual one falls. Unguarded, every check shifted τ up (to 3.4× its start).
+    pg::steps::Balance b;
+    const double tau0 = 2.0, sigma0 = 0.05;
+    double tau = tau0, sigma = sigma0;
+    double largest = tau;
+    for (int k = 1; k <= 60; ++k) {
+        b.apply(1.0, 0.2 / k, tau, sigma);
+        largest = std::max(largest, tau);
+    }
+    INFO("tau " << tau << " sigma " << sigma << " largest " << largest);
+    CHECK(largest > tau0);  // it did balance before the guard saw the residual stall
+    CHECK(tau == tau0);
+    CHECK(sigma == sigma0);
+    CHECK(b.guard.stopped());
+    CHECK(tau * sigma == Approx(tau0 * sigma0));
+}
+
+TEST_CASE("balancing guard: falling residuals keep balancing, a rising one reverts, a floor holds", "[steps][balance]") {
+    using Action = pg::steps::BalanceGuard::Action;
+    {  // both fall like 1/k (PDHG's rate) with a 10x imbalance: the signal is good all along
+        pg::steps::BalanceGuard g;
+        for (int k = 1; k <= 200; ++k) REQUIRE(g.check(1.0 / k, 0.1 / k) == Action::balance);
+        CHECK(!g.stopped());
+    }
+    {  // L-ADMM's relative dual residual on masked super-resolution + nonneg: rises while the
+       // primal one falls (its scale ‖Kᵀu‖ goes to 0): back to the initial steps
+        pg::steps::BalanceGuard g;
+        Action last = Action::balance;
+        int k = 1;
+        for (; k <= 100 && last == Action::balance; ++k) last = g.check(0.1 / (k * k), 0.03 * std::sqrt(double(k)));
+        CHECK(last == Action::revert);
+        CHECK(k <= 12);
+        CHECK(g.check(1e-6, 1.0) == Action::hold);
+    }
+    {  // both fall 1000x, then sit at float32 noise: stop, keep the steps balancing found (once
+       // the noise fills the last half of the checks)
+        pg::steps::BalanceGuard g;
+        Action last = Action::balance;
+        int k = 1;
+        for (; k <= 2000 && last == Action::balance; ++k) {
+            const double r = std::max(1.0 / (k * k), 2e-5 * (1 + 0.3 * std::sin(k)));
+            last = g.check(r, 0.5 * r);
+        }
+        CHECK(last == Action::hold);
+        CHECK(k > 224);
+        CHECK(g.stopped());
+    }
+    {  // below 1e-6 relative nothing moves
+        pg::steps::BalanceGuard g;
+        CHECK(g.check(1e-7, 1e-9) == Action::hold);
+        CHECK(!g.stopped());
+    }
+}
+
+TEST_CASE("balanced runs reach the fixed-step optimum on masked super-resolution with nonneg", "[steps][balance]") {
+    // the class the guard is for: Ω = nonneg alone, the masked, subsampled blur split with the TV
+    const int w = 32;
+    pg::Image k({5, 5});
+    for (int j = 0; j < 5; ++j)
+        for (int i = 0; i < 5; ++i) k(i, j) = float(std::exp(-((i - 2) * (i - 2) + (j - 2) * (j - 2)) / 2.0));
+    float ksum = 0;
+    for (std::size_t i = 0; i < k.size(); ++i) ksum += k.data()[i];
+    for (std::size_t i = 0; i < k.size(); ++i) k.data()[i] /= ksum;
+    pg::Image clean({w, w});
+    for (int j = 0; j < w; ++j)
+        for (int i = 0; i < w; ++i) clean(i, j) = (i > 8 && i < 22 && j > 6 && j < 20) ? 0.9f : 0.1f + 0.01f * float(i);
+    const pg::Image u = pg::test::random_image({w / 2, w / 2}, 7, 0.0f, 1.0f);
+    pg::Image m({w / 2, w / 2});
+    for (std::size_t i = 0; i < m.size(); ++i) m.data()[i] = u.data()[i] < 0.5f ? 1.0f : 0.0f;
+    auto x = pg::variable(w, w);
+    const auto A = pg::mul_elemwise(m, pg::subsample(pg::conv(k, x), 2, 2));
+    pg::Image b = pg::lower::apply_linear(pg::typed::to_ir(A), clean);
+    const pg::Image noise = pg::test::random_image({w / 2, w / 2}, 8, -0.01f, 0.01f);
+    for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = m.data()[i] * (b.data()[i] + noise.data()[i]);
+    auto prob = pg::sum_squares(A - b) + 0.001f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x);
+    const double f_ref = pg::objective(prob, pg::solve(prob, fixed_iterations(pg::Algorithm::admm, 2000)));
+    for (const auto a : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm}) {
+        pg::Options fixed = fixed_iterations(a, 3000);
+        fixed.adaptive_rho = false;
+        const double f_fixed = pg::objective(prob, pg::solve(prob, fixed));
+        const double f_default = pg::objective(prob, pg::solve(prob, fixed_iterations(a, 3000)));
+        INFO("algorithm " << int(a) << ": default " << f_default << ", fixed " << f_fixed << ", ADMM " << f_ref);
+        CHECK(std::abs(f_default - f_ref) <= 1e-4 * f_ref);
+        CHECK(std::abs(f_fixed - f_ref) <= 1e-4 * f_ref);
+    }
 }
 
 TEST_CASE("preconditioned Pock-Chambolle reaches the same optimum as plain PC and ADMM", "[steps]") {

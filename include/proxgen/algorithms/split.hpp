@@ -62,15 +62,28 @@ inline SplitResiduals split_residuals(const SplitSums& s, double rho, double eps
 /// change, so ρ moves by less than 5× in all and settles. (Undamped doubling let ρ wander away
 /// from a good ρ₀: Poisson deblurring at 64² reached 3906.7 after 1000 ADMM iterations, against
 /// 3901.64 after 500 with this rule.) The residuals compared are relative to their scales
-/// (steps::relative_residuals: Wohlberg's correction).
+/// (steps::relative_residuals: Wohlberg's correction). Safeguarded by steps::BalanceGuard:
+/// stopped when a relative residual stops falling, and ρ back to its value at the first call (the
+/// returned factor undoes every change) where that residual never fell.
 struct ResidualBalancing {
     double strength = 1.0;  // s (warm starts carry it on)
+    double moved = 1.0;     // the product of the factors returned so far
+    steps::BalanceGuard guard;
     double factor(const steps::Relative& last) {
         constexpr double decay = 0.5;
         double f = 1.0;
+        switch (guard.check(last.primal, last.dual)) {
+        case steps::BalanceGuard::Action::hold: return 1.0;
+        case steps::BalanceGuard::Action::revert:
+            f = 1.0 / moved;
+            moved = 1.0;
+            strength = 0;
+            return f;
+        case steps::BalanceGuard::Action::balance: break;
+        }
         if (last.primal > 2 * last.dual) f = 1.0 + strength;
         else if (last.dual > 2 * last.primal) f = 1.0 / (1.0 + strength);
-        if (f != 1.0) strength *= decay;
+        if (f != 1.0) strength *= decay, moved *= f;
         return f;
     }
 };
