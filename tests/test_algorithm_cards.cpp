@@ -119,6 +119,27 @@ TEST_CASE("PC card: the accelerated schedule is the same in blocks, in single st
     CHECK(expected[5].tau * expected[5].sigma == Approx(expected[0].tau * expected[0].sigma));
 }
 
+TEST_CASE("PC card: the acceleration stops once tau has shrunk by its range, then the steps stay with theta 1") {
+    steps::PockChambolle rule = fixed_pc(1.0, 0.1);
+    rule.accelerated = true;
+    rule.gamma = 5;  // τ shrinks fast: past τ₀/50 within a few hundred iterations
+    const auto s = algorithms::PockChambolle::schedule(rule, 2000);
+    const double floor = rule.tau / algorithms::PockChambolle::acceleration_range;
+    std::size_t frozen = 0;
+    while (frozen < s.size() && s[frozen].tau > floor) ++frozen;
+    REQUIRE(frozen > 1);
+    REQUIRE(frozen + 2 < s.size());
+    CHECK(s[frozen - 1].theta < 1);
+    CHECK(s[frozen].tau <= floor);
+    CHECK(s[frozen].tau > floor * 0.85);  // the last accelerated step crossed the floor by little
+    for (std::size_t k = frozen + 1; k < s.size(); ++k) {
+        CHECK(s[k].tau == s[frozen].tau);
+        CHECK(s[k].sigma == s[frozen].sigma);
+        CHECK(s[k].theta == 1.0);
+    }
+    CHECK(s.back().tau * s.back().sigma == Approx(rule.tau * rule.sigma));
+}
+
 TEST_CASE("PC card: verdicts end the loop, and a failed step or check returns false") {
     {
         PCScript runner;

@@ -65,14 +65,32 @@ public:
         restart();
     }
 
+    /// Algorithm 2 shrinks τ like 1/k, and the primal residual ‖(x_prev − x)/τ − Kᵀ(y_prev − y)‖ with
+    /// it decays only like 1/k although the objective converges faster: TV denoising at 128² reached
+    /// a better objective than linearized ADMM's converged one within 50 iterations but met the 1e-4
+    /// tolerances only after 890. Once τ has shrunk by this factor the steps stay (θ = 1: plain PDHG
+    /// from the step ratio the acceleration found, τσ unchanged): the same solve then converged
+    /// after 70 iterations, 1.4e-5 from the optimum; on the convergence suite no problem needed
+    /// more iterations to 1e-4 (denoise 100 → 90, volume 70 → 40; 10 took 90, 100 took 110).
+    static constexpr double acceleration_range = 50;
+
+    /// The steps after k: Algorithm 2's while τ > τ₀ / acceleration_range, then fixed.
+    static void next(const steps::PockChambolle& rule, PCSteps& k) {
+        if (!rule.accelerated) return;
+        if (k.tau * acceleration_range <= rule.tau) {
+            k.theta = 1;
+            return;
+        }
+        steps::accelerate(rule.gamma, k.tau, k.sigma, k.theta);
+    }
     /// The steps of n iterations from the rule's initial ones without balancing (fixed, or the
-    /// accelerated sequence).
+    /// accelerated sequence, fixed once it has shrunk τ by acceleration_range).
     static std::vector<PCSteps> schedule(const steps::PockChambolle& rule, int n) {
         std::vector<PCSteps> s;
         PCSteps k{rule.sigma, rule.tau, 1.0};
         for (int i = 0; i < n; ++i) {
             s.push_back(k);
-            if (rule.accelerated) steps::accelerate(rule.gamma, k.tau, k.sigma, k.theta);
+            next(rule, k);
         }
         return s;
     }
@@ -136,7 +154,7 @@ public:
 
 private:
     void next_steps() {
-        if (rule_.accelerated) steps::accelerate(rule_.gamma, steps_.tau, steps_.sigma, steps_.theta);
+        next(rule_, steps_);
     }
 
     steps::PockChambolle rule_;
