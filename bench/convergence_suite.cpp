@@ -181,30 +181,13 @@ SuiteProblem make_suite_problem(const std::string& name, int W, const std::strin
         s.reference.terms.push_back(term(Penalty::sum_squares, 1, A, b));
         s.reference.terms.push_back(term(Penalty::nonneg, 1, I));
         tv(0.001);
-    } else if (name == "svb_masked") {
-        s.kind = "sum of masked convolutions: ||sum_i m_i . (k_i*x) - b||^2 + 0.002 TV(x) + nonneg(x), 4 Gaussians, "
-                 "binary masks (the image's quadrants)";
-        std::vector<ref::OpPtr> parts;
-        rt::Expr sum;
-        for (int i = 0; i < 4; ++i) {
-            const Kernel k = gaussian(9, 1.0 + 0.5 * i);
-            Vec w(N);
-            for (int yy = 0; yy < W; ++yy)
-                for (int xx = 0; xx < W; ++xx)
-                    w[std::size_t(yy) * W + xx] = ((xx >= W / 2) == bool(i & 1) && (yy >= W / 2) == bool(i & 2)) ? 1 : 0;
-            parts.push_back(ref::mul(w, ref::conv(k.values, 9, 9, W, W)));
-            const rt::Expr e = rt::mul_elemwise(to_image(w, {W, W}), rt::conv(k.image, x));
-            sum = i == 0 ? e : sum + e;
-        }
-        const auto K = ref::sum(parts);
-        const Vec b = plus(applied(K, c), noise(33, N, 0.01));
-        s.problem = rt::sum_squares(sum - rt::Data(to_image(b, {W, W}))) + rt::nonneg(x);
-        s.reference.terms.push_back(term(Penalty::sum_squares, 1, K, b));
-        s.reference.terms.push_back(term(Penalty::nonneg, 1, I));
-        tv(0.002);
-    } else if (name == "svb") {
-        s.kind = "spatially varying blur: ||sum_i w_i . (k_i*x) - b||^2 + 0.002 TV(x) + nonneg(x), 4 Gaussians, "
-                 "bilinear weights summing to 1";
+    } else if (name == "svb_masked" || name == "svb") {
+        // Σ_i w_i ⊙ (k_i * x) with 4 Gaussians: binary quadrant masks, or bilinear weights summing to 1
+        const bool masked = name == "svb_masked";
+        s.kind = masked ? "sum of masked convolutions: ||sum_i m_i . (k_i*x) - b||^2 + 0.002 TV(x) + nonneg(x), 4 "
+                          "Gaussians, binary masks (the image's quadrants)"
+                        : "spatially varying blur: ||sum_i w_i . (k_i*x) - b||^2 + 0.002 TV(x) + nonneg(x), 4 "
+                          "Gaussians, bilinear weights summing to 1";
         std::vector<ref::OpPtr> parts;
         rt::Expr sum;
         for (int i = 0; i < 4; ++i) {
@@ -213,14 +196,16 @@ SuiteProblem make_suite_problem(const std::string& name, int W, const std::strin
             for (int yy = 0; yy < W; ++yy)
                 for (int xx = 0; xx < W; ++xx) {
                     const double u = double(xx) / (W - 1), v = double(yy) / (W - 1);
-                    w[std::size_t(yy) * W + xx] = (i & 1 ? u : 1 - u) * (i & 2 ? v : 1 - v);
+                    w[std::size_t(yy) * W + xx] =
+                        masked ? ((xx >= W / 2) == bool(i & 1) && (yy >= W / 2) == bool(i & 2)) ? 1 : 0
+                               : (i & 1 ? u : 1 - u) * (i & 2 ? v : 1 - v);
                 }
             parts.push_back(ref::mul(w, ref::conv(k.values, 9, 9, W, W)));
             const rt::Expr e = rt::mul_elemwise(to_image(w, {W, W}), rt::conv(k.image, x));
             sum = i == 0 ? e : sum + e;
         }
         const auto K = ref::sum(parts);
-        const Vec b = plus(applied(K, c), noise(16, N, 0.01));
+        const Vec b = plus(applied(K, c), noise(masked ? 33 : 16, N, 0.01));
         s.problem = rt::sum_squares(sum - rt::Data(to_image(b, {W, W}))) + rt::nonneg(x);
         s.reference.terms.push_back(term(Penalty::sum_squares, 1, K, b));
         s.reference.terms.push_back(term(Penalty::nonneg, 1, I));
