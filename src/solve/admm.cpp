@@ -360,7 +360,7 @@ namespace {
 class QuadraticRunner {
 public:
     QuadraticRunner(const ir::Problem& p, const Options& opt, const Result* warm, Result& res)
-        : p_(p), hqs_(p.algorithm == Algorithm::hqs), state_(p, opt, warm, p.algorithm), data_(p) {
+        : p_(p), hqs_(p.algorithm == Algorithm::hqs), state_(p, warm, p.algorithm), data_(p) {
         K_ = cached_as<QuadraticKernels>(std::string(hqs_ ? "hqs:" : "admm:") + ir::signature(p),
                                          [&] { return std::make_shared<QuadraticKernels>(p); }, res.compile_seconds);
         x_ = initial_x(p, opt, warm);

@@ -282,7 +282,7 @@ namespace {
 class LADMMRunner {
 public:
     LADMMRunner(const ir::Problem& p, const Options& opt, const Result* warm, Result& res)
-        : p_(p), state_(p, opt, warm, Algorithm::ladmm), gram_(p), data_(p) {
+        : p_(p), state_(p, warm, Algorithm::ladmm), gram_(p), data_(p) {
         K_ = cached_as<LADMMKernels>(kernels_key("ladmm", p), [&] { return std::make_shared<LADMMKernels>(p); },
                                      res.compile_seconds);
         rule_ = ladmm_steps(p, opt);

@@ -144,8 +144,8 @@ std::vector<Argument> SplitPipelines::arguments() const {
     return a;
 }
 
-SplitState::SplitState(const ir::Problem& p, const Options& opt, const Result* warm, Algorithm a)
-    : problem_(p), opt_(opt), shapes_(psi_shapes(p)), sums_(split_residual_shapes(p)) {
+SplitState::SplitState(const ir::Problem& p, const Result* warm, Algorithm a)
+    : problem_(p), shapes_(psi_shapes(p)), sums_(split_residual_shapes(p)) {
     const std::size_t n = shapes_.size();
     const bool warm_duals =
         warm && warm->signature == ir::signature(p) && warm->algorithm == a && warm->duals.size() == 2 * n;
@@ -187,11 +187,6 @@ void SplitState::update(double rho, bool keep_dual, bool at_extrapolated) {
     if (keep_dual) swap_with_views(u_, u_views_, u_next_, u_next_views_);
 }
 
-bool SplitState::check(const Image& x, double rho, Monitor& mon, int it) {
-    measure(rho);
-    return record(x, rho, mon, it);
-}
-
 void SplitState::measure(double rho) {
     rho_ = float(rho);
     residual_.run();
@@ -201,13 +196,6 @@ algorithms::SplitSums SplitState::totals(const Image& x) const {
     const std::vector<double> s = sums_.totals();
     return algorithms::split_sums(s.data(), int(ir::variable_shapes(problem_).size()), int(z_.size()),
                                   double(x.size()), double(psi_elements(problem_)));
-}
-
-bool SplitState::record(const Image& x, double rho, Monitor& mon, int it) {
-    const algorithms::SplitResiduals r = algorithms::split_residuals(totals(x), rho, opt_.eps_abs, opt_.eps_rel);
-    relative_ = r.relative;
-    const algorithms::Residuals& q = r.residuals;
-    return mon.record(it, q.primal, q.eps_primal, q.dual, q.eps_dual, x, "the split (z, u) step");
 }
 
 int SplitState::bind_fused_outputs(jit::Call& c, int first, int var_rank) {

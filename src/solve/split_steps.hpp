@@ -1,7 +1,8 @@
 // Internal: the steps every split algorithm with z_i = K_i x shares (ADMM, linearized ADMM, HQS):
 //   (z⁺, u⁺) = (prox_{Ψ,ρ}(K x + u), K x + u − z⁺)        one pipeline, a Tuple output per term
 //   residual partial sums (split_residual_shapes)         one pipeline, run every check
-// and the C++ state around them (double-buffered z and u, Boyd's residuals and tolerances).
+// and the C++ state around them (double-buffered z and u, the residual sums; the residuals and
+// tolerances from them are the algorithm cards', proxgen/algorithms/split.hpp).
 #pragma once
 
 #include "proxgen/algorithms/split.hpp"
@@ -57,7 +58,7 @@ using algorithms::ResidualBalancing;
 /// The split variables z_i and scaled duals u_i with their double buffers and residual outputs.
 class SplitState {
 public:
-    SplitState(const ir::Problem& p, const Options& opt, const Result* warm, Algorithm a);
+    SplitState(const ir::Problem& p, const Result* warm, Algorithm a);
     /// Binds z_i, z_prev_i, u_i and rho (the penalty of the last update()/check()) to a kernel's
     /// inputs; the binding follows the state's swaps.
     void bind(jit::Call& c) const;
@@ -73,16 +74,11 @@ public:
     /// with ρ‖Kᵀu‖ (without it ε_dual is √n ε_abs alone, which ρ‖Kᵀ(z − z_prev)‖ at a large ρ
     /// seldom meets). Call after set_kernels.
     void measure_implicit_dual();
-    /// Boyd et al. 2011 (§3.3): r = ‖Kx − z‖, s = ρ‖Kᵀ(z − z_prev)‖,
-    /// ε_pri = √m ε_abs + ε_rel max(‖Kx‖, ‖z‖), ε_dual = √n ε_abs + ε_rel ρ‖Kᵀu‖; records them.
-    /// x must be what the residual kernel is bound to.
-    bool check(const Image& x, double rho, Monitor& mon, int it);
-    /// The same from the partial sums a fused check kernel wrote into sums() (this state's z, u
-    /// already advanced past that step).
-    bool record(const Image& x, double rho, Monitor& mon, int it);
-    /// Runs the residual kernel with penalty ρ (its sums then read by totals()).
+    /// Runs the residual kernel with penalty ρ (its sums then read by totals(); the residuals and
+    /// tolerances from them are the cards', algorithms::split_residuals).
     void measure(double rho);
-    /// The last residual sums (the residual kernel's or a fused check kernel's), for x's size.
+    /// The last residual sums (the residual kernel's or a fused check kernel's, this state's z, u
+    /// already advanced past that step), for x's size.
     algorithms::SplitSums totals(const Image& x) const;
 
     // ---- fused kernels (linearized ADMM): one Tuple output {x, z_i components, u_i components}
@@ -101,18 +97,14 @@ public:
     /// the primal residual (the objective counts such a miss as infeasible).
     const Image& solution(const Image& x) const;
     const std::vector<Image>& z() const { return z_; }
-    /// The last check's residuals relative to their scales (‖r‖ / max(‖Kx‖, ‖z‖), ‖s‖ / ρ‖Kᵀu‖).
-    const steps::Relative& relative() const { return relative_; }
 
 private:
     const ir::Problem& problem_;
-    const Options& opt_;
     std::vector<std::vector<int>> shapes_;
     std::vector<Image> z_, u_, z_next_, u_next_;
     std::vector<std::vector<Image>> z_views_, u_views_, z_next_views_, u_next_views_;  // fused outputs
     SquareSumsOutput sums_;
     float rho_ = 0;
-    steps::Relative relative_;
     jit::Call zu_, residual_, zu_extrapolated_;
 };
 
