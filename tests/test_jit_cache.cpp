@@ -1,10 +1,16 @@
 // The in-memory JIT cache is bounded (least recently used structures dropped, reloaded from the
 // disk cache when solved again), and repeated solves of changing structures keep memory flat.
+// Kernels compiled side by side (jit::ConcurrentCompiles) run as the ones compiled alone.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "jit/compile.hpp"
 #include "test_support.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -44,7 +50,72 @@ double solve_structure(int k, const pg::Image& b) {
     return double(r[x].data()[0]);
 }
 
+/// out(x, y) = a · in(x, y) + shift, a kernel of its own per key (`shift` makes the code differ).
+pg::jit::Source affine(float a, float shift) {
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Var x("x"), y("y");
+    Halide::Func out("out");
+    out(x, y) = a * in(x, y) + shift;
+    out.vectorize(x, 8, Halide::TailStrategy::GuardWithIf);
+    return {Halide::Pipeline(out), {in}};
+}
+
+/// Keys no earlier process stored in the disk cache: the kernels are compiled here.
+std::string fresh_key(const std::string& role) {
+    return fmt::format("test.{}.{}:", role, std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+pg::Image run_affine(const pg::jit::KernelPtr& k, const pg::Image& in) {
+    pg::Image out(in.width(), in.height());
+    pg::jit::Call(k).in("in", in).out(0, out).run();
+    return out;
+}
+
 }  // namespace
+
+TEST_CASE("kernels compiled side by side run as the ones compiled alone", "[jit][concurrent]") {
+    pg::Image in(37, 5);
+    for (std::size_t i = 0; i < in.size(); ++i) in.data()[i] = float(i) * 0.25f - 3.0f;
+    const pg::JitStats before = pg::jit_stats();
+    pg::jit::KernelPtr alone = pg::jit::kernel(fresh_key("alone"), [] { return affine(2.0f, 1.0f); });
+    pg::jit::KernelPtr first, second;
+    {
+        pg::jit::ConcurrentCompiles scope;
+        REQUIRE(pg::jit::ConcurrentCompiles::current() == &scope);
+        first = pg::jit::kernel(fresh_key("first"), [] { return affine(2.0f, 1.0f); });
+        second = pg::jit::kernel(fresh_key("second"), [] { return affine(-0.5f, 4.0f); });
+        // the arguments are known before the code exists: calls bind at once
+        REQUIRE(first->args().size() == 2);
+        REQUIRE(first->input_index("in") == 0);
+        // running one waits for its code, whatever the others do
+        const pg::Image early = run_affine(second, in);
+        for (std::size_t i = 0; i < in.size(); ++i) REQUIRE(early.data()[i] == -0.5f * in.data()[i] + 4.0f);
+        scope.finish();
+    }
+    REQUIRE(pg::jit::ConcurrentCompiles::current() == nullptr);
+    REQUIRE(pg::jit_stats().pipelines_compiled >= before.pipelines_compiled + 3);
+    const pg::Image a = run_affine(alone, in), b = run_affine(first, in);
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        REQUIRE(a.data()[i] == 2.0f * in.data()[i] + 1.0f);
+        REQUIRE(b.data()[i] == a.data()[i]);  // bitwise: the same code
+    }
+}
+
+TEST_CASE("a failing build in a side-by-side scope reports its error and the others finish", "[jit][concurrent]") {
+    pg::jit::KernelPtr started;
+    auto build_two = [&] {
+        pg::jit::ConcurrentCompiles scope;
+        started = pg::jit::kernel(fresh_key("started"), [] { return affine(3.0f, 0.0f); });
+        pg::jit::kernel(fresh_key("throws"), []() -> pg::jit::Source { throw std::runtime_error("no pipeline"); });
+        scope.finish();
+    };
+    REQUIRE_THROWS_WITH(build_two(), "no pipeline");
+    // the scope waited for the kernel it had started: it runs
+    pg::Image in(9, 2);
+    for (std::size_t i = 0; i < in.size(); ++i) in.data()[i] = float(i);
+    const pg::Image out = run_affine(started, in);
+    for (std::size_t i = 0; i < in.size(); ++i) REQUIRE(out.data()[i] == 3.0f * in.data()[i]);
+}
 
 TEST_CASE("the in-memory JIT cache keeps at most its capacity of structures", "[jit][cache]") {
     const int old = pg::jit_cache_capacity();

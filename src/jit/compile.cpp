@@ -1,6 +1,11 @@
 #include "compile.hpp"
 
 #include <chrono>
+#include <exception>
+#include <future>
+#include <optional>
+#include <semaphore>
+#include <thread>
 #include <cstdlib>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -80,11 +85,49 @@ std::unique_lock<std::recursive_mutex> compiler_lock() {
     return std::unique_lock<std::recursive_mutex>(m);
 }
 
+namespace {
+thread_local ConcurrentCompiles* current_scope = nullptr;
+
+/// Machine code generation runs on at most one thread per core at a time.
+std::counting_semaphore<>& codegen_slots() {
+    static std::counting_semaphore<> slots(std::max(1u, std::thread::hardware_concurrency()));
+    return slots;
+}
+}  // namespace
+
+ConcurrentCompiles::ConcurrentCompiles() : outer_(current_scope) { current_scope = this; }
+
+ConcurrentCompiles::~ConcurrentCompiles() {
+    current_scope = outer_;
+    for (const auto& k : pending_) {
+        try {
+            k->wait();
+        } catch (...) {  // the exception already leaving this scope is the one to report
+        }
+    }
+}
+
+void ConcurrentCompiles::finish() {
+    std::vector<KernelPtr> pending;
+    pending.swap(pending_);
+    std::exception_ptr first;
+    for (const auto& k : pending) {
+        try {
+            k->wait();
+        } catch (...) {
+            if (!first) first = std::current_exception();
+        }
+    }
+    if (first) std::rethrow_exception(first);
+}
+
+ConcurrentCompiles* ConcurrentCompiles::current() { return current_scope; }
+
 KernelPtr kernel(const std::string& key, const std::function<Source()>& make) {
     DiskCache* disk = disk_cache_disabled ? nullptr : DiskCache::instance();
     const std::string name = display_name(key);
     const auto t0 = std::chrono::steady_clock::now();
-    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    auto elapsed = [t0] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     Target target = disk ? disk->target() : host_target().with_feature(Target::JIT).with_feature(Target::UserContext);
     const std::string full_key = key + "|" + cache_version(target);
     if (disk) {
@@ -93,23 +136,38 @@ KernelPtr kernel(const std::string& key, const std::function<Source()>& make) {
             return k;
         }
     }
-    KernelPtr k;
+    const std::string fn = fmt::format("proxgen_{:016x}", fnv1a(full_key));
+    std::optional<Module> lowered;
+    std::vector<ArgInfo> args;
     {
         auto lock = compiler_lock();
         Source s = make();
-        const std::string fn = fmt::format("proxgen_{:016x}", fnv1a(full_key));
-        Module m = s.pipeline.compile_to_module(s.inputs, fn, target);
-        const auto args = arg_table(m, fn);
-        if (disk) {
-            k = disk->store(full_key, name, m, fn, args);
-        } else {
+        lowered = s.pipeline.compile_to_module(s.inputs, fn, target);
+        const Module& m = *lowered;
+        args = arg_table(m, fn);
+        if (!disk) {  // Halide's in-memory JIT: code generated here, under the lock
             auto jm = std::make_shared<Internal::JITModule>(m, m.get_function_by_name(fn));
             auto argv = reinterpret_cast<Kernel::ArgvFunction>(jm->argv_function());
-            k = std::make_shared<Kernel>(name, argv, args, std::shared_ptr<const void>(jm, jm.get()));
+            record_compile(elapsed());
+            return std::make_shared<Kernel>(name, argv, args, std::shared_ptr<const void>(jm, jm.get()));
         }
     }
-    record_compile(elapsed());
-    return k;
+    // The lowered module holds its own statements: LLVM's code generation and the link need
+    // neither the lock nor the pipeline, and several modules may be generated at once.
+    auto generate = [disk, full_key, name, m = *lowered, fn, args, elapsed]() -> KernelPtr {
+        codegen_slots().acquire();
+        struct Release {
+            ~Release() { codegen_slots().release(); }
+        } release;
+        KernelPtr k = disk->store(full_key, name, m, fn, args);
+        record_compile(elapsed());
+        return k;
+    };
+    ConcurrentCompiles* scope = ConcurrentCompiles::current();
+    if (!scope) return generate();
+    auto pending = std::make_shared<Kernel>(name, args, std::async(std::launch::async, generate).share());
+    scope->add(pending);
+    return pending;
 }
 
 }  // namespace proxgen::jit

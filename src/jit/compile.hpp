@@ -7,9 +7,10 @@
 //
 // `key` must name everything that decides the generated code except the ProxGen sources, the
 // Halide version and the target, which the cache adds itself (a structure signature and the
-// pipeline's role, e.g. "pc.dual:" + ir::signature(p)). Halide's compiler is not thread-safe:
-// make() and the compilation run under one process-wide lock, taken here; running kernels needs
-// no lock.
+// pipeline's role, e.g. "pc.dual:" + ir::signature(p)). Halide's front end is not thread-safe:
+// make() and the lowering run under one process-wide lock, taken here; running kernels needs no
+// lock. Machine code (LLVM, then linking the shared object) is generated outside the lock, and
+// within a ConcurrentCompiles scope on worker threads, so a set of kernels compiles side by side.
 #pragma once
 
 #include <functional>
@@ -30,6 +31,29 @@ struct Source {
 };
 
 KernelPtr kernel(const std::string& key, const std::function<Source()>& make);
+
+/// While one lives on a thread, the kernels jit::kernel compiles there get their machine code on
+/// worker threads (at most one per core) while the thread goes on lowering the next: kernel()
+/// returns a Kernel whose arguments are known and whose run() waits for its code. finish() waits
+/// for every kernel compiled in the scope and throws the first failure, so a kernel set built in
+/// one (jit::cached builds every set in one) is whole when its build returns. Without a scope,
+/// kernel() returns compiled kernels. Scopes nest: the innermost one collects.
+class ConcurrentCompiles {
+public:
+    ConcurrentCompiles();
+    /// Waits for the kernels not yet finished, ignoring their failures (an exception is leaving).
+    ~ConcurrentCompiles();
+    ConcurrentCompiles(const ConcurrentCompiles&) = delete;
+    ConcurrentCompiles& operator=(const ConcurrentCompiles&) = delete;
+    void finish();
+    /// The scope collecting on this thread, or null.
+    static ConcurrentCompiles* current();
+    void add(KernelPtr pending) { pending_.push_back(std::move(pending)); }
+
+private:
+    ConcurrentCompiles* outer_;
+    std::vector<KernelPtr> pending_;
+};
 
 /// The target kernels are compiled for: the host's (HL_JIT_TARGET overrides it, as Halide's JIT).
 const Halide::Target& host_target();

@@ -6,10 +6,27 @@
 namespace proxgen::jit {
 
 Kernel::Kernel(std::string name, ArgvFunction fn, std::vector<ArgInfo> args, std::shared_ptr<const void> keep_alive)
-    : name_(std::move(name)), fn_(fn), args_(std::move(args)), keep_alive_(std::move(keep_alive)) {
+    : name_(std::move(name)), args_(std::move(args)), fn_(fn), keep_alive_(std::move(keep_alive)) {
     PROXGEN_INTERNAL_ASSERT(fn_ != nullptr);
     while (inputs_ < int(args_.size()) && !args_[inputs_].output) ++inputs_;
     for (int i = inputs_; i < int(args_.size()); ++i) PROXGEN_INTERNAL_ASSERT(args_[i].output);
+}
+
+Kernel::Kernel(std::string name, std::vector<ArgInfo> args, std::shared_future<std::shared_ptr<const Kernel>> code)
+    : name_(std::move(name)), args_(std::move(args)), code_(std::move(code)) {
+    PROXGEN_INTERNAL_ASSERT(code_.valid());
+    while (inputs_ < int(args_.size()) && !args_[inputs_].output) ++inputs_;
+    for (int i = inputs_; i < int(args_.size()); ++i) PROXGEN_INTERNAL_ASSERT(args_[i].output);
+}
+
+void Kernel::wait() const {
+    if (!code_.valid()) return;  // built ready
+    std::call_once(resolved_, [&] {
+        std::shared_ptr<const Kernel> compiled = code_.get();  // a failure leaves the flag unset: rethrown next time
+        PROXGEN_INTERNAL_ASSERT(compiled && compiled->fn_ && compiled->args_.size() == args_.size());
+        fn_ = compiled->fn_;
+        keep_alive_ = std::move(compiled);
+    });
 }
 
 int Kernel::input_index(std::string_view name) const {
@@ -50,6 +67,7 @@ void Kernel::run(const void** argv) const {
         ctx.handlers.custom_do_par_for = &serial_jit_par_for;
     }
     argv[0] = &ctx;
+    wait();
     const int status = fn_(argv);
     if (status != 0)
         fail("Halide pipeline '{}' failed (status {}): {}", name_, status,

@@ -10,8 +10,10 @@
 #pragma once
 
 #include <array>
+#include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +38,9 @@ public:
     using ArgvFunction = int (*)(const void**);
 
     Kernel(std::string name, ArgvFunction fn, std::vector<ArgInfo> args, std::shared_ptr<const void> keep_alive);
+    /// A kernel whose machine code another thread is still generating (jit::ConcurrentCompiles):
+    /// its arguments are known, so calls can be bound at once; run() waits for `code`.
+    Kernel(std::string name, std::vector<ArgInfo> args, std::shared_future<std::shared_ptr<const Kernel>> code);
 
     const std::string& name() const { return name_; }
     /// Inputs first (in the order the pipeline was compiled with), then the outputs.
@@ -48,13 +53,20 @@ public:
     /// Runs the kernel; argv has 1 + args().size() entries and argv[0] is overwritten with this
     /// call's user context. Throws proxgen::Error with Halide's message if the pipeline fails.
     void run(const void** argv) const;
+    /// Waits until the machine code exists (at once for a kernel built ready); throws the error
+    /// that generating it met.
+    void wait() const;
 
 private:
     std::string name_;
-    ArgvFunction fn_;
     std::vector<ArgInfo> args_;
     int inputs_ = 0;
-    std::shared_ptr<const void> keep_alive_;  // the JIT module or the loaded shared object
+    // Set by the constructor, or once by wait() from code_ (the kernel another thread compiled,
+    // kept alive as keep_alive_).
+    mutable ArgvFunction fn_ = nullptr;
+    mutable std::shared_ptr<const void> keep_alive_;  // the JIT module or the loaded shared object
+    std::shared_future<std::shared_ptr<const Kernel>> code_;
+    mutable std::once_flag resolved_;
 };
 
 using KernelPtr = std::shared_ptr<const Kernel>;

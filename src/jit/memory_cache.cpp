@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 
+#include "compile.hpp"
 #include "disk_cache.hpp"
 #include "jit_stats.hpp"
 #include "proxgen/error.hpp"
@@ -112,7 +113,11 @@ std::shared_ptr<const void> cached(const std::string& key, const std::function<s
     const bool waits = !builder && value.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
     if (builder) {
         try {
-            promise.set_value(build());
+            // the set's kernels get their machine code side by side; the set is whole when stored
+            ConcurrentCompiles compiles;
+            auto set = build();
+            compiles.finish();
+            promise.set_value(std::move(set));
         } catch (...) {
             promise.set_exception(std::current_exception());
             std::lock_guard<std::mutex> lock(c.mutex);
