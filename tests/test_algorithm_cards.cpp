@@ -311,7 +311,7 @@ TEST_CASE("HQS card: the continuation grows rho until the objective's 1 over rho
 
 TEST_CASE("HQS card: a primal residual over its tolerance lets stages grow rho and asks the runner at each") {
     SplitScript runner;
-    runner.next_sums = {0, 1, 1e4, 1, 1, 100, 100};  // the primal residual never meets it
+    runner.next_sums = {1e4, 1, 1e4, 1, 1, 100, 100};  // neither residual meets its tolerance
     runner.objective_of = [](double) { return 1.0; };
     algorithms::HQS hqs({1.0, 1e6, 1.5, 20}, true, loop_options(10, 100));
     REQUIRE(hqs.run(runner, 100));
@@ -320,4 +320,19 @@ TEST_CASE("HQS card: a primal residual over its tolerance lets stages grow rho a
     CHECK(hqs.rho() == Approx(std::pow(1.5, 5)));
     CHECK(runner.rhos[19] == 1.0);  // ρ is piecewise constant over a stage
     CHECK(runner.rhos[20] == Approx(1.5));
+}
+
+TEST_CASE("HQS card: a check that finds the alternation settled ends the stage at once") {
+    // the dual residual (z's motion) within its tolerance, the primal one (the penalty's bias) not:
+    // solved at this ρ, so ρ grows at that check's iteration, not at the stage's end
+    SplitScript runner;
+    runner.next_sums = {0, 1, 1e4, 1, 1, 100, 100};
+    runner.objective_of = [](double) { return 1.0; };
+    algorithms::HQS hqs({1.0, 1e6, 1.5, 20}, true, loop_options(10, 100));
+    REQUIRE(hqs.run(runner, 100));
+    CHECK_FALSE(hqs.progress().converged);
+    CHECK(runner.stages == 10);  // every check, each through the runner's stage hook
+    CHECK(hqs.rho() == Approx(std::pow(1.5, 10)));
+    CHECK(runner.rhos[9] == 1.0);
+    CHECK(runner.rhos[10] == Approx(1.5));
 }

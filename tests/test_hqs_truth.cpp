@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include <proxgen/lower/evaluate.hpp>
+#include <proxgen/runtime_apply.hpp>
 
 #include "reference_problems.hpp"
 #include "test_support.hpp"
@@ -115,4 +116,47 @@ TEST_CASE("hqs: an unbounded problem is reported as unbounded", "[hqs][item9]") 
     CHECK(r.status == pg::Status::unbounded);
     CHECK_FALSE(r.converged);
     CHECK_THAT(r.message, Contains("looks unbounded"));
+}
+
+TEST_CASE("hqs: a stage ends once the alternation settles, as ProxImaL's inner loop does", "[hqs][stages]") {
+    // A nonnegative deconvolution whose x-update alone would give negative pixels: at a fixed ρ the
+    // alternation settles (z stops moving) with ‖Kx − z‖ at the penalty's bias. With stages of 500
+    // iterations ρ used to stay at ρ₀ that long while the unchanged residual read as an infeasible
+    // problem; a settled stage now grows ρ at once and the solve reaches the constrained optimum.
+    pg::Image k({3, 1}), b({3, 1});
+    const float kv[3] = {1, 2, 3}, bv[3] = {-41, 413, 2};
+    std::copy(kv, kv + 3, k.data());
+    std::copy(bv, bv + 3, b.data());
+    const rt::Expr x = rt::variable("x", {3, 1});
+    const rt::Expr kx = rt::conv(k, x);
+    const rt::Problem prob = rt::sum_squares(kx - b) + rt::nonneg(x);
+    // the reference: K's columns are K applied to the unit vectors; projected gradient in float64
+    double K[3][3];
+    for (int j = 0; j < 3; ++j) {
+        pg::Image e({3, 1});
+        e.data()[j] = 1;
+        const pg::Image col = rt::apply_linear(kx, {{"x", e}});
+        for (int i = 0; i < 3; ++i) K[i][j] = col.data()[i];
+    }
+    double z[3] = {0, 0, 0};
+    for (int n = 0; n < 20000; ++n) {
+        double g[3] = {0, 0, 0};
+        for (int i = 0; i < 3; ++i) {
+            double r = -bv[i];
+            for (int j = 0; j < 3; ++j) r += K[i][j] * z[j];
+            for (int j = 0; j < 3; ++j) g[j] += K[i][j] * r;
+        }
+        for (int j = 0; j < 3; ++j) z[j] = std::max(0.0, z[j] - g[j] / 40.0);  // ‖K‖² = 36
+    }
+    pg::Options opt = hqs_options(15000);
+    opt.rho = 4;
+    opt.hqs_growth = std::sqrt(2.0);
+    opt.hqs_max_ratio = 16384;
+    opt.hqs_every = 500;
+    opt.eps_abs = 1e-3;
+    opt.eps_rel = 1e-9;
+    const pg::Result r = rt::solve(prob, opt);
+    INFO(pg::name(r.status) << " after " << r.iterations << "; " << r.message);
+    CHECK(r.status != pg::Status::likely_infeasible);
+    for (int j = 0; j < 3; ++j) CHECK(r[x].data()[j] == Approx(z[j]).margin(0.1));
 }

@@ -2,11 +2,15 @@
 can_merge, merge_fns, merge_all, and the solver modules admm (admm), pc (pock_chambolle), hqs
 (half_quadratic_splitting), ladmm (linearized_admm).
 
-A solver module's solve(psi_fns, omega_fns, ...) and partition(prox_fns) are ProxImaL's manual
-split of the functions between the algorithm's two parts; ProxGen's planner makes that split
-itself, so they raise proxgen.Error: Problem(fns).solve(solver=...) solves the same problem.
+A solver module's solve(psi_fns, omega_fns, ...) takes ProxImaL's arguments (positional or by
+name, ProxImaL's defaults) and minimizes the sum of psi_fns and omega_fns (a function in both is
+counted twice, as in ProxImaL) with that algorithm, planned by ProxGen: its own split of the
+functions, not necessarily the one given (the minimizer and the returned objective, the sum of the
+functions' values, are the same; Problem.describe() shows ProxGen's split). partition(prox_fns)
+gives ProxImaL's split of the functions themselves.
 """
 
+import math
 import types
 
 import numpy as np
@@ -128,20 +132,126 @@ def equil(*args, **kwargs):
     raise Error("equil: ProxImaL's matrix equilibration is not supported (ProxGen chooses its own steps)")
 
 
-def _not_yet(name, what):
-    def refuse(*args, **kwargs):
-        raise Error("{}.{}: ProxImaL's manual split of the functions (psi_fns / omega_fns) is not supported yet; "
-                    "use Problem(prox_fns).solve(solver='{}'), whose planner splits them".format(name, what, name))
+# Each solver module's solve(psi_fns, omega_fns, ...) arguments after the two lists, in ProxImaL's
+# order, with ProxImaL's defaults.
+_SIGNATURES = {
+    "admm": (("rho", 1.0), ("max_iters", 1000), ("eps_abs", 1e-3), ("eps_rel", 1e-3), ("x0", None),
+             ("lin_solver", "cg"), ("lin_solver_options", None), ("try_diagonalize", True),
+             ("try_fast_norm", False), ("scaled", True), ("conv_check", 100), ("implem", None), ("metric", None),
+             ("convlog", None), ("verbose", 0)),
+    "pc": (("tau", None), ("sigma", None), ("theta", None), ("max_iters", 1000), ("eps_abs", 1e-3),
+           ("eps_rel", 1e-3), ("x0", None), ("lin_solver", "cg"), ("lin_solver_options", None),
+           ("conv_check", 100), ("try_diagonalize", True), ("try_fast_norm", False), ("scaled", True),
+           ("implem", None), ("metric", None), ("convlog", None), ("verbose", 0), ("callback", None),
+           ("adapter", None)),
+    "hqs": (("rho_0", 1.0), ("rho_scale", 2.0 * 2.0 ** 0.5), ("rho_max", 2.0 ** 8), ("max_iters", -1),
+            ("max_inner_iters", 100), ("x0", None), ("eps_rel", 1e-3), ("eps_abs", 1e-3), ("lin_solver", "cg"),
+            ("lin_solver_options", None), ("try_diagonalize", True), ("scaled", False), ("try_fast_norm", False),
+            ("metric", None), ("convlog", None), ("verbose", 0)),
+    "ladmm": (("lmb", 1.0), ("mu", None), ("quad_funcs", None), ("max_iters", 1000), ("eps_abs", 1e-3),
+              ("eps_rel", 1e-3), ("lin_solver", "cg"), ("lin_solver_options", None), ("implem", None),
+              ("try_diagonalize", True), ("try_fast_norm", True), ("scaled", False), ("metric", None),
+              ("convlog", None), ("verbose", 0), ("conv_check", 20)),
+}
 
-    refuse.__name__ = what
-    return refuse
+
+def _functions(where, fns):
+    if isinstance(fns, ProxFn):
+        return [fns]
+    if fns is None:
+        return []
+    fns = list(fns)
+    for fn in fns:
+        if not isinstance(fn, ProxFn):
+            raise TypeError("{}: expected a list of prox functions (sum_squares(...), norm1(...), ...), got {}".format(
+                where, type(fn).__name__))
+    return fns
+
+
+def _module_solve(name, full_name):
+    params = _SIGNATURES[name]
+    names = [n for n, _ in params]
+
+    def solve(psi_fns, omega_fns, *args, **kwargs):
+        where = "{}.solve".format(full_name)
+        if len(args) > len(names):
+            raise TypeError("{}() takes at most {} positional arguments after psi_fns and omega_fns ({} given)".format(
+                where, len(names), len(args)))
+        values = dict(params)
+        values.update(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in values:
+                raise TypeError("{}() got an unexpected keyword argument '{}'".format(where, key))
+            if key in names[:len(args)]:
+                raise TypeError("{}() got multiple values for argument '{}'".format(where, key))
+            values[key] = value
+        fns = _functions(where + ": psi_fns", psi_fns) + _functions(where + ": omega_fns", omega_fns)
+        fns += _functions(where + ": quad_funcs", values.pop("quad_funcs", None))
+        if name == "hqs":
+            values["max_iters"] = _hqs_iterations(values)
+        if not fns:
+            raise Error("{}: psi_fns and omega_fns are both empty (nothing to minimize)".format(where))
+        return Problem(fns).solve(solver=name, **values)
+
+    solve.__name__ = "solve"
+    solve.__doc__ = ("ProxImaL's {0}.solve(psi_fns, omega_fns, {1}, ...): minimizes the sum of psi_fns and "
+                     "omega_fns with {0}, split by ProxGen's planner; sets the variables' values and returns "
+                     "the objective.".format(full_name, ", ".join(names[:3])))
+    return solve
+
+
+def _hqs_iterations(values):
+    """ProxImaL's HQS counts outer iterations (one per penalty rho, each up to max_inner_iters inner
+    ones; a negative max_iters runs until rho reaches rho_max); ProxGen's max_iters counts every
+    iteration, and its stages end early where ProxImaL's inner loops do."""
+    inner = max(1, int(values["max_inner_iters"]))
+    outer = int(values["max_iters"])
+    if outer < 0:
+        growth, ratio = float(values["rho_scale"]), float(values["rho_max"]) / float(values["rho_0"])
+        outer = 1 + (int(math.ceil(math.log(ratio) / math.log(growth))) if growth > 1 and ratio > 1 else 0)
+    return outer * inner
+
+
+def _diagonal_quadratics(prox_fns, freq):
+    """ProxImaL's quadratics that the x-update takes: sum_squares of an operator diagonal in space
+    (freq False) or in frequency (freq True)."""
+    return [fn for fn in prox_fns if isinstance(fn, sum_squares) and fn.lin_op.is_diag(freq=freq)]
+
+
+def _without(fns, removed):
+    return [fn for fn in fns if all(fn is not r for r in removed)]
+
+
+def _module_partition(name, full_name):
+    def partition(prox_fns, try_diagonalize=True):
+        """ProxImaL's split of prox_fns into (psi_fns, omega_fns), as lists of the functions given."""
+        fns = _functions(full_name + ".partition", prox_fns)
+        if name in ("admm", "hqs"):
+            # the quadratics of the x-update's linear solve, when every operator keeps it diagonal
+            options = {freq: _diagonal_quadratics(fns, freq) if all(fn.lin_op.is_gram_diag(freq=freq) for fn in fns)
+                       else [] for freq in (True, False)}
+            omega = options[True] if len(options[True]) >= len(options[False]) else options[False]
+        else:
+            # the largest set of diagonal quadratics, else one function of the bare variable
+            spatial, freq = _diagonal_quadratics(fns, False), _diagonal_quadratics(fns, True)
+            omega = spatial if len(spatial) >= len(freq) else freq
+            if not omega:
+                omega = [fn for fn in fns if isinstance(fn.lin_op, Variable)][:1]
+        psi = _without(fns, omega)
+        if not psi:
+            raise Error("{}.partition: the split leaves psi_fns empty (is it a pure least-squares problem?); "
+                        "Problem(prox_fns).solve(solver='{}') solves it".format(full_name, name))
+        return psi, omega
+
+    partition.__name__ = "partition"
+    return partition
 
 
 def _solver_module(name, full_name):
-    m = types.ModuleType("proxgen.algorithms." + full_name, "ProxImaL's {} module: its solve and partition "
-                         "(a manual split) are not supported yet; Problem.solve(solver='{}') is.".format(full_name, name))
-    m.solve = _not_yet(name, "solve")
-    m.partition = _not_yet(name, "partition")
+    m = types.ModuleType("proxgen.algorithms." + full_name, "ProxImaL's {} module: solve(psi_fns, omega_fns, ...) "
+                         "and partition(prox_fns).".format(full_name))
+    m.solve = _module_solve(name, full_name)
+    m.partition = _module_partition(name, full_name)
     return m
 
 

@@ -81,17 +81,6 @@ def test_psf2otf_matches_a_numpy_fft():
     assert px.sum_squares(px.conv(k, x) - B).value == pytest.approx(0.0, abs=1e-8)
 
 
-def test_manual_split_solvers_say_they_are_not_supported_yet():
-    from proxgen.algorithms import admm, hqs, ladmm, pc
-
-    x = px.Variable((3, 4))
-    for module in (admm, pc, hqs, ladmm):
-        with pytest.raises(px.Error, match="not supported yet"):
-            module.solve([px.norm1(x)], [px.sum_squares(x)])
-        with pytest.raises(px.Error, match="not supported yet"):
-            module.partition([px.norm1(x), px.sum_squares(x)])
-
-
 def test_absorb_offset_moves_the_constant_into_b():
     from proxgen.algorithms import absorb_offset
 

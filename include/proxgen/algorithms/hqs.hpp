@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "proxgen/algorithms/split.hpp"
 
@@ -50,11 +51,17 @@ public:
     double rho() const { return rho_; }
     /// Momentum (extrapolating x) helps only while ρ grows.
     bool growing() const { return !hold_ && rho_ < rule_.rho_max; }
-    /// After a check: its residuals met the tolerances (met) or the primal one alone (primal_met);
-    /// f() gives the returned objective. True when the solve has converged.
+    /// After a check: its residuals met the tolerances (met) or the primal one alone (primal_met)
+    /// or the dual one alone (dual_met); f() gives the returned objective. True when the solve has
+    /// converged. A check whose dual residual is within its tolerance while the primal one is not
+    /// ends the stage at once: z has stopped moving, so the alternation has solved the problem at
+    /// this ρ and what is left of ‖Kx − z‖ is the penalty's bias, which only a larger ρ shrinks
+    /// (ProxImaL's inner loop ends there too; waiting out the stage held the iterates still, and a
+    /// residual that long unchanged reads as an infeasible problem).
     template <class Objective>
-    bool checked(bool met, bool primal_met, const Objective& f) {
+    bool checked(bool met, bool primal_met, bool dual_met, const Objective& f) {
         hold_ = primal_met;
+        settled_ = !met && dual_met && !primal_met;
         if (!met) return false;
         const double value = f();
         if (rho_ref_ > 0 && rho_ref_ < rho_) {
@@ -70,10 +77,12 @@ public:
         }
         return false;
     }
-    /// After each iteration; true at the end of a stage (`every` iterations at one ρ), where ρ
-    /// grows unless held (piecewise constant, so spectral Gram matrices are rebuilt only there).
+    /// After each iteration; true at the end of a stage (`every` iterations at one ρ, or a settled
+    /// check), where ρ grows unless held (piecewise constant, so spectral Gram matrices are rebuilt
+    /// only there).
     bool after_iteration() {
-        if (++since_growth_ < rule_.every) return false;
+        const bool settled = std::exchange(settled_, false);
+        if (++since_growth_ < rule_.every && !settled) return false;
         if (hold_) since_growth_ = 0;
         else grow();
         return true;
@@ -106,7 +115,7 @@ private:
     HQSRule rule_;
     double rho_ = 1, eps_abs_ = 0, eps_rel_ = 0;
     int since_growth_ = 0;
-    bool hold_ = false, capped_ = false;
+    bool hold_ = false, capped_ = false, settled_ = false;
     double f_ref_ = 0, rho_ref_ = 0, bias_ = std::numeric_limits<double>::quiet_NaN();
 };
 
@@ -149,7 +158,7 @@ public:
             // large ρ a drift of 1/ρ per iteration rounds away in float32.)
             if (v != Verdict::stop && split_)
                 progress_.converged = continuation_.checked(progress_.converged, r.primal <= r.eps_primal,
-                                                            [&] { return runner.objective(); });
+                                                            r.dual <= r.eps_dual, [&] { return runner.objective(); });
         }
         if (!progress_.stopped && continuation_.after_iteration() && !progress_.converged && !runner.stage_ended(it))
             progress_.stopped = true;
