@@ -100,7 +100,7 @@ Baseline make_baseline(Canonical kind, pg::Algorithm alg, int W, int per_call) {
     }};
 }
 #else
-// Until bench/baseline.hpp lands: the older hand-written TV iterations (denoising only, one per call).
+// Until bench/baselines/baseline.hpp lands: the older hand-written TV iterations (denoising only, one per call).
 Baseline make_baseline(Canonical kind, pg::Algorithm alg, int W, int per_call) {
     if (kind != Canonical::denoise || per_call != 1) return {};
     auto hw = std::make_shared<pg::bench::HandwrittenTV>(pg::reference::make_denoise(W).b.buffer(),

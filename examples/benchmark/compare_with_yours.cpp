@@ -1,7 +1,7 @@
 // Your kernel beside ProxGen's, in one Google Benchmark binary: proxgen/benchmark.hpp
 // registers pg::solve of a problem (as a user runs it: default options, residual checks, adaptive
 // steps) and, beside it, the project's hand-written fused Halide iteration of the same algorithm
-// (bench/baseline.hpp — put your own kernel there). Both report ms per iteration, the bytes an
+// (bench/baselines/baseline.hpp — put your own kernel there). Both report ms per iteration, the bytes an
 // iteration must move, GB/s and the fraction of the memory bandwidth measured in this process.
 // Runs interleaved (Google Benchmark's random interleaving, 3 repetitions) so that a machine whose
 // speed drifts affects both alike, then prints ProxGen's time over the hand-written one per row.

@@ -1,5 +1,5 @@
 // Iterations and time to a relative objective gap: the convergence benchmark's measurement, shared
-// by bench/bench_convergence.cpp and `proxgen bench --to-tolerance`.
+// by bench/convergence/bench_convergence.cpp and `proxgen bench --to-tolerance`.
 #include <cmath>
 
 #include "proxgen/benchmark.hpp"
