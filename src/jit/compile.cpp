@@ -97,28 +97,30 @@ std::counting_semaphore<>& codegen_slots() {
 
 ConcurrentCompiles::ConcurrentCompiles() : outer_(current_scope) { current_scope = this; }
 
-ConcurrentCompiles::~ConcurrentCompiles() {
-    current_scope = outer_;
-    for (const auto& k : pending_) {
-        try {
-            k->wait();
-        } catch (...) {  // the exception already leaving this scope is the one to report
-        }
-    }
-}
-
-void ConcurrentCompiles::finish() {
-    std::vector<KernelPtr> pending;
-    pending.swap(pending_);
+namespace {
+/// Waits for every kernel; the first failure, or null.
+std::exception_ptr wait_for_all(const std::vector<KernelPtr>& kernels) {
     std::exception_ptr first;
-    for (const auto& k : pending) {
+    for (const auto& k : kernels) {
         try {
             k->wait();
         } catch (...) {
             if (!first) first = std::current_exception();
         }
     }
-    if (first) std::rethrow_exception(first);
+    return first;
+}
+}  // namespace
+
+ConcurrentCompiles::~ConcurrentCompiles() {
+    current_scope = outer_;
+    wait_for_all(pending_);  // the exception already leaving this scope is the one to report
+}
+
+void ConcurrentCompiles::finish() {
+    std::vector<KernelPtr> pending;
+    pending.swap(pending_);
+    if (std::exception_ptr first = wait_for_all(pending)) std::rethrow_exception(first);
 }
 
 ConcurrentCompiles* ConcurrentCompiles::current() { return current_scope; }

@@ -8,13 +8,16 @@ namespace proxgen::jit {
 Kernel::Kernel(std::string name, ArgvFunction fn, std::vector<ArgInfo> args, std::shared_ptr<const void> keep_alive)
     : name_(std::move(name)), args_(std::move(args)), fn_(fn), keep_alive_(std::move(keep_alive)) {
     PROXGEN_INTERNAL_ASSERT(fn_ != nullptr);
-    while (inputs_ < int(args_.size()) && !args_[inputs_].output) ++inputs_;
-    for (int i = inputs_; i < int(args_.size()); ++i) PROXGEN_INTERNAL_ASSERT(args_[i].output);
+    count_inputs();
 }
 
 Kernel::Kernel(std::string name, std::vector<ArgInfo> args, std::shared_future<std::shared_ptr<const Kernel>> code)
     : name_(std::move(name)), args_(std::move(args)), code_(std::move(code)) {
     PROXGEN_INTERNAL_ASSERT(code_.valid());
+    count_inputs();
+}
+
+void Kernel::count_inputs() {
     while (inputs_ < int(args_.size()) && !args_[inputs_].output) ++inputs_;
     for (int i = inputs_; i < int(args_.size()); ++i) PROXGEN_INTERNAL_ASSERT(args_[i].output);
 }

@@ -58,6 +58,9 @@ public:
     void wait() const;
 
 private:
+    /// inputs_ from args_: the inputs come first, then only outputs.
+    void count_inputs();
+
     std::string name_;
     std::vector<ArgInfo> args_;
     int inputs_ = 0;
