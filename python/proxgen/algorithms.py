@@ -17,7 +17,7 @@ import numpy as np
 
 from . import offsets
 from .lin_ops import Variable, mul_elemwise, scale
-from .problem import Problem
+from .problem import Problem, prox_fn_list
 from .prox_fns import (ProxFn, group_norm1, nonneg, norm1, poisson_norm, sum_squares, weighted_group_norm1,
                        weighted_nonneg, weighted_norm1, weighted_poisson_norm, weighted_sum_squares, zero_prox)
 from .rt import Error
@@ -155,19 +155,6 @@ _SIGNATURES = {
 }
 
 
-def _functions(where, fns):
-    if isinstance(fns, ProxFn):
-        return [fns]
-    if fns is None:
-        return []
-    fns = list(fns)
-    for fn in fns:
-        if not isinstance(fn, ProxFn):
-            raise TypeError("{}: expected a list of prox functions (sum_squares(...), norm1(...), ...), got {}".format(
-                where, type(fn).__name__))
-    return fns
-
-
 def _module_solve(name, full_name):
     params = _SIGNATURES[name]
     names = [n for n, _ in params]
@@ -185,8 +172,9 @@ def _module_solve(name, full_name):
             if key in names[:len(args)]:
                 raise TypeError("{}() got multiple values for argument '{}'".format(where, key))
             values[key] = value
-        fns = _functions(where + ": psi_fns", psi_fns) + _functions(where + ": omega_fns", omega_fns)
-        fns += _functions(where + ": quad_funcs", values.pop("quad_funcs", None))
+        fns = []
+        for what, given in (("psi_fns", psi_fns), ("omega_fns", omega_fns), ("quad_funcs", values.pop("quad_funcs", None))):
+            fns += prox_fn_list("{}: {}".format(where, what), [] if given is None else given)
         if name == "hqs":
             values["max_iters"] = _hqs_iterations(values)
         if not fns:
@@ -225,7 +213,7 @@ def _without(fns, removed):
 def _module_partition(name, full_name):
     def partition(prox_fns, try_diagonalize=True):
         """ProxImaL's split of prox_fns into (psi_fns, omega_fns), as lists of the functions given."""
-        fns = _functions(full_name + ".partition", prox_fns)
+        fns = prox_fn_list(full_name + ".partition", prox_fns)
         if name in ("admm", "hqs"):
             # the quadratics of the x-update's linear solve, when every operator keeps it diagonal
             options = {freq: _diagonal_quadratics(fns, freq) if all(fn.lin_op.is_gram_diag(freq=freq) for fn in fns)

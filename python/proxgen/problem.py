@@ -73,6 +73,16 @@ def _objective_at_values(fns):
     return _core.objective(prob, _core._result_from_values(values)) + d
 
 
+def prox_fn_list(where, fns):
+    """fns (one prox function or several) as a list; anything else a TypeError naming `where`."""
+    fns = [fns] if isinstance(fns, ProxFn) else list(fns)
+    for fn in fns:
+        if not isinstance(fn, ProxFn):
+            raise TypeError("{}: expected prox functions (sum_squares(...), norm1(...), ...), got {}".format(
+                where, type(fn).__name__))
+    return fns
+
+
 class Problem:
     """Minimize the sum of prox functions: Problem(f), Problem([f, g]) or Problem(f + g).
 
@@ -83,13 +93,7 @@ class Problem:
 
     def __init__(self, prox_fns, implem=None, try_diagonalize=True, absorb=True, merge=True, try_split=True,
                  try_fast_norm=True, scale=True, psi_fns=None, omega_fns=None, lin_solver="cg", solver="pc"):
-        if isinstance(prox_fns, ProxFn):
-            prox_fns = [prox_fns]
-        prox_fns = list(prox_fns)
-        for fn in prox_fns:
-            if not isinstance(fn, ProxFn):
-                raise TypeError("Problem: expected prox functions (sum_squares(...), norm1(...), ...), got {}".format(
-                    type(fn).__name__))
+        prox_fns = prox_fn_list("Problem", prox_fns)
         if psi_fns is not None or omega_fns is not None:
             raise Error("Problem: psi_fns / omega_fns are not supported; ProxGen's planner splits the terms "
                         "(describe() shows its split)")

@@ -149,7 +149,7 @@ def test_bad_arguments_say_what_is_wrong():
         admm.solve([px.norm1(X)], [], 1.0, rho=2.0)
     with pytest.raises(TypeError, match="at most"):
         ladmm.solve([px.norm1(X)], [], *range(20))
-    with pytest.raises(TypeError, match="list of prox functions"):
+    with pytest.raises(TypeError, match="expected prox functions"):
         admm.solve([X], [])
     with pytest.raises(px.Error, match="both empty"):
         hqs.solve([], [])
