@@ -192,7 +192,10 @@ int IterationNumbering::offset() { return iteration_offset; }
 
 Monitor::Monitor(const ir::Problem& p, const Options& opt, Result& r)
     : problem_(p), opt_(opt), result_(r), track_(opt.verbose || opt.track_objective),
-      check_constraints_(std::any_of(p.psi.begin(), p.psi.end(), unprojected_constraint)), start_(Clock::now()) {
+      check_constraints_(std::any_of(p.psi.begin(), p.psi.end(), unprojected_constraint)),
+      may_be_infeasible_(std::any_of(p.psi.begin(), p.psi.end(), restricts_domain) ||
+                         std::any_of(p.omega.begin(), p.omega.end(), restricts_domain)),
+      start_(Clock::now()) {
     if (opt.verbose) {
         fmt::print("{}", describe_ir(p));
         fmt::print("{:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>9}\n", "iter", "objective", "r_primal",
@@ -333,6 +336,13 @@ bool Monitor::likely_infeasible() {
             return true;
         }
     }
+    if (!may_be_infeasible_) {
+        // every term is finite everywhere, so the problem has feasible points: the stall is slow
+        // progress (a badly conditioned problem), not infeasibility; watch the next stall for
+        // an unbounded one
+        stalled_checks_ = 0;
+        return false;
+    }
     result_.status = Status::likely_infeasible;
     result_.message = fmt::format(
         "likely infeasible: after {} iterations the {} residual has stayed at {:.4g} ({:.3g}x its tolerance) for {} "
@@ -468,6 +478,8 @@ Image feasible_copy(const ir::Problem& p, const Image& x, double& compile_s) {
 bool unprojected_constraint(const ir::Term& t) {
     return catalogue::card_of(t).facts().indicator && !lower::projects_onto(t);
 }
+
+bool restricts_domain(const ir::Term& t) { return !catalogue::card_of(t).facts().finite_everywhere; }
 
 // ---- describe / dispatch ----------------------------------------------------------------------
 

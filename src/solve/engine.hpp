@@ -155,6 +155,7 @@ private:
     IterationInfo last_;
     bool track_;
     bool check_constraints_;             // has_unprojected_constraints: converged needs them met
+    bool may_be_infeasible_;             // a term has a constraint or a domain (not finite_everywhere)
     bool violated_at_tolerance_ = false;  // the last check met the tolerances, x not the constraints
     int stalled_checks_ = 0;
     double stall_reference_ = 0;
@@ -192,6 +193,8 @@ Image feasible_copy(const ir::Problem& p, const Image& x, double& compile_second
 /// satisfaction Monitor::record checks before it calls a solve converged. (Ω's constraints hold by
 /// construction: the x-update's prox satisfies them exactly.)
 bool unprojected_constraint(const ir::Term& t);
+/// The term's penalty is +inf somewhere (a constraint, a domain, or not known to be finite).
+bool restricts_domain(const ir::Term& t);
 
 Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm);
 Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm);

@@ -60,6 +60,9 @@ struct PenaltyFacts {
     bool rewritable = true;       ///< the rewrite rules may touch its argument (diff_fn's carries the
                                   ///< user's function: left alone)
     double strong_convexity = 0;  ///< modulus of f
+    /// f is finite at every argument (no constraint, no domain): a problem of such terms alone has
+    /// feasible points, so its stalled residuals never mean infeasible. False where unknown.
+    bool finite_everywhere = false;
 };
 
 /// A term weight · f(β · w ⊙ K x + c): its penalty, its operator K and whether w is set.

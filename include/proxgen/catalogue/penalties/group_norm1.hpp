@@ -13,7 +13,7 @@ struct group_norm1 {
     static constexpr const char* summary =
         "group_norm1(e): the sum over pixels of the 2-norm along e's last axis (isotropic TV of grad(x); "
         "weighted_group_norm1(w, e))";
-    static constexpr PenaltyFacts facts{.separable = false};
+    static constexpr PenaltyFacts facts{.separable = false, .finite_everywhere = true};
     static constexpr bool weights_groups = true;
 
     static void check(const std::vector<int>& operand) {

@@ -10,7 +10,7 @@ namespace proxgen::catalogue::penalties {
 struct huber {
     static constexpr const char* name = "huber";
     static constexpr const char* summary = "huber(e, M): e^2 for |e| <= M, 2M|e| - M^2 beyond";
-    static constexpr PenaltyFacts facts{};
+    static constexpr PenaltyFacts facts{.finite_everywhere = true};
 
     /// M² · h₁(e / M): the term's weight M² and β = 1/M.
     struct Scaling {

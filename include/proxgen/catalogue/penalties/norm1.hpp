@@ -8,7 +8,7 @@ namespace proxgen::catalogue::penalties {
 struct norm1 {
     static constexpr const char* name = "norm1";
     static constexpr const char* summary = "norm1(e) = ||e||_1 (weighted_norm1(w, e))";
-    static constexpr PenaltyFacts facts{};
+    static constexpr PenaltyFacts facts{.finite_everywhere = true};
 
     static std::span<const Entry> entries() {
         static const Entry e[] = {

@@ -12,7 +12,7 @@ namespace proxgen::catalogue::penalties {
 struct patch_nlm {
     static constexpr const char* name = "patch_nlm";
     static constexpr const char* summary = "patch_nlm(e): a non-local means denoiser as the prox (plug-and-play prior)";
-    static constexpr PenaltyFacts facts{.separable = false};
+    static constexpr PenaltyFacts facts{.separable = false, .finite_everywhere = true};
 
     static void check(const std::vector<int>& operand) {
         if (operand.size() != 2 && operand.size() != 3) fail(PROXGEN_MSG_PATCH_NLM_RANK);

@@ -20,7 +20,7 @@ struct schatten {
     static constexpr const char* summary =
         "schatten(e, p): the sum over pixels of the Schatten p-norm (p = 1, 2 or inf) of each pixel's matrix "
         "(W x H x m x n, n <= 2; nuclear norm of grad(x) = vectorial TV)";
-    static constexpr PenaltyFacts facts{.separable = false};
+    static constexpr PenaltyFacts facts{.separable = false, .finite_everywhere = true};
 
     static int p_of(const ir::Term& t) { return t.ints[0]; }
     static ir::Term make(ir::Node e, double p) {

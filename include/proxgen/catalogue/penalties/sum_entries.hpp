@@ -8,7 +8,7 @@ namespace proxgen::catalogue::penalties {
 struct sum_entries {
     static constexpr const char* name = "sum_entries";
     static constexpr const char* summary = "sum_entries(e): the sum of e's elements (a linear term)";
-    static constexpr PenaltyFacts facts{};
+    static constexpr PenaltyFacts facts{.finite_everywhere = true};
 
     static std::span<const Entry> entries() {
         static const Entry e[] = {{{"sum_entries", {expr("e")}, true}, [](const Args& a) -> Built { return term<sum_entries>(a.expr("e")); }}};

@@ -11,7 +11,7 @@ struct sum_squares {
     static constexpr const char* name = "sum_squares";
     static constexpr const char* summary = "sum_squares(e) = ||e||^2 (least_squares, weighted_sum_squares(w, e))";
     /// ∇²‖v‖² = 2I.
-    static constexpr PenaltyFacts facts{.quadratic = true, .strong_convexity = 2.0};
+    static constexpr PenaltyFacts facts{.quadratic = true, .strong_convexity = 2.0, .finite_everywhere = true};
 
     static std::span<const Entry> entries() {
         static const Entry e[] = {
