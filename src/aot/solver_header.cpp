@@ -250,6 +250,21 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("        (void)images, (void)scalars;");
     line("        " + strong_convexity_code(p));
     line("    }");
+    line("    /// The largest magnitude of the data in the split terms' space (the JIT's data_peak): the");
+    line("    /// unit of the absolute tolerances");
+    line("    static double data_peak(halide_buffer_t* const* images, const float* scalars) {");
+    line("        (void)images, (void)scalars;");
+    line("        double peak = 0;");
+    for (const auto* terms : {&p.psi, &p.omega})
+        for (const ir::Term& t : *terms) {
+            if (t.offset_slot < 0) continue;
+            const std::string weight = t.arg_weight_slot >= 0 ? fmt::format("images[{}]", t.arg_weight_slot) : "nullptr";
+            const std::string beta = t.beta_slot >= 0 ? fmt::format("double(scalars[{}])", t.beta_slot) : float_literal(t.beta);
+            line(fmt::format("        peak = std::max(peak, proxgen::aot::term_data_peak(images[{}], {}, {}));", t.offset_slot,
+                             weight, beta));
+        }
+    line("        return peak;");
+    line("    }");
     line("    /// Tuple elements per Ψ term in the fused pipelines' output (the y_i components)");
     list("int", "psi_components", [&](const ir::Term& t) { return std::to_string(std::max(1, lower::fused_components(p, t))); },
          p.psi);

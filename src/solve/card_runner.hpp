@@ -7,13 +7,28 @@
 
 namespace proxgen::detail {
 
+/// The largest magnitude of the problem's data in the split terms' space (algorithms::term_data_peak
+/// over the planned terms with an offset; an arg_weight that weighs groups is left out).
+inline double data_peak(const ir::Problem& p) {
+    double peak = 0;
+    for (const auto* terms : {&p.psi, &p.omega})
+        for (const ir::Term& t : *terms)
+            if (!t.offset.empty()) {
+                const bool elementwise = t.arg_weight.size() == t.offset.size();
+                peak = std::max(peak, algorithms::term_data_peak(t.offset.data(), t.offset.size(),
+                                                                 elementwise ? t.arg_weight.data() : nullptr, t.beta));
+            }
+    return peak;
+}
+
 /// The loop options of a solve: its cadence (a first check when nothing is split: the x-update
-/// alone may solve the problem) and tolerances.
+/// alone may solve the problem), tolerances and their unit.
 inline algorithms::LoopOptions loop_options(const ir::Problem& p, const Options& opt) {
     algorithms::LoopOptions o;
     o.cadence = {opt.check_every, opt.max_iters, p.psi.empty()};
     o.eps_abs = opt.eps_abs;
     o.eps_rel = opt.eps_rel;
+    o.data_unit = algorithms::data_unit(data_peak(p));
     return o;
 }
 

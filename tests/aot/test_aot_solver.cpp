@@ -361,3 +361,32 @@ TEST_CASE("solver: the vectorial TV (schatten, a penalty card without a node typ
     });
     CHECK(std::sqrt(d2) <= 1e-5 * std::sqrt(n2));
 }
+
+TEST_CASE("solver: the absolute tolerances' unit follows the data, as the JIT's (silent wrong answers, item 5)") {
+    // data at 1/100 of unit range: both solvers measure the absolute tolerances in the data's unit
+    // (algorithms::data_unit), so a check's tolerances agree
+    pg::Image small = pg::reference::make_denoise(96).b;
+    for (std::size_t i = 0; i < small.size(); ++i) small.data()[i] *= 0.01f;
+    pg::Options opt;
+    opt.max_iters = 60;
+    opt.eps_abs = opt.eps_rel = 1e-9;  // measured, never met
+    const pg::Result jit = pg::solve(denoise_problem(small, 0.001f), opt);
+    REQUIRE_FALSE(jit.history.empty());
+
+    denoise::Data d;
+    d.sum_squares_offset = to_buffer(small);
+    d.sum_squares_offset.for_each_value([](float& v) { v = -v; });
+    d.group_norm1_weight = 0.001f;
+    denoise::Options o;
+    o.max_iters = 60;
+    o.eps_abs = o.eps_rel = 1e-9;
+    denoise::Solver s;
+    REQUIRE(denoise_init(s, {96, 96}, d, o) == denoise::Status::ok);
+    REQUIRE(denoise_solve(s) == denoise::Status::ok);
+    const auto& st = denoise_state(s);
+    CHECK(st.iterations == jit.iterations);
+    const double unit_part = std::sqrt(96.0 * 96 * 2) * 1e-9;  // the absolute part with unit 1
+    INFO("generated eps_dual " << st.eps_dual << ", JIT's " << jit.history.back().eps_dual);
+    CHECK(st.eps_dual < jit.history.back().eps_dual + 0.5 * unit_part);
+    CHECK(std::abs(st.eps_dual - jit.history.back().eps_dual) <= 1e-3 * jit.history.back().eps_dual);
+}

@@ -41,7 +41,8 @@ public:
         if (measure) {
             SplitSums s;
             if (!runner.sums(s)) return false;
-            const SplitResiduals r = split_residuals(s, rho_, options_.eps_abs, options_.eps_rel);
+            const SplitResiduals r = split_residuals(s, rho_, options_.eps_abs, options_.eps_rel,
+                                                     options_.data_unit);
             Verdict v;
             if (!checked(runner, it, r.residuals, v)) return false;
             if (v == Verdict::go_on && adaptive_)

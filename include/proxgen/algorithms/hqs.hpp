@@ -151,7 +151,8 @@ public:
         if (measure) {
             SplitSums s;
             if (!runner.sums(s)) return false;
-            const Residuals r = split_residuals(s, continuation_.rho(), options_.eps_abs, options_.eps_rel).residuals;
+            const Residuals r = split_residuals(s, continuation_.rho(), options_.eps_abs, options_.eps_rel,
+                                                     options_.data_unit).residuals;
             Verdict v;
             if (!checked(runner, it, r, v)) return false;
             // with nothing split the x-update is the answer. (Zero residuals alone are no proof: at a

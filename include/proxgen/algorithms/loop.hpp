@@ -9,7 +9,9 @@
 // returning false and keeps its error).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 namespace proxgen::algorithms {
 
@@ -29,10 +31,37 @@ struct Cadence {
     }
 };
 
+/// The unit of the absolute tolerances in the split terms' space (K x, z, the duals' residual):
+/// the largest magnitude of the problem's data (its terms' offsets), rounded up to a power of two,
+/// at most 1. ε_abs is per element of an image of unit range: where the data peak at 0.01 (an
+/// operator scaled by 100 against [0, 1] data), an absolute 1e-4 is 1 % of every value and a solve
+/// met it three times above the optimum; there the tolerance shrinks with the data. Data peaking
+/// above 1/2 keep the unit 1 (tolerances never loosen), and the rounding keeps the unit the same
+/// for data of nearly the same range (batch members, a re-scaled image).
+inline double data_unit(double peak) {
+    if (!(peak > 0) || !std::isfinite(peak) || peak >= 0.5) return 1.0;
+    return std::exp2(std::ceil(std::log2(peak)));
+}
+
+/// One term's data in K x's space: a term weight · f(β · w ⊙ K x + c) fits K x to −c / (β w), so
+/// its peak is max |c_i| / |β w_i| over the n elements of c (w null: 1; elements where β w_i = 0,
+/// which fit nothing, are skipped). The JIT and generated solvers both compute data_unit's peak
+/// with it.
+inline double term_data_peak(const float* c, std::size_t n, const float* w, double beta) {
+    double peak = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double scale = std::abs(beta * (w ? double(w[i]) : 1.0));
+        if (scale > 0) peak = std::max(peak, std::abs(double(c[i])) / scale);
+    }
+    return peak;
+}
+
 /// What a loop reads of the user's options.
 struct LoopOptions {
     Cadence cadence;
     double eps_abs = 1e-4, eps_rel = 1e-4;
+    /// The absolute tolerance's unit in the split terms' space (data_unit).
+    double data_unit = 1.0;
 };
 
 /// One measurement: the primal and dual residuals and their tolerances √dim·ε_abs + ε_rel·scale.

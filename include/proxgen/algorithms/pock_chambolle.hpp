@@ -142,13 +142,14 @@ public:
     const steps::Balance& balance() const { return balance_; }
     const steps::PockChambolle& rule() const { return rule_; }
 
-    /// The residuals and tolerances of one check's sums.
+    /// The residuals and tolerances of one check's sums (the dual residual lives in K x's space: its
+    /// absolute tolerance in the data's unit).
     Residuals residuals(const PCSums& s) const {
         Residuals r;
         r.primal = std::sqrt(s.primal);
         r.dual = std::sqrt(s.dual);
         r.eps_primal = tolerance(s.n, options_.eps_abs, options_.eps_rel, std::sqrt(s.kty));
-        r.eps_dual = tolerance(s.m, options_.eps_abs, options_.eps_rel, std::sqrt(s.kx));
+        r.eps_dual = tolerance(s.m, options_.eps_abs * options_.data_unit, options_.eps_rel, std::sqrt(s.kx));
         return r;
     }
 

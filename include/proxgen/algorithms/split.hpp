@@ -44,13 +44,16 @@ struct SplitResiduals {
 
 /// Boyd et al. 2011 (§3.3): r = ‖Kx − z‖, s = ρ‖Kᵀ(z − z_prev)‖, ε_pri = √m ε_abs + ε_rel
 /// max(‖Kx‖, ‖z‖), ε_dual = √n ε_abs + ε_rel ρ‖Kᵀu‖; relative to their scales for balancing.
-inline SplitResiduals split_residuals(const SplitSums& s, double rho, double eps_abs, double eps_rel) {
+/// The primal residual lives in K x's space: its absolute tolerance is in the data's unit
+/// (data_unit).
+inline SplitResiduals split_residuals(const SplitSums& s, double rho, double eps_abs, double eps_rel,
+                                      double data_unit = 1.0) {
     SplitResiduals out;
     Residuals& r = out.residuals;
     const double primal_scale = std::sqrt(std::max(s.kx, s.z)), dual_scale = rho * std::sqrt(s.ktu);
     r.primal = std::sqrt(s.r);
     r.dual = rho * std::sqrt(s.kdz);
-    r.eps_primal = tolerance(s.m, eps_abs, eps_rel, primal_scale);
+    r.eps_primal = tolerance(s.m, eps_abs * data_unit, eps_rel, primal_scale);
     r.eps_dual = tolerance(s.n, eps_abs, eps_rel, dual_scale);
     out.relative = steps::relative_residuals(r.primal, primal_scale, s.m, r.dual, dual_scale, s.n);
     return out;

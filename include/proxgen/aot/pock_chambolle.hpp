@@ -348,6 +348,7 @@ private:
         o.cadence = {options_.check_every, options_.max_iters, n_psi == 0};  // as the JIT's (a first check unsplit)
         o.eps_abs = options_.eps_abs;
         o.eps_rel = options_.eps_rel;
+        o.data_unit = algorithms::data_unit(Description::data_peak(images_.data(), scalars_.data()));
         loop_ = algorithms::PockChambolle(rule, o);
         return Status::ok;
     }

@@ -15,6 +15,7 @@
 #include <HalideBuffer.h>
 #include <HalideRuntime.h>
 
+#include "proxgen/algorithms/loop.hpp"
 #include "proxgen/catalogue/data_norms.hpp"
 
 namespace proxgen::aot {
@@ -136,6 +137,14 @@ inline bool all_finite(const halide_buffer_t* b) {
     for (std::size_t i = 0, n = element_count(b); i < n; ++i)
         if (!std::isfinite(d[i])) return false;
     return true;
+}
+
+/// One term's data peak (algorithms::term_data_peak) from its offset c and its weight w (null, or
+/// weighing groups when its size differs from c's: left out, as the JIT does).
+inline double term_data_peak(const halide_buffer_t* c, const halide_buffer_t* w, double beta) {
+    const std::size_t n = element_count(c);
+    const float* weights = w && element_count(w) == n ? floats(w) : nullptr;
+    return algorithms::term_data_peak(floats(c), n, weights, beta);
 }
 
 /// ‖a‖₂ in float64, in memory order (as the JIT's norm2, so both sum alike).
