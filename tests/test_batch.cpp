@@ -26,16 +26,10 @@ pg::Image pattern(int n, unsigned seed, float scale = 1) {
     return img;
 }
 
-pg::Image box_kernel() {
-    pg::Image k({3, 3});
-    for (std::size_t i = 0; i < k.size(); ++i) k.data()[i] = 1.0f / 9;
-    return k;
-}
-
 /// TV deblurring with nonneg(x): the data term's b and the TV weight are the members' own.
 rt::Problem deblur(int n) {
     const rt::Expr x = rt::variable("x", {n, n});
-    return rt::sum_squares(rt::conv(box_kernel(), x) - rt::input("b", pattern(n, 0))) +
+    return rt::sum_squares(rt::conv(pg::test::box_kernel(3), x) - rt::input("b", pattern(n, 0))) +
            rt::parameter("lambda", 0.01) * rt::group_norm1(rt::grad(x)) + rt::nonneg(x);
 }
 
@@ -139,7 +133,7 @@ TEST_CASE("batch: per-member warm starts, and errors of the call itself", "[batc
 TEST_CASE("batch: two variables, each member with its own observation", "[batch][variables]") {
     const int n = 24;
     const rt::Expr x = rt::variable("x", {n, n}), y = rt::variable("y", {n, n});
-    const rt::Problem prob = rt::sum_squares(rt::conv(box_kernel(), x) + y - rt::input("b", pattern(n, 0))) +
+    const rt::Problem prob = rt::sum_squares(rt::conv(pg::test::box_kernel(3), x) + y - rt::input("b", pattern(n, 0))) +
                              0.02 * rt::group_norm1(rt::grad(x)) + 2.0 * rt::sum_squares(rt::grad(y));
     std::vector<rt::BatchMember> members(3);
     for (unsigned i = 0; i < members.size(); ++i) members[i].inputs["b"] = pattern(n, i + 1);

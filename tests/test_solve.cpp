@@ -127,9 +127,7 @@ TEST_CASE("both algorithms agree on a deconvolution with nonneg", "[solve]") {
     pg::Image clean({w, h});
     for (int j = 0; j < h; ++j)
         for (int i = 0; i < w; ++i) clean(i, j) = (i > 12 && i < 30 && j > 8 && j < 25) ? 0.9f : 0.1f;
-    pg::Image k({5, 5});
-    for (int j = 0; j < 5; ++j)
-        for (int i = 0; i < 5; ++i) k(i, j) = 1.0f / 25;
+    const pg::Image k = pg::test::box_kernel(5);
     auto x = pg::variable(w, h);
     pg::Image noise = pg::test::random_image({w, h}, 5, -0.02f, 0.02f);
     // b = k ⊛ clean + noise, through the same operator the solver uses
@@ -148,9 +146,7 @@ TEST_CASE("both algorithms agree on a deconvolution with nonneg", "[solve]") {
 
 TEST_CASE("Poisson deblurring: PC and ADMM agree, the estimate stays in the domain", "[solve]") {
     const int w = 40, h = 36;
-    pg::Image k({5, 5});
-    for (int j = 0; j < 5; ++j)
-        for (int i = 0; i < 5; ++i) k(i, j) = 1.0f / 25;
+    const pg::Image k = pg::test::box_kernel(5);
     pg::Image clean({w, h});
     for (int j = 0; j < h; ++j)
         for (int i = 0; i < w; ++i) clean(i, j) = (i > 10 && i < 28 && j > 6) ? 300.0f : 60.0f;

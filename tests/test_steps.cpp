@@ -121,9 +121,7 @@ TEST_CASE("balanced runs reach the fixed-step optimum on masked super-resolution
 TEST_CASE("preconditioned Pock-Chambolle reaches the same optimum as plain PC and ADMM", "[steps]") {
     // two split operators of different norms: an l1 data term on a blur (‖K‖ = 1) and a TV (2.83)
     const int w = 32, h = 28;
-    pg::Image k({5, 5});
-    for (int j = 0; j < 5; ++j)
-        for (int i = 0; i < 5; ++i) k(i, j) = 1.0f / 25;
+    const pg::Image k = pg::test::box_kernel(5);
     pg::Image clean({w, h});
     for (int j = 0; j < h; ++j)
         for (int i = 0; i < w; ++i) clean(i, j) = (i > 8 && i < 22 && j > 6 && j < 20) ? 0.9f : 0.1f;
@@ -145,9 +143,7 @@ TEST_CASE("preconditioned Pock-Chambolle reaches the same optimum as plain PC an
 
 TEST_CASE("automatic probes the candidates, says what it chose and why, and reaches the optimum", "[steps][automatic]") {
     const int w = 32, h = 28;
-    pg::Image k({5, 5});
-    for (int j = 0; j < 5; ++j)
-        for (int i = 0; i < 5; ++i) k(i, j) = 1.0f / 25;
+    const pg::Image k = pg::test::box_kernel(5);
     pg::Image b = pg::test::random_image({w, h}, 4, 0.0f, 1.0f);
     auto x = pg::variable(w, h);
     auto prob = pg::sum_squares(pg::conv(k, x) - b) + 0.02f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x);
@@ -266,18 +262,8 @@ TEST_CASE("a badly scaled problem is not converged far from its optimum (silent 
     // absolute tolerance 1e-4 per element was 1 % of K x's values there, and every algorithm said
     // converged after 15,480 iterations at objective 14.94 where 30,000 preconditioned iterations
     // reach 9.13 (the optimum is lower still).
-    const int w = 32, h = 32;
-    pg::Image k({5, 5});
-    for (int j = 0; j < 5; ++j)
-        for (int i = 0; i < 5; ++i) k(i, j) = 1.0f / 25;
-    pg::Image clean({w, h});
-    for (int j = 0; j < h; ++j)
-        for (int i = 0; i < w; ++i)
-            clean(i, j) = (i >= 8 && i < 24 && j >= 8 && j < 24 ? 1.0f : 0.0f) + (j >= 12 && j < 20 && i >= 4 && i < 28 ? 0.5f : 0.0f);
-    auto x = pg::variable(w, h);
-    pg::Image b = pg::lower::apply_linear(pg::typed::to_ir(pg::conv(k, x)), clean);
-    const pg::Image noise = pg::test::random_image({w, h}, 5, -0.08f, 0.08f);
-    for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] += noise.data()[i];
+    const auto [k, b] = pg::test::scaled_square_blur(1.0f);
+    auto x = pg::variable(32, 32);
     auto prob = pg::norm1(100.0f * pg::conv(k, x) - b) + 0.02f * pg::group_norm1(pg::grad(x));
 
     pg::Options pre = fixed_iterations(pg::Algorithm::pock_chambolle, 30000);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <proxgen/lower/evaluate.hpp>
 #include <proxgen/proxgen.hpp>
 
 namespace proxgen::test {
@@ -46,6 +47,34 @@ inline Image load_unit_u16(const std::string& name) {
     return img;
 }
 #endif
+
+/// An n×n box blur kernel whose samples sum to `sum`.
+inline Image box_kernel(int n, float sum = 1.0f) {
+    Image k({n, n});
+    for (std::size_t i = 0; i < k.size(); ++i) k.data()[i] = sum / float(n * n);
+    return k;
+}
+
+/// A 32² square of 1 crossed by a bar of 0.5 (levels × `level`), blurred by a 5×5 box summing to
+/// 1 / `level` (circular), plus uniform noise in ±0.08 (seed 5): the same data b for every level,
+/// with x at `level` times its scale. The badly scaled l1 deconvolution of the stopping and
+/// infeasibility tests.
+struct ScaledBlur {
+    Image k, b;
+};
+inline ScaledBlur scaled_square_blur(float level) {
+    const int w = 32, h = 32;
+    ScaledBlur d{box_kernel(5, 1.0f / level), Image({w, h})};
+    Image clean({w, h});
+    for (int j = 0; j < h; ++j)
+        for (int i = 0; i < w; ++i)
+            clean(i, j) = level * ((i >= 8 && i < 24 && j >= 8 && j < 24 ? 1.0f : 0.0f) +
+                                   (j >= 12 && j < 20 && i >= 4 && i < 28 ? 0.5f : 0.0f));
+    d.b = lower::apply_linear(typed::to_ir(conv(d.k, variable(w, h))), clean);
+    const Image noise = random_image({w, h}, 5, -0.08f, 0.08f);
+    for (std::size_t i = 0; i < d.b.size(); ++i) d.b.data()[i] += noise.data()[i];
+    return d;
+}
 
 /// Options that run exactly `iters` iterations of `a` (no tolerance stop).
 inline Options fixed_iterations(Algorithm a, int iters) {

@@ -29,12 +29,6 @@ struct Outcome {
     std::string plan;
 };
 
-pg::Image box_kernel(int n) {
-    pg::Image k({n, n});
-    for (std::size_t i = 0; i < k.size(); ++i) k.data()[i] = 1.0f / float(k.size());
-    return k;
-}
-
 Outcome run(const Job& j) {
     const pg::Image b = pg::test::random_image({j.width, j.height}, j.seed, 0.0f, 1.0f);
     auto x = pg::variable(j.width, j.height);
@@ -49,7 +43,7 @@ Outcome run(const Job& j) {
         break;
     }
     case 1: {
-        auto prob = pg::sum_squares(pg::conv(box_kernel(3), x) - b) + 0.05f * pg::group_norm1(pg::grad(x)) +
+        auto prob = pg::sum_squares(pg::conv(pg::test::box_kernel(3), x) - b) + 0.05f * pg::group_norm1(pg::grad(x)) +
                     pg::nonneg(x);
         const pg::Result r = pg::solve(prob, pg::test::fixed_iterations(pg::Algorithm::ladmm, 25));
         o.x = r[x];
@@ -144,7 +138,7 @@ TEST_CASE("batches solved from two threads at once equal their members solved al
     const int n = 24;
     auto x = pg::rt::variable("x", {n, n});
     const pg::rt::Problem prob =
-        pg::rt::sum_squares(pg::rt::conv(box_kernel(3), x) - pg::rt::input("b", pg::test::random_image({n, n}, 1, 0, 1))) +
+        pg::rt::sum_squares(pg::rt::conv(pg::test::box_kernel(3), x) - pg::rt::input("b", pg::test::random_image({n, n}, 1, 0, 1))) +
         0.05 * pg::rt::group_norm1(pg::rt::grad(x));
     std::vector<pg::rt::BatchMember> members(4);
     for (unsigned i = 0; i < members.size(); ++i)
