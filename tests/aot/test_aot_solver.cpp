@@ -51,6 +51,15 @@ deblur::Data deblur_data(int w) {
     return d;
 }
 
+/// The denoise solver's data for sum_squares(x - noisy) + weight * TV.
+denoise::Data denoise_data(const pg::Image& noisy, float weight) {
+    denoise::Data d;
+    d.sum_squares_offset = to_buffer(noisy);
+    d.sum_squares_offset.for_each_value([](float& v) { v = -v; });
+    d.group_norm1_weight = weight;
+    return d;
+}
+
 /// The process's virtual memory size in bytes (VmSize).
 std::size_t virtual_memory_bytes() {
     std::ifstream status("/proc/self/status");
@@ -216,10 +225,7 @@ TEST_CASE("solver: a second solver in the same program (accelerated plan) matche
     opt.eps_abs = opt.eps_rel = 0;
     const pg::Result jit = pg::solve(denoise_problem(noisy, 0.1f), opt);
 
-    denoise::Data d;
-    d.sum_squares_offset = to_buffer(noisy);
-    d.sum_squares_offset.for_each_value([](float& v) { v = -v; });
-    d.group_norm1_weight = 0.1f;
+    denoise::Data d = denoise_data(noisy, 0.1f);
     denoise::Options o;
     o.max_iters = 150;
     o.eps_abs = o.eps_rel = 0;
@@ -242,10 +248,7 @@ TEST_CASE("solver: a second solver in the same program (accelerated plan) matche
 
 TEST_CASE("solver: 4 iterations per call of the fused pipeline give the one-step result") {
     const auto noisy = pg::reference::make_denoise(64).b;
-    denoise::Data d;
-    d.sum_squares_offset = to_buffer(noisy);
-    d.sum_squares_offset.for_each_value([](float& v) { v = -v; });
-    d.group_norm1_weight = 0.1f;
+    denoise::Data d = denoise_data(noisy, 0.1f);
     denoise_fused::Data f;
     f.sum_squares_offset = d.sum_squares_offset;
     f.group_norm1_weight = d.group_norm1_weight;
@@ -373,10 +376,7 @@ TEST_CASE("solver: the absolute tolerances' unit follows the data, as the JIT's 
     const pg::Result jit = pg::solve(denoise_problem(small, 0.001f), opt);
     REQUIRE_FALSE(jit.history.empty());
 
-    denoise::Data d;
-    d.sum_squares_offset = to_buffer(small);
-    d.sum_squares_offset.for_each_value([](float& v) { v = -v; });
-    d.group_norm1_weight = 0.001f;
+    denoise::Data d = denoise_data(small, 0.001f);
     denoise::Options o;
     o.max_iters = 60;
     o.eps_abs = o.eps_rel = 1e-9;
