@@ -1,6 +1,13 @@
 #include "proxgen/lower/evaluate.hpp"
 
+#include <array>
+#include <optional>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "../jit/compile.hpp"
+#include "../jit/memory_cache.hpp"
 #include "lowering.hpp"
 #include "proxgen/catalogue/penalties/diff_fn.hpp"
 #include "proxgen/catalogue/penalties/sum_squares.hpp"
@@ -11,6 +18,15 @@ namespace proxgen::lower {
 using namespace Halide;
 
 namespace {
+
+/// Code a key cannot name: user operators' and diff_fn's Halide definitions live in this process.
+bool embeds_process_local_code(const ir::Problem& p) {
+    bool local = false;
+    ir::for_each_node(p, [&](const ir::Node& n) { local = local || n.code != nullptr; });
+    for (const auto* terms : {&p.omega, &p.psi})
+        for (const auto& t : *terms) local = local || t.code != nullptr;
+    return local;
+}
 
 /// A one-term problem around expr, so that slots are numbered the way solvers number them.
 ir::Problem single_term(const ir::Node& expr) {
@@ -25,64 +41,167 @@ ir::Problem single_term(const ir::Node& expr) {
     return p;
 }
 
-/// Binds the data of p to this call's own (never shared) parameters.
-void bind_locally(Params& params, const ir::Problem& p) {
-    const DataArgs data(p);
-    for (std::size_t i = 0; i < data.images.size(); ++i)
-        params.images[i].set(Buffer<float>(Image::Buffer(data.images[i].buffer())));
-    for (std::size_t i = 0; i < data.scalars.size(); ++i) params.scalars[i].set(data.scalars[i]);
-}
+/// A term's pipeline over the problem's data parameters and the state x (every variable's buffer).
+struct TermPipeline {
+    Params params;
+    StateParams x;
+    Pipeline pipeline;
+    explicit TermPipeline(const ir::Problem& p) : params(p), x(p, "x") {}
+    std::vector<Argument> arguments() const {
+        auto a = params.arguments();
+        x.append_to(a);
+        return a;
+    }
+};
 
-void set(ImageParam& p, const Image& img) { p.set(Buffer<float>(Image::Buffer(img.buffer()))); }
+/// K x, or K x + c with the offset: one output of the expression's shape.
+struct Forward : TermPipeline {
+    Forward(const ir::Problem& p, bool with_offset) : TermPipeline(p) {
+        const State xin = x.lowered();
+        Lowerer L(p, params, xin);
+        Stages st;
+        const ir::Node& n = p.psi[0].expr;
+        const Lowered k = L.forward(n, xin, Part::linear, st);
+        const auto a = args(k.rank());
+        Expr value = k.f(a);
+        if (with_offset) {
+            const Lowered c = L.forward(n, xin, Part::offset, st);
+            if (!c.is_zero) value = value + c.f(a);
+        }
+        Func out(with_offset ? "apply_value" : "apply_linear");
+        out(a) = value;
+        schedule_output(out, k.rank(), st);
+        pipeline = Pipeline(out);
+    }
+};
 
-/// Compiles and runs a one-off pipeline (under the compiler lock: these are tools, not solvers).
-Image realize_one(Func out, int rank, const Stages& st, const std::vector<int>& shape) {
-    schedule_output(out, rank, st);
-    Pipeline pipe(out);
-    Image result(shape);
-    std::vector<Halide::Buffer<>> bufs{Halide::Buffer<float>(Image::Buffer(result.buffer()))};
-    pipe.realize(Halide::Realization(bufs), jit::host_target());
-    return result;
+/// Kᵀ y: one output per variable. x is an input for its extents only (the adjoints of crop, pad,
+/// subsample... size their outputs by the variable): its values are never read.
+struct Adjoint : TermPipeline {
+    ImageParam y;
+    explicit Adjoint(const ir::Problem& p) : TermPipeline(p), y(Float(32), p.psi[0].expr.rank(), "y") {
+        const State xin = x.lowered();
+        Lowerer L(p, params, xin);
+        Stages st;
+        const auto back = L.adjoint_state(p.psi[0].expr, input(y), st);
+        std::vector<Func> outs;
+        std::vector<int> ranks;
+        for (std::size_t j = 0; j < xin.size(); ++j) {
+            Func out(jit::state_name("apply_adjoint", int(j)));
+            const auto a = args(xin[j].rank());
+            if (back[j]) out(a) = (*back[j])(a);
+            else out(a) = 0.0f;
+            outs.push_back(out);
+            ranks.push_back(xin[j].rank());
+        }
+        schedule_outputs(outs, ranks, st);
+        pipeline = Pipeline(outs);
+    }
+    std::vector<Argument> arguments() const {
+        auto a = TermPipeline::arguments();
+        a.emplace_back(y);
+        return a;
+    }
+};
+
+template <class P, class... Extra>
+jit::KernelPtr term_kernel(const ir::Problem& p, const std::string& role, Extra... extra) {
+    double compile_s = 0;
+    return jit::cached_as<jit::Kernel>(role + ":" + ir::signature(p), [&] {
+        return kernel_for(p, role, [&] {
+            P pipes(p, extra...);
+            return jit::Source{pipes.pipeline, pipes.arguments()};
+        });
+    }, compile_s);
 }
 
 }  // namespace
 
+jit::KernelPtr kernel_for(const ir::Problem& p, const std::string& role, const std::function<jit::Source()>& make) {
+    std::optional<jit::NoDiskCache> memory_only;
+    if (embeds_process_local_code(p)) memory_only.emplace();
+    return jit::kernel(role + ":" + ir::signature(p), make);
+}
+
+Image term_forward(const ir::Problem& p, const Image& x, bool with_offset) {
+    PROXGEN_INTERNAL_ASSERT(p.omega.empty() && p.psi.size() == 1);
+    jit::Call call(term_kernel<Forward>(p, with_offset ? "apply.value" : "apply.linear", with_offset));
+    const DataArgs data(p);
+    data.bind(call);
+    call.in_state("x", x, ir::variable_shapes(p));
+    Image out(p.psi[0].expr.shape);
+    call.out(0, out);
+    call.run();
+    return out;
+}
+
+Image term_adjoint(const ir::Problem& p, const Image& y) {
+    PROXGEN_INTERNAL_ASSERT(p.omega.empty() && p.psi.size() == 1 && y.sizes() == p.psi[0].expr.shape);
+    jit::Call call(term_kernel<Adjoint>(p, "apply.adjoint"));
+    const DataArgs data(p);
+    data.bind(call);
+    const auto shapes = ir::variable_shapes(p);
+    const Image extents(p.variable_shape);  // read for its sizes only
+    Image out(p.variable_shape);
+    call.in_state("x", extents, shapes).in("y", y);
+    call.out_state(0, out, shapes);
+    call.run();
+    return out;
+}
+
 Image apply_linear(const ir::Node& expr, const Image& x) {
-    ir::Problem p = single_term(expr);
+    const ir::Problem p = single_term(expr);
     if (x.sizes() != p.variable_shape)
         fail("apply_linear: x is {} but the variable is {}", x.shape_string(), shape_string(p.variable_shape));
-    auto lock = jit::compiler_lock();
-    Params params(p);
-    bind_locally(params, p);
-    ImageParam xp(Float(32), x.dimensions(), "x");
-    set(xp, x);
-    Lowered xin = input(xp);
-    Lowerer L(p, params, xin.extents);
-    Stages st;
-    Lowered k = L.forward(p.psi[0].expr, xin, Part::linear, st);
-    Func out("apply_linear");
-    out(args(k.rank())) = k.f(args(k.rank()));
-    return realize_one(out, k.rank(), st, expr.shape);
+    return term_forward(p, x, false);
 }
 
 Image apply_adjoint(const ir::Node& expr, const Image& y) {
-    ir::Problem p = single_term(expr);
+    const ir::Problem p = single_term(expr);
     if (y.sizes() != expr.shape)
         fail("apply_adjoint: y is {} but the expression is {}", y.shape_string(), shape_string(expr.shape));
-    auto lock = jit::compiler_lock();
-    Params params(p);
-    bind_locally(params, p);
-    ImageParam yp(Float(32), y.dimensions(), "y");
-    set(yp, y);
-    // no x here: the variable's extents are plain numbers (this pipeline is compiled per call)
-    Lowerer L(p, params, std::vector<Expr>(p.variable_shape.begin(), p.variable_shape.end()));
-    Stages st;
-    auto g = L.adjoint(p.psi[0].expr, input(yp), st);
-    const int rv = int(p.variable_shape.size());
-    Func out("apply_adjoint");
-    out(args(rv)) = g ? (*g)(args(rv)) : Expr(0.0f);
-    return realize_one(out, rv, st, p.variable_shape);
+    return term_adjoint(p, y);
 }
+
+namespace {
+
+/// prox of one penalty at v, over the optional data a, c, counts and group weights that `present`
+/// names (one kernel per penalty, structural parameters, rank and data present).
+struct ProxPipeline {
+    ImageParam v;
+    std::vector<ImageParam> data;  // those of a, c, counts, group_weight that are present, in that order
+    Param<float> alpha{"alpha"}, rho{"rho"};
+    Pipeline pipeline;
+    static constexpr const char* names[4] = {"a", "c", "counts", "group_weight"};
+
+    ProxPipeline(const ir::Term& term, int rank, const std::array<bool, 4>& present) : v(Float(32), rank, "v") {
+        ProxSpec spec;
+        spec.term = &term;
+        spec.rank = rank;
+        spec.alpha = alpha;
+        std::optional<Func>* slots[4] = {&spec.a, &spec.c, &spec.data, &spec.group_weight};
+        for (int i = 0; i < 4; ++i)
+            if (present[std::size_t(i)]) {
+                data.emplace_back(Float(32), i == 3 ? rank - 1 : rank, names[i]);
+                *slots[i] = input(data.back()).f;
+            }
+        Stages st;
+        Func z = prox(spec, input(v), rho, st);
+        Func out("apply_prox");
+        out(args(rank)) = z(args(rank));
+        schedule_output(out, rank, st);
+        pipeline = Pipeline(out);
+    }
+    std::vector<Argument> arguments() const {
+        std::vector<Argument> a{v};
+        for (const auto& d : data) a.emplace_back(d);
+        a.emplace_back(alpha);
+        a.emplace_back(rho);
+        return a;
+    }
+};
+
+}  // namespace
 
 Image apply_prox(const ir::PenaltyKind& f, float alpha, float rho, const Image& v, const ProxData& data) {
     const int r = v.dimensions();
@@ -96,36 +215,33 @@ Image apply_prox(const ir::PenaltyKind& f, float alpha, float rho, const Image& 
     check(data.c, "c", v.sizes());
     check(data.counts, "counts", v.sizes());
     check(data.group_weight, "the group weight", group_shape);
-    auto lock = jit::compiler_lock();
-    std::vector<ImageParam> keep;  // parameters must outlive the realization
-    auto func_of = [&](const Image& img, const char* name) -> std::optional<Func> {
-        if (img.empty()) return std::nullopt;
-        keep.emplace_back(Float(32), img.dimensions(), name);
-        set(keep.back(), img);
-        return input(keep.back()).f;
-    };
-    ImageParam vp(Float(32), r, "v");
-    set(vp, v);
-    Param<float> a("alpha", alpha), rp("rho", rho);
     ir::Term term;  // what the prox reads of a term: its penalty, structural parameters and code
     term.penalty = &f;
     term.ints = data.ints;
     term.code = data.code;
     if (catalogue::is<catalogue::penalties::diff_fn>(term) && !term.code) fail("apply_prox: diff_fn needs its smooth function");
-    ProxSpec spec;
-    spec.term = &term;
-    spec.rank = r;
-    spec.alpha = a;
-    spec.a = func_of(data.a, "a");
-    spec.c = func_of(data.c, "c");
-    spec.data = func_of(data.counts, "counts");
-    spec.group_weight = func_of(data.group_weight, "group_weight");
-    Stages st;
-    Lowered vin = input(vp);
-    Func z = prox(spec, vin, rp, st);
-    Func out("apply_prox");
-    out(args(r)) = z(args(r));
-    return realize_one(out, r, st, v.sizes());
+    const Image* images[4] = {&data.a, &data.c, &data.counts, &data.group_weight};
+    std::array<bool, 4> present{};
+    for (std::size_t i = 0; i < 4; ++i) present[i] = !images[i]->empty();
+    const std::string key = fmt::format("apply.prox:{}<{}>#{}/{}:{}{}{}{}", ir::name(term), fmt::join(term.ints, ","),
+                                        term.code ? term.code->id : 0, r, present[0], present[1], present[2], present[3]);
+    double compile_s = 0;
+    const jit::KernelPtr kernel = jit::cached_as<jit::Kernel>(key, [&] {
+        std::optional<jit::NoDiskCache> memory_only;  // a diff_fn's code lives in this process
+        if (term.code) memory_only.emplace();
+        return jit::kernel(key, [&] {
+            ProxPipeline pipes(term, r, present);
+            return jit::Source{pipes.pipeline, pipes.arguments()};
+        });
+    }, compile_s);
+    jit::Call call(kernel);
+    call.in("v", v).in("alpha", alpha).in("rho", rho);
+    for (std::size_t i = 0; i < 4; ++i)
+        if (present[i]) call.in(ProxPipeline::names[i], *images[i]);
+    Image out(v.sizes());
+    call.out(0, out);
+    call.run();
+    return out;
 }
 
 }  // namespace proxgen::lower

@@ -2,6 +2,7 @@
 // hand schedule. Everything here is type-erased; the library compiles it once.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include <Halide.h>
 
 #include "proxgen/ir/ir.hpp"
+#include "../jit/compile.hpp"
 #include "../jit/kernel.hpp"
 
 namespace proxgen::lower {
@@ -30,6 +32,11 @@ struct Params {
     /// Every image and scalar parameter, in slot order (the inputs a kernel takes first).
     std::vector<Halide::Argument> arguments() const;
 };
+
+/// The kernel playing `role` ("pc.dual", "apply.linear", …) for problem p's structure: loaded from
+/// the disk cache or compiled by make() (never stored on disk when p embeds process-local code:
+/// user operators, diff_fn). make() runs under the Halide compiler lock.
+jit::KernelPtr kernel_for(const ir::Problem& p, const std::string& role, const std::function<jit::Source()>& make);
 
 /// A (structurally identical) problem's data for one solve: what each Params slot is bound to.
 struct DataArgs {

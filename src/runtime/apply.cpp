@@ -14,6 +14,7 @@
 #include "nodes.hpp"
 #include "proxgen/catalogue/penalties/sum_squares.hpp"
 #include "proxgen/error.hpp"
+#include "proxgen/lower/evaluate.hpp"
 #include "proxgen/plan/planner.hpp"
 #include "proxgen/runtime_apply.hpp"
 
@@ -68,56 +69,6 @@ Image state_of(const ir::Problem& p, const std::map<std::string, Image>& values,
             fail("{}: the expression has no variable '{}' (its variables: {})", what, name, fmt::join(names, ", "));
     return ir::join_state(p, parts);
 }
-
-/// K x, or K x + o with the offset: one output of the expression's shape.
-struct Forward : StatePipeline {
-    Forward(const ir::Problem& p, bool with_offset) : StatePipeline(p) {
-        const lower::State xin = x.lowered();
-        lower::Lowerer L(p, params, xin);
-        lower::Stages st;
-        const ir::Node& n = p.psi[0].expr;
-        const lower::Lowered k = L.forward(n, xin, lower::Part::linear, st);
-        const auto a = lower::args(k.rank());
-        Halide::Expr value = k.f(a);
-        if (with_offset) {
-            const lower::Lowered c = L.forward(n, xin, lower::Part::offset, st);
-            if (!c.is_zero) value = value + c.f(a);
-        }
-        Halide::Func out(with_offset ? "apply_value" : "apply_linear");
-        out(a) = value;
-        lower::schedule_output(out, k.rank(), st);
-        pipeline = Halide::Pipeline(out);
-    }
-};
-
-/// Kᵀ y: one output per variable. x is an input for its extents only (the adjoints of crop, pad,
-/// subsample... size their outputs by the variable): its values are never read.
-struct Adjoint : StatePipeline {
-    Halide::ImageParam y;
-    explicit Adjoint(const ir::Problem& p) : StatePipeline(p), y(Halide::Float(32), p.psi[0].expr.rank(), "y") {
-        const lower::State xin = x.lowered();
-        lower::Lowerer L(p, params, xin);
-        lower::Stages st;
-        const auto back = L.adjoint_state(p.psi[0].expr, lower::input(y), st);
-        std::vector<Halide::Func> outs;
-        std::vector<int> ranks;
-        for (std::size_t j = 0; j < xin.size(); ++j) {
-            Halide::Func out(jit::state_name("apply_adjoint", int(j)));
-            const auto a = lower::args(xin[j].rank());
-            if (back[j]) out(a) = (*back[j])(a);
-            else out(a) = 0.0f;
-            outs.push_back(out);
-            ranks.push_back(xin[j].rank());
-        }
-        lower::schedule_outputs(outs, ranks, st);
-        pipeline = Halide::Pipeline(outs);
-    }
-    std::vector<Halide::Argument> arguments() const {
-        auto a = StatePipeline::arguments();
-        a.emplace_back(y);
-        return a;
-    }
-};
 
 /// Operators that only move elements (transpose, reshape: KᵀK = I), down to the variable.
 bool moves_elements(const ir::Node& n) {
@@ -189,15 +140,7 @@ jit::KernelPtr kernel_of(const ir::Problem& p, const std::string& role, Extra...
 
 Image run_forward(const Expr& e, const std::map<std::string, Image>& values, bool with_offset, const char* what) {
     const ir::Problem p = problem_of(e, what);
-    const Image x = state_of(p, values, what);
-    jit::Call call(kernel_of<Forward>(p, with_offset ? "apply.value" : "apply.linear", with_offset));
-    const lower::DataArgs data(p);
-    data.bind(call);
-    call.in_state("x", x, ir::variable_shapes(p));
-    Image out(p.psi[0].expr.shape);
-    call.out(0, out);
-    call.run();
-    return out;
+    return lower::term_forward(p, state_of(p, values, what), with_offset);
 }
 
 }  // namespace
@@ -214,15 +157,7 @@ std::map<std::string, Image> apply_adjoint(const Expr& e, const Image& y) {
     const ir::Problem p = problem_of(e, "apply_adjoint");
     if (y.sizes() != p.psi[0].expr.shape)
         fail("apply_adjoint: y is {} but {} is {}", y.shape_string(), e.to_string(), shape_string(p.psi[0].expr.shape));
-    jit::Call call(kernel_of<Adjoint>(p, "apply.adjoint"));
-    const lower::DataArgs data(p);
-    data.bind(call);
-    const auto shapes = ir::variable_shapes(p);
-    const Image extents(p.variable_shape);  // read for its sizes only
-    Image out(p.variable_shape);
-    call.in_state("x", extents, shapes).in("y", y);
-    call.out_state(0, out, shapes);
-    call.run();
+    const Image out = lower::term_adjoint(p, y);
     std::vector<Image> parts = ir::split_state(p, out);
     std::map<std::string, Image> result;
     for (std::size_t j = 0; j < parts.size(); ++j) result.emplace(p.variables[j].name, std::move(parts[j]));

@@ -33,23 +33,6 @@ namespace detail {
 
 using Clock = std::chrono::steady_clock;
 
-namespace {
-/// Code a key cannot name: user operators' and diff_fn's Halide definitions live in this process.
-bool embeds_process_local_code(const ir::Problem& p) {
-    bool local = false;
-    ir::for_each_node(p, [&](const ir::Node& n) { local = local || n.code != nullptr; });
-    for (const auto* terms : {&p.omega, &p.psi})
-        for (const auto& t : *terms) local = local || t.code != nullptr;
-    return local;
-}
-}  // namespace
-
-jit::KernelPtr kernel_for(const ir::Problem& p, const std::string& role, const std::function<jit::Source()>& make) {
-    std::optional<jit::NoDiskCache> memory_only;
-    if (embeds_process_local_code(p)) memory_only.emplace();
-    return jit::kernel(role + ":" + ir::signature(p), make);
-}
-
 double norm2(const Image& a) {
     double s = 0;
     const float* d = a.data();

@@ -26,10 +26,7 @@ namespace proxgen::detail {
 
 using jit::cached_as;
 
-/// The kernel playing `role` ("pc.dual", …) for problem p's structure: loaded from the disk cache or
-/// compiled by make() (never stored on disk when p embeds process-local code: user operators,
-/// diff_fn). make() runs under the Halide compiler lock.
-jit::KernelPtr kernel_for(const ir::Problem& p, const std::string& role, const std::function<jit::Source()>& make);
+using lower::kernel_for;
 
 /// Builds the Halide pipelines of type P for p once, on the first call (only kernels missing
 /// from the caches need them).

@@ -1,11 +1,19 @@
 // Direct evaluation of single operators and proxes, for tests and tools (adjoint tests, prox
-// optimality checks). Each call JIT-compiles a small pipeline; the solvers never use these.
+// optimality checks, the run-time API's apply functions, user operators' norm estimates). Each runs
+// one small kernel per structure (an expression's, or a penalty's with the data present) from the
+// solvers' kernel caches, in memory and on disk; data are bound per call.
 #pragma once
 
 #include "proxgen/image.hpp"
 #include "proxgen/ir/ir.hpp"
 
 namespace proxgen::lower {
+
+/// K x of the one Ψ term of p (a problem as the planner numbers it), at the flat state x (ir::
+/// state_shape); with_offset: K x + c.
+Image term_forward(const ir::Problem& p, const Image& x, bool with_offset);
+/// Kᵀ y of the one Ψ term of p, as a flat state.
+Image term_adjoint(const ir::Problem& p, const Image& y);
 
 /// K x: the linear part of an expression (constants read as 0) at x.
 Image apply_linear(const ir::Node& expr, const Image& x);
