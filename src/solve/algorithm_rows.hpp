@@ -32,6 +32,10 @@ struct AlgorithmRow {
     /// The steps of n iterations without adaptation, one list per iteration in the stepper's order;
     /// null with the stepper.
     std::vector<std::vector<double>> (*default_steps)(const ir::Problem& p, const Options& opt, int n);
+    /// Seconds per iteration relative to Pock–Chambolle's on the same problem, a constant measured
+    /// on the 2-core AVX-512 VM (64²–512² deconvolutions; docs/algorithms.md): Algorithm::automatic
+    /// compares candidates by probed iterations × this, so its choice depends on the problem only.
+    double iteration_cost;
 };
 
 /// The row of a running algorithm (not Algorithm::automatic, which chooses one of them).

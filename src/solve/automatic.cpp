@@ -1,19 +1,22 @@
 // Algorithm::automatic: chooses the algorithm (and Pock–Chambolle's preconditioning) for a problem
-// by a short measured probe of each candidate, then continues the chosen run from its probe.
+// by short probes of the candidates, then continues the chosen run from its probe.
 //
-// Each candidate runs kProbe iterations from the same start (residuals checked every 10). Its
-// progress is the decay of its residuals between the first check and the last, each relative to
-// its own first value (the residuals of different algorithms have different units; their decay
+// Each probed candidate runs kProbe iterations from the same start (residuals checked every 10).
+// Its progress is the decay of its residuals between the first check and the last, each relative
+// to its own first value (the residuals of different algorithms have different units; their decay
 // rates do not), extrapolated linearly in log scale to a further 1e-3: an estimated iteration
-// count. Times the measured seconds per iteration, that is the estimated time; the smallest wins.
-// The iteration counts are deterministic for a given problem, data and machine (the JIT's code
-// is); the seconds per iteration are measured, so two candidates whose estimates lie within the
-// timing noise may be chosen differently from run to run; the result's `choice` gives the numbers.
+// count. Times the algorithm's cost per iteration relative to Pock–Chambolle's (a constant of its
+// row, not a timing), that is the estimated cost; the smallest wins, the earlier candidate on a tie.
+// Iteration counts are deterministic for a given problem, data and machine, so the choice is too.
+// The candidates are probed cheapest first, and a probe runs only while the probes beyond the first
+// (which the chosen run continues) cost at most a tenth of the best estimate so far: a problem that
+// Pock–Chambolle finishes in a few hundred iterations is not probed four times over.
 #include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
 
+#include "algorithm_rows.hpp"
 #include "engine.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/typed/solve.hpp"
@@ -23,6 +26,8 @@ namespace proxgen::detail {
 namespace {
 
 constexpr int kProbe = 40;
+/// The probes beyond the first may cost this fraction of the best estimated run at most.
+constexpr double kProbeShare = 0.1;
 
 struct Candidate {
     Algorithm algorithm;
@@ -62,8 +67,10 @@ AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(
     if (p.x0.empty() && p.x0_by_name.empty() && warm && !warm->x.empty()) p.x0 = warm->x;  // every probe starts where the user's warm start is
     AutomaticChoice ch;
     ch.why = probe == 0 ? std::string("automatic: max_iters = 0, so no probe:")
-                        : "automatic: probed " + std::to_string(probe) + " iterations of each candidate:";
+                        : "automatic: probed " + std::to_string(probe) +
+                              " iterations of the candidates, cheapest first, while the probes pay:";
     double best = std::numeric_limits<double>::infinity();
+    double extra_probes = 0;  // the probes' cost beyond the first, in Pock–Chambolle iterations
     for (const Candidate& c : candidates) {
         std::optional<ir::Problem> planned;
         try {
@@ -86,6 +93,14 @@ AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(
             ch.why += fmt::format(" chose {}, the first plannable candidate", c.label);
             return ch;
         }
+        const double cost = algorithm_row(c.algorithm).iteration_cost;
+        if (ch.plan && extra_probes + probe * cost > kProbeShare * best) {
+            ch.why += fmt::format(" {} not probed (its probe costs as much as {:.0f} Pock-Chambolle iterations, more "
+                                  "than {:.0f}% of the best estimate's {:.0f});",
+                                  c.label, probe * cost, 100 * kProbeShare, best);
+            continue;
+        }
+        if (ch.plan) extra_probes += probe * cost;
         Options o = p;
         o.algorithm = c.algorithm;
         o.precondition = c.precondition;
@@ -104,10 +119,10 @@ AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(
         const double per_it = r.solve_seconds / std::max(1, r.iterations);
         const double rate = decay_per_iteration(r);
         const double iters = rate < 0 ? std::log(1e-3) / rate : std::numeric_limits<double>::infinity();
-        const double estimate = iters * per_it;
-        ch.why += fmt::format(" {}: residuals x{:.3g} per 10 iterations, {:.3g} ms per iteration, ~{:.0f} iterations "
-                              "({:.3g} s) for a further 1e-3;",
-                              c.label, std::exp(10 * rate), 1e3 * per_it, iters, estimate);
+        const double estimate = iters * cost;
+        ch.why += fmt::format(" {}: residuals x{:.3g} per 10 iterations, ~{:.0f} iterations for a further 1e-3 at {:.2g}x "
+                              "Pock-Chambolle's cost per iteration (measured here: {:.3g} ms);",
+                              c.label, std::exp(10 * rate), iters, cost, 1e3 * per_it);
         if (estimate < best || !ch.plan) {
             best = estimate;
             ch.algorithm = c.algorithm;
