@@ -28,10 +28,10 @@ std::vector<std::vector<double>> admm_schedule(const ir::Problem& p, const Optio
 
 // In algorithm_table's order (checked below).
 const AlgorithmRow rows[] = {
-    {Algorithm::admm, &quadratic_split, &gradients::make_admm, &admm_schedule, 6.0},
-    {Algorithm::ladmm, &linearized_admm, &gradients::make_ladmm, &ladmm_schedule, 1.3},
+    {Algorithm::admm, &quadratic_split, &gradients::make_admm, &admm_schedule, 10.0},
+    {Algorithm::ladmm, &linearized_admm, &gradients::make_ladmm, &ladmm_schedule, 1.25},
     {Algorithm::pock_chambolle, &pock_chambolle, &gradients::make_pock_chambolle, &pc_schedule, 1.0},
-    {Algorithm::hqs, &quadratic_split, nullptr, nullptr, 6.0},
+    {Algorithm::hqs, &quadratic_split, nullptr, nullptr, 10.0},
 };
 static_assert(std::size(rows) == algorithm_table.size(), "one row per algorithm of algorithm_table");
 
