@@ -27,20 +27,12 @@ bool names_several_files(const std::string& value) {
     return value.find_first_of("*?[") != std::string::npos || std::filesystem::is_directory(value);
 }
 
-bool image_file(const std::filesystem::path& p) {
-    std::string ext = p.extension().string();
-    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-    for (const char* known : {".png", ".jpg", ".jpeg", ".npy", ".npz", ".pfm", ".tif", ".tiff"})
-        if (ext == known) return true;
-    return false;
-}
-
 /// The image files a folder holds, or a pattern matches, sorted by name.
 std::vector<std::string> files_named_by(const std::string& value) {
     std::vector<std::string> files;
     if (std::filesystem::is_directory(value)) {
         for (const auto& entry : std::filesystem::directory_iterator(value))
-            if (entry.is_regular_file() && image_file(entry.path())) files.push_back(entry.path().string());
+            if (entry.is_regular_file() && is_image_file(entry.path().string())) files.push_back(entry.path().string());
     } else {
         glob_t g{};
         if (::glob(value.c_str(), 0, nullptr, &g) == 0)
@@ -62,8 +54,8 @@ BatchFiles batch_files(const DataOptions& d) {
         if (!names_several_files(value)) continue;
         std::vector<std::string> files = files_named_by(value);
         if (files.empty())
-            throw Stop(bad_input, fmt::format("--input {}: '{}' names no image file (.png, .jpg, .npy, .npz, .pfm, .tif)",
-                                              name, value));
+            throw Stop(bad_input, fmt::format("--input {}: '{}' names no image file ({})", name, value,
+                                              image_file_extensions()));
         if (first.empty()) {
             first = name;
             for (const auto& f : files) batch.names.push_back(std::filesystem::path(f).stem().string());

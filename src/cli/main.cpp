@@ -18,7 +18,8 @@ constexpr const char* exit_codes =
     "cannot be allocated, a Halide error, an unwritable output); 4 internal error (a ProxGen bug).";
 
 void add_data(CLI::App* c, DataOptions& d) {
-    c->add_option("-i,--input", d.inputs, "a data image of the problem: NAME=FILE (.png, .jpg, .npy, .pfm)")
+    c->add_option("-i,--input", d.inputs,
+                  fmt::format("a data image of the problem: NAME=FILE ({})", proxgen::image_file_extensions()))
         ->type_name("NAME=FILE");
     c->add_option("-p,--param", d.params, "a parameter's value: NAME=VALUE (replaces the file's default)")
         ->type_name("NAME=VALUE");

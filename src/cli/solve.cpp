@@ -56,7 +56,8 @@ std::map<std::string, std::string> output_files(const std::vector<std::string>& 
     }
     for (const auto& n : names)
         if (!out.count(n))
-            throw Stop(bad_input, fmt::format("no --out for variable '{}': add --out {}=FILE (.png, .jpg, .npy or .pfm)", n, n));
+            throw Stop(bad_input, fmt::format("no --out for variable '{}': add --out {}=FILE ({})", n, n,
+                                              image_file_extensions()));
     return out;
 }
 

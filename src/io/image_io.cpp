@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 #include <utility>
 
@@ -38,7 +39,7 @@ std::pair<std::string, std::string> split_npz_member(const std::string& path) {
     return {path, ""};
 }
 
-Format format_of(const std::string& file, const char* action) {
+std::optional<Format> known_format(const std::string& file) {
     const std::string ext = lower(std::filesystem::path(file).extension().string());
     if (ext == ".npy") return Format::npy;
     if (ext == ".npz") return Format::npz;
@@ -46,6 +47,12 @@ Format format_of(const std::string& file, const char* action) {
     if (ext == ".jpg" || ext == ".jpeg") return Format::jpeg;
     if (ext == ".pfm") return Format::pfm;
     if (ext == ".tif" || ext == ".tiff") return Format::tiff;
+    return std::nullopt;
+}
+
+Format format_of(const std::string& file, const char* action) {
+    if (const auto f = known_format(file)) return *f;
+    const std::string ext = lower(std::filesystem::path(file).extension().string());
     fail("cannot {} '{}': unknown image file extension '{}' (supported: {})", action, file,
          ext.empty() ? "(none)" : ext, supported_extensions);
 }
@@ -64,6 +71,10 @@ Image decode(io::Bytes bytes, const std::string& file, const std::string& member
 }
 
 }  // namespace
+
+const char* image_file_extensions() { return supported_extensions; }
+
+bool is_image_file(const std::string& path) { return known_format(split_npz_member(path).first).has_value(); }
 
 Image load_image(const std::string& path) {
     const auto [file, member] = split_npz_member(path);

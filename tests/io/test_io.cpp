@@ -481,3 +481,11 @@ TEST_CASE("Image::copy is deep, keeps the shape and origin, and reads strided vi
             for (int x = 1; x < 4; ++x) CHECK(c.buffer()(x, y, ch) == a.buffer()(x, y, ch));
     CHECK(c.buffer().dim(1).stride() == 3);  // dense
 }
+
+TEST_CASE("the known image file extensions, in any case, an npz member included", "[io]") {
+    for (const char* f : {"a.png", "b.JPG", "c.jpeg", "d.npy", "e.npz", "e.npz:b", "f.pfm", "g.TIF", "h.tiff"})
+        CHECK(proxgen::is_image_file(f));
+    for (const char* f : {"a.txt", "b", "c.png.bak", "d.npz.txt:x", ""}) CHECK_FALSE(proxgen::is_image_file(f));
+    const std::string list = proxgen::image_file_extensions();
+    for (const char* e : {".npy", ".npz", ".png", ".jpg", ".pfm", ".tif"}) CHECK(list.find(e) != std::string::npos);
+}

@@ -24,6 +24,11 @@
 
 namespace proxgen {
 
+/// The file name extensions load_image and save_image know, for messages: ".npy, .npz, .png, …".
+const char* image_file_extensions();
+/// Whether a path's extension (any case) is one of them; "archive.npz:NAME" counts as .npz.
+bool is_image_file(const std::string& path);
+
 /// Loads an image file (formats above). For .npz, "archive.npz:NAME" selects the array NAME
 /// (the member NAME.npy); "archive.npz" alone selects the archive's only array, and with several
 /// the error lists their names. The split is at the last ':' after a ".npz".
