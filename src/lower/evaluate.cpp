@@ -104,17 +104,6 @@ struct Adjoint : TermPipeline {
     }
 };
 
-template <class P, class... Extra>
-jit::KernelPtr term_kernel(const ir::Problem& p, const std::string& role, Extra... extra) {
-    double compile_s = 0;
-    return jit::cached_as<jit::Kernel>(role + ":" + ir::signature(p), [&] {
-        return kernel_for(p, role, [&] {
-            P pipes(p, extra...);
-            return jit::Source{pipes.pipeline, pipes.arguments()};
-        });
-    }, compile_s);
-}
-
 }  // namespace
 
 jit::KernelPtr kernel_for(const ir::Problem& p, const std::string& role, const std::function<jit::Source()>& make) {
@@ -125,7 +114,7 @@ jit::KernelPtr kernel_for(const ir::Problem& p, const std::string& role, const s
 
 Image term_forward(const ir::Problem& p, const Image& x, bool with_offset) {
     PROXGEN_INTERNAL_ASSERT(p.omega.empty() && p.psi.size() == 1);
-    jit::Call call(term_kernel<Forward>(p, with_offset ? "apply.value" : "apply.linear", with_offset));
+    jit::Call call(cached_kernel<Forward>(p, with_offset ? "apply.value" : "apply.linear", with_offset));
     const DataArgs data(p);
     data.bind(call);
     call.in_state("x", x, ir::variable_shapes(p));
@@ -137,7 +126,7 @@ Image term_forward(const ir::Problem& p, const Image& x, bool with_offset) {
 
 Image term_adjoint(const ir::Problem& p, const Image& y) {
     PROXGEN_INTERNAL_ASSERT(p.omega.empty() && p.psi.size() == 1 && y.sizes() == p.psi[0].expr.shape);
-    jit::Call call(term_kernel<Adjoint>(p, "apply.adjoint"));
+    jit::Call call(cached_kernel<Adjoint>(p, "apply.adjoint"));
     const DataArgs data(p);
     data.bind(call);
     const auto shapes = ir::variable_shapes(p);

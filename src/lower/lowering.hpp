@@ -13,6 +13,7 @@
 #include "proxgen/ir/ir.hpp"
 #include "../jit/compile.hpp"
 #include "../jit/kernel.hpp"
+#include "../jit/memory_cache.hpp"
 
 namespace proxgen::lower {
 
@@ -37,6 +38,19 @@ struct Params {
 /// the disk cache or compiled by make() (never stored on disk when p embeds process-local code:
 /// user operators, diff_fn). make() runs under the Halide compiler lock.
 jit::KernelPtr kernel_for(const ir::Problem& p, const std::string& role, const std::function<jit::Source()>& make);
+
+/// kernel_for's kernel of a pipeline class P (built as P(p, extra...), holding `pipeline` and
+/// `arguments()`), kept in the process's memory cache too.
+template <class P, class... Extra>
+jit::KernelPtr cached_kernel(const ir::Problem& p, const std::string& role, Extra... extra) {
+    double compile_s = 0;
+    return jit::cached_as<jit::Kernel>(role + ":" + ir::signature(p), [&] {
+        return kernel_for(p, role, [&] {
+            P pipes(p, extra...);
+            return jit::Source{pipes.pipeline, pipes.arguments()};
+        });
+    }, compile_s);
+}
 
 /// A (structurally identical) problem's data for one solve: what each Params slot is bound to.
 struct DataArgs {

@@ -22,8 +22,6 @@ namespace proxgen::rt {
 
 namespace {
 
-using proxgen::detail::cached_as;
-using proxgen::detail::kernel_for;
 using proxgen::detail::StatePipeline;
 
 /// Gives each variable node its index among the expression's variables (the planner's numbering).
@@ -127,17 +125,6 @@ struct Prox : StatePipeline {
     }
 };
 
-template <class P, class... Extra>
-jit::KernelPtr kernel_of(const ir::Problem& p, const std::string& role, Extra... extra) {
-    double compile_s = 0;
-    return cached_as<jit::Kernel>(role + ":" + ir::signature(p), [&] {
-        return kernel_for(p, role, [&] {
-            P pipes(p, extra...);
-            return jit::Source{pipes.pipeline, pipes.arguments()};
-        });
-    }, compile_s);
-}
-
 Image run_forward(const Expr& e, const std::map<std::string, Image>& values, bool with_offset, const char* what) {
     const ir::Problem p = problem_of(e, what);
     return lower::term_forward(p, state_of(p, values, what), with_offset);
@@ -192,7 +179,7 @@ Image prox(const Problem& prob, double rho, const Image& v) {
                  prob.to_string(), terms.size(), t->text);
     if (v.sizes() != p.variable_shape)
         fail("prox: v is {} but the variable is {}", v.shape_string(), shape_string(p.variable_shape));
-    jit::Call call(kernel_of<Prox>(p, "apply.prox"));
+    jit::Call call(lower::cached_kernel<Prox>(p, "apply.prox"));
     const lower::DataArgs data(p);
     data.bind(call);
     const float r = float(rho);
