@@ -7,7 +7,6 @@
 #include <fmt/ranges.h>
 
 #include "../jit/compile.hpp"
-#include "../jit/memory_cache.hpp"
 #include "lowering.hpp"
 #include "proxgen/catalogue/penalties/diff_fn.hpp"
 #include "proxgen/catalogue/penalties/sum_squares.hpp"
@@ -18,15 +17,6 @@ namespace proxgen::lower {
 using namespace Halide;
 
 namespace {
-
-/// Code a key cannot name: user operators' and diff_fn's Halide definitions live in this process.
-bool embeds_process_local_code(const ir::Problem& p) {
-    bool local = false;
-    ir::for_each_node(p, [&](const ir::Node& n) { local = local || n.code != nullptr; });
-    for (const auto* terms : {&p.omega, &p.psi})
-        for (const auto& t : *terms) local = local || t.code != nullptr;
-    return local;
-}
 
 /// A one-term problem around expr, so that slots are numbered the way solvers number them.
 ir::Problem single_term(const ir::Node& expr) {
@@ -41,22 +31,9 @@ ir::Problem single_term(const ir::Node& expr) {
     return p;
 }
 
-/// A term's pipeline over the problem's data parameters and the state x (every variable's buffer).
-struct TermPipeline {
-    Params params;
-    StateParams x;
-    Pipeline pipeline;
-    explicit TermPipeline(const ir::Problem& p) : params(p), x(p, "x") {}
-    std::vector<Argument> arguments() const {
-        auto a = params.arguments();
-        x.append_to(a);
-        return a;
-    }
-};
-
 /// K x, or K x + c with the offset: one output of the expression's shape.
-struct Forward : TermPipeline {
-    Forward(const ir::Problem& p, bool with_offset) : TermPipeline(p) {
+struct Forward : StatePipeline {
+    Forward(const ir::Problem& p, bool with_offset) : StatePipeline(p) {
         const State xin = x.lowered();
         Lowerer L(p, params, xin);
         Stages st;
@@ -77,9 +54,9 @@ struct Forward : TermPipeline {
 
 /// Kᵀ y: one output per variable. x is an input for its extents only (the adjoints of crop, pad,
 /// subsample... size their outputs by the variable): its values are never read.
-struct Adjoint : TermPipeline {
+struct Adjoint : StatePipeline {
     ImageParam y;
-    explicit Adjoint(const ir::Problem& p) : TermPipeline(p), y(Float(32), p.psi[0].expr.rank(), "y") {
+    explicit Adjoint(const ir::Problem& p) : StatePipeline(p), y(Float(32), p.psi[0].expr.rank(), "y") {
         const State xin = x.lowered();
         Lowerer L(p, params, xin);
         Stages st;
@@ -98,7 +75,7 @@ struct Adjoint : TermPipeline {
         pipeline = Pipeline(outs);
     }
     std::vector<Argument> arguments() const {
-        auto a = TermPipeline::arguments();
+        auto a = StatePipeline::arguments();
         a.emplace_back(y);
         return a;
     }
@@ -106,10 +83,35 @@ struct Adjoint : TermPipeline {
 
 }  // namespace
 
-jit::KernelPtr kernel_for(const ir::Problem& p, const std::string& role, const std::function<jit::Source()>& make) {
+std::vector<Argument> StatePipeline::arguments() const {
+    auto a = params.arguments();
+    x.append_to(a);
+    return a;
+}
+
+bool embeds_process_local_code(const ir::Problem& p) {
+    bool local = false;
+    ir::for_each_node(p, [&](const ir::Node& n) { local = local || n.code != nullptr; });
+    for (const auto* terms : {&p.omega, &p.psi})
+        for (const auto& t : *terms) local = local || t.code != nullptr;
+    return local;
+}
+
+namespace {
+jit::KernelPtr kernel_under(const std::string& key, bool process_local_code, const std::function<jit::Source()>& make) {
     std::optional<jit::NoDiskCache> memory_only;
-    if (embeds_process_local_code(p)) memory_only.emplace();
-    return jit::kernel(role + ":" + ir::signature(p), make);
+    if (process_local_code) memory_only.emplace();
+    return jit::kernel(key, make);
+}
+}  // namespace
+
+jit::KernelPtr kernel_for(const ir::Problem& p, const std::string& role, const std::function<jit::Source()>& make) {
+    return kernel_under(role + ":" + ir::signature(p), embeds_process_local_code(p), make);
+}
+
+jit::KernelPtr cached_kernel(const std::string& key, bool process_local_code, const std::function<jit::Source()>& make) {
+    double compile_s = 0;
+    return jit::cached_as<jit::Kernel>(key, [&] { return kernel_under(key, process_local_code, make); }, compile_s);
 }
 
 Image term_forward(const ir::Problem& p, const Image& x, bool with_offset) {
@@ -214,16 +216,10 @@ Image apply_prox(const ir::PenaltyKind& f, float alpha, float rho, const Image& 
     for (std::size_t i = 0; i < 4; ++i) present[i] = !images[i]->empty();
     const std::string key = fmt::format("apply.prox:{}<{}>#{}/{}:{}{}{}{}", ir::name(term), fmt::join(term.ints, ","),
                                         term.code ? term.code->id : 0, r, present[0], present[1], present[2], present[3]);
-    double compile_s = 0;
-    const jit::KernelPtr kernel = jit::cached_as<jit::Kernel>(key, [&] {
-        std::optional<jit::NoDiskCache> memory_only;  // a diff_fn's code lives in this process
-        if (term.code) memory_only.emplace();
-        return jit::kernel(key, [&] {
-            ProxPipeline pipes(term, r, present);
-            return jit::Source{pipes.pipeline, pipes.arguments()};
-        });
-    }, compile_s);
-    jit::Call call(kernel);
+    jit::Call call(cached_kernel(key, term.code != nullptr, [&] {  // a diff_fn's code lives in this process
+        ProxPipeline pipes(term, r, present);
+        return jit::Source{pipes.pipeline, pipes.arguments()};
+    }));
     call.in("v", v).in("alpha", alpha).in("rho", rho);
     for (std::size_t i = 0; i < 4; ++i)
         if (present[i]) call.in(ProxPipeline::names[i], *images[i]);

@@ -39,17 +39,22 @@ struct Params {
 /// user operators, diff_fn). make() runs under the Halide compiler lock.
 jit::KernelPtr kernel_for(const ir::Problem& p, const std::string& role, const std::function<jit::Source()>& make);
 
-/// kernel_for's kernel of a pipeline class P (built as P(p, extra...), holding `pipeline` and
-/// `arguments()`), kept in the process's memory cache too.
+/// Code a kernel key cannot name: user operators' and diff_fn's Halide definitions live in this
+/// process, so kernels holding them are never stored on disk.
+bool embeds_process_local_code(const ir::Problem& p);
+
+/// The kernel under `key` from the process's memory cache, else kernel_for's disk cache, else
+/// compiled by make() (on disk only without process-local code).
+jit::KernelPtr cached_kernel(const std::string& key, bool process_local_code, const std::function<jit::Source()>& make);
+
+/// cached_kernel of a pipeline class P (built as P(p, extra...), holding `pipeline` and
+/// `arguments()`) playing `role` for p's structure.
 template <class P, class... Extra>
 jit::KernelPtr cached_kernel(const ir::Problem& p, const std::string& role, Extra... extra) {
-    double compile_s = 0;
-    return jit::cached_as<jit::Kernel>(role + ":" + ir::signature(p), [&] {
-        return kernel_for(p, role, [&] {
-            P pipes(p, extra...);
-            return jit::Source{pipes.pipeline, pipes.arguments()};
-        });
-    }, compile_s);
+    return cached_kernel(role + ":" + ir::signature(p), embeds_process_local_code(p), [&] {
+        P pipes(p, extra...);
+        return jit::Source{pipes.pipeline, pipes.arguments()};
+    });
 }
 
 /// A (structurally identical) problem's data for one solve: what each Params slot is bound to.
@@ -130,6 +135,15 @@ struct StateParams {
     State lowered() const;
     /// Appends every variable's parameter to a kernel's argument list.
     void append_to(std::vector<Halide::Argument>& a) const;
+};
+
+/// A pipeline of a problem's data and one input state x: its arguments are the data's, then x's.
+struct StatePipeline {
+    Params params;
+    StateParams x;
+    Halide::Pipeline pipeline;
+    explicit StatePipeline(const ir::Problem& p) : params(p), x(p, "x") {}
+    std::vector<Halide::Argument> arguments() const;
 };
 
 /// Lowering of one problem's expressions against its parameters.

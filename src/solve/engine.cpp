@@ -370,12 +370,6 @@ void Monitor::finish(int it, bool converged, bool stopped) {
 
 // ---- objective --------------------------------------------------------------------------------
 
-std::vector<Halide::Argument> StatePipeline::arguments() const {
-    auto a = params.arguments();
-    x.append_to(a);
-    return a;
-}
-
 TermValues::TermValues(const ir::Problem& p) : StatePipeline(p) {
     const lower::State xin = x.lowered();
     lower::Lowerer L(p, params, xin);

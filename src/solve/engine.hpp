@@ -164,14 +164,7 @@ private:
 /// objective_ir, adding the seconds spent compiling its pipeline (0 when cached) to compile_seconds.
 double objective_ir(const ir::Problem& p, const Image& x, double& compile_seconds);
 
-/// A pipeline of a problem's data and one input state x: its arguments are the data's, then x's.
-struct StatePipeline {
-    lower::Params params;
-    lower::StateParams x;
-    Halide::Pipeline pipeline;
-    explicit StatePipeline(const ir::Problem& p) : params(p), x(p, "x") {}
-    std::vector<Halide::Argument> arguments() const;
-};
+using lower::StatePipeline;
 
 /// Pipeline that evaluates every term's K_i x + c_i (Ω then Ψ) at an input x.
 struct TermValues : StatePipeline {
