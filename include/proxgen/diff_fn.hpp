@@ -81,10 +81,9 @@ auto diff_fn(E e, std::function<Halide::Expr(Halide::Expr)> f, double lipschitz,
     if (!(std::isfinite(lipschitz) && lipschitz > 0))
         fail("diff_fn '{}': the Lipschitz constant of f' must be finite and > 0, got {}", name, lipschitz);
     if (steps < 1 || steps > 1000) fail("diff_fn '{}': steps must be between 1 and 1000, got {}", name, steps);
-    static std::atomic<std::size_t> next{1};
     auto fn = std::make_shared<ir::SmoothFunction>();
     fn->name = std::move(name);
-    fn->id = next++;
+    fn->id = ir::next_code_id();
     fn->f = std::move(f);
     fn->lipschitz = lipschitz;
     fn->steps = steps;

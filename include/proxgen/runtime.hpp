@@ -26,7 +26,8 @@
 // and solved from several threads (the JIT cache behind solve is shared and locked).
 //
 // Not available here: user_operator and diff_fn, which are Halide code (build them in C++ with
-// proxgen/user_operator.hpp and proxgen/diff_fn.hpp; by name, rt::call says so).
+// proxgen/user_operator.hpp and proxgen/diff_fn.hpp; by name, rt::call says so). A linear operator
+// written as host code is rt::host_operator.
 #pragma once
 
 #include <functional>
@@ -207,6 +208,26 @@ Expr hstack(const Expr& a, const Expr& b, const More&... more) {
 }
 Expr mul_color(const Expr& e, const Data& matrix);
 Expr pxwise_matmul(const Data& matrices, const Expr& e);
+
+/// A linear operator given by host functions on whole images: a black box (ProxImaL's
+/// LinOpFactory), for code that is not Halide (a Python function, a library call). `forward` maps
+/// an image of `in_shape` to one of `out_shape` (same rank, Halide order), `adjoint` maps back;
+/// both must be linear and thread-compatible (solves on several threads call them concurrently).
+/// The kernels that read the operator compute its operand whole, call the function once per
+/// application on the thread running the kernel, and go on with its result: a slow path (no fusion,
+/// whole images), correct in every algorithm. host_operator checks the adjoint once, with the
+/// dot-product test on random images (an Error saying by how much they disagree), and without a
+/// norm bound (0) estimates ‖K‖ by 30 power iterations on the functions, times 1.1. An exception
+/// from a function fails the solve with its message. Ahead-of-time solvers cannot carry one.
+struct HostOperator {
+    std::string name;
+    std::vector<int> in_shape, out_shape;
+    std::function<Image(const Image&)> forward, adjoint;
+    double norm_bound = 0;
+};
+/// op applied to e (e's shape must be op.in_shape). Each call defines a new operator, checked
+/// and compiled on its own.
+Expr host_operator(const HostOperator& op, const Expr& e);
 
 // Arithmetic, as in the DSL: sums of expressions of one shape, scalar multiples, and affine
 // offsets (an image added or subtracted).

@@ -37,6 +37,9 @@ struct UserOperator : catalogue::ops::UserOperatorData {
     using Map = std::function<Halide::Func(const Halide::Func&)>;
     Map forward;
     Map adjoint;         // empty: derived by autodiff
+    /// The functions read their operand whole (host operators: an extern stage), so the kernels
+    /// compute the operand over the whole image before them.
+    bool reads_operand_whole = false;
 };
 
 }  // namespace proxgen::ir
@@ -86,10 +89,9 @@ public:
         if (!forward) fail("user_operator '{}': the forward function is empty", name);
         if (!(norm_bound >= 0) || !std::isfinite(norm_bound))
             fail("user_operator '{}': the norm bound must be finite and >= 0, got {}", name, norm_bound);
-        static std::atomic<std::size_t> next{1};
         auto op = std::make_shared<ir::UserOperator>();
         op->name = std::move(name);
-        op->id = next++;
+        op->id = ir::next_code_id();
         op->forward = std::move(forward);
         op->adjoint = std::move(adjoint);
         op->norm_bound = norm_bound;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <exception>
 #include <future>
+#include <map>
 #include <optional>
 #include <semaphore>
 #include <thread>
@@ -125,6 +126,26 @@ void ConcurrentCompiles::finish() {
 
 ConcurrentCompiles* ConcurrentCompiles::current() { return current_scope; }
 
+namespace {
+std::map<std::string, ExternCFunction>& registered_externs() {
+    static auto& externs = *new std::map<std::string, ExternCFunction>;  // lives past static destructors
+    return externs;
+}
+
+/// A module exporting the registered externs, for a kernel's dependencies (under the compiler lock).
+std::vector<Internal::JITModule> externs_module() {
+    if (registered_externs().empty()) return {};
+    Internal::JITModule exports;
+    for (const auto& [name, f] : registered_externs()) exports.add_extern_for_export(name, f);
+    return {exports};
+}
+}  // namespace
+
+void add_extern(const std::string& name, const ExternCFunction& f) {
+    auto lock = compiler_lock();
+    registered_externs()[name] = f;
+}
+
 KernelPtr kernel(const std::string& key, const std::function<Source()>& make) {
     DiskCache* disk = disk_cache_disabled ? nullptr : DiskCache::instance();
     const std::string name = display_name(key);
@@ -148,7 +169,7 @@ KernelPtr kernel(const std::string& key, const std::function<Source()>& make) {
         const Module& m = *lowered;
         args = arg_table(m, fn);
         if (!disk) {  // Halide's in-memory JIT: code generated here, under the lock
-            auto jm = std::make_shared<Internal::JITModule>(m, m.get_function_by_name(fn));
+            auto jm = std::make_shared<Internal::JITModule>(m, m.get_function_by_name(fn), externs_module());
             auto argv = reinterpret_cast<Kernel::ArgvFunction>(jm->argv_function());
             record_compile(elapsed());
             return std::make_shared<Kernel>(name, argv, args, std::shared_ptr<const void>(jm, jm.get()));

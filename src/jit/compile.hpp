@@ -61,6 +61,10 @@ const Halide::Target& host_target();
 /// Held while Halide's front end or compiler runs (building Funcs, lowering, code generation).
 std::unique_lock<std::recursive_mutex> compiler_lock();
 
+/// Makes a C function of this process callable from kernels compiled in memory (the JIT path that
+/// process-local code takes): extern stages name it. Registering a name again replaces it.
+void add_extern(const std::string& name, const Halide::ExternCFunction& f);
+
 /// Whether a kernel's code may go to the disk cache: pipelines that embed process-local code
 /// (user operators, diff_fn) must say no (their key cannot name that code).
 struct NoDiskCache {

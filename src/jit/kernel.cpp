@@ -40,6 +40,7 @@ int Kernel::input_index(std::string_view name) const {
 
 namespace {
 thread_local bool serial_kernels = false;
+thread_local CallContext* current_context = nullptr;
 
 /// A parallel loop's tasks in order on the calling thread; the first failing task's status.
 template <class Context, class Task>
@@ -71,8 +72,13 @@ void Kernel::run(const void** argv) const {
     }
     argv[0] = &ctx;
     wait();
+    struct Current {  // this call, for extern stages on this thread (kernels nest: restore the outer)
+        CallContext* outer;
+        explicit Current(CallContext* c) : outer(current_context) { current_context = c; }
+        ~Current() { current_context = outer; }
+    } current(&ctx);
     const int status = fn_(argv);
-    if (status != 0)
+    if (status != 0 || ctx.failed)
         fail("Halide pipeline '{}' failed (status {}): {}", name_, status,
              ctx.message.empty() ? std::string("no message") : ctx.message);
 }
@@ -201,6 +207,13 @@ void record_error(void* user_context, const char* msg) {
     if (!ctx->message.empty()) ctx->message += "; ";
     ctx->message += msg;
     while (!ctx->message.empty() && ctx->message.back() == '\n') ctx->message.pop_back();
+}
+
+CallContext* current_call() { return current_context; }
+
+void record_failure(void* user_context, const char* msg) {
+    record_error(user_context, msg);
+    if (user_context) static_cast<CallContext*>(static_cast<Halide::JITUserContext*>(user_context))->failed = true;
 }
 
 CallContext::CallContext() {

@@ -54,10 +54,20 @@ void schedule_derivative(const Func& g, const Func& seed) {
     }
 }
 
+/// The operand as the user's function reads it: zero outside the image, and computed whole first
+/// where the function reads it whole (an extern stage's input cannot be computed in strips).
+Func operand_of(const ir::UserOperator& op, const Lowered& in, Stages& st) {
+    Func padded = zero_outside(in.f, in.extents);
+    if (!op.reads_operand_whole) return padded;
+    Func whole("user_operand_whole");
+    whole(args(in.rank())) = in.f(args(in.rank()));
+    return st.add_root(whole);
+}
+
 }  // namespace
 
 Func Back::user_forward(const ir::Node& n, const Lowered& in) const {
-    Func f = checked(user_of(n).forward(zero_outside(in.f, in.extents)), n, in.rank(), "forward");
+    Func f = checked(user_of(n).forward(operand_of(user_of(n), in, st)), n, in.rank(), "forward");
     Func out("user_" + n.code->name);
     out(args(in.rank())) = f(args(in.rank()));
     return out;
@@ -69,7 +79,7 @@ Func Back::user_adjoint(const ir::Node& n, const Lowered& y) const {
     const ir::UserOperator& op = user_of(n);
     Func back("user_" + n.code->name + "_adjoint");
     if (op.adjoint) {
-        Func f = checked(op.adjoint(zero_outside(y.f, y.extents)), n, r, "adjoint");
+        Func f = checked(op.adjoint(operand_of(op, y, st)), n, r, "adjoint");
         back(args(r)) = f(args(r));
         return back;
     }

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "nodes.hpp"
+#include "../lower/host_operator.hpp"
 #include "proxgen/catalogue/all.hpp"
 #include "proxgen/messages.hpp"
 
@@ -262,6 +263,16 @@ Expr mul_color(const Expr& e, const Data& matrix) {
 Expr pxwise_matmul(const Data& matrices, const Expr& e) {
     return node("pxwise_matmul", {&e}, [&](auto& a, detail::Names& names) {
         return bound(ops::pxwise_matmul::make(*a[0], matrices.image()), matrices, names);
+    });
+}
+
+Expr host_operator(const HostOperator& op, const Expr& e) {
+    return node("host_operator", {&e}, [&](auto& a, detail::Names&) {
+        if (a[0]->shape != op.in_shape)
+            fail("host operator '{}': its input shape is {}, applied to an expression of shape {}", op.name,
+                 shape_string(op.in_shape), shape_string(a[0]->shape));
+        auto code = std::static_pointer_cast<const ops::UserOperatorData>(lower::host_operator_code(op));
+        return ops::user_operator::make(*a[0], std::move(code));
     });
 }
 

@@ -6,6 +6,8 @@
 // catalogue, no front end and no Halide.
 #pragma once
 
+#include <atomic>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -48,7 +50,14 @@ public:
 struct Opaque {
     virtual ~Opaque() = default;
     std::string name;
-    std::size_t id = 0;  ///< unique per definition in this process
+    std::size_t id = 0;  ///< unique per definition in this process (next_code_id)
 };
+
+/// A fresh Opaque id. One counter for every kind of code (user operators, host operators,
+/// diff_fn functions), so that no two definitions in a process share a kernel's key.
+inline std::size_t next_code_id() {
+    static std::atomic<std::size_t> next{1};
+    return next++;
+}
 
 }  // namespace proxgen::ir

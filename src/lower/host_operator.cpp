@@ -1,0 +1,176 @@
+// Host operators (rt::host_operator): a user operator whose forward and adjoint are host functions
+// on whole images. Each direction is an extern stage of the kernels that read it: Halide asks the
+// stage (bounds query) for the operand's whole image, runs it on the thread that runs the kernel,
+// and the stage copies the function's result into the region the kernel asked for (zero outside
+// the image). The stage finds its operator through a pointer the kernel carries: a kernel is keyed
+// by the operator's id and only reached through a node that holds the operator, so the pointer is
+// valid whenever the kernel runs.
+#include "host_operator.hpp"
+
+#include <cmath>
+#include <random>
+
+#include <Halide.h>
+
+#include "../jit/call_context.hpp"
+#include "../jit/compile.hpp"
+#include "proxgen/error.hpp"
+#include "proxgen/user_operator.hpp"
+
+namespace proxgen::lower {
+
+namespace {
+
+struct HostCode : ir::UserOperator {
+    std::function<Image(const Image&)> host_forward, host_adjoint;
+    std::vector<int> in_shape;  // out_shape is UserOperatorData's
+    const std::vector<int>& shape_out() const { return out_shape.empty() ? in_shape : out_shape; }
+};
+
+/// f(in) with the shapes checked: an error names the operator and the direction.
+Image call_checked(const HostCode& op, bool adjoint, const Image& in) {
+    const auto& f = adjoint ? op.host_adjoint : op.host_forward;
+    Image out = f(in);
+    const std::vector<int>& want = adjoint ? op.in_shape : op.shape_out();
+    if (out.sizes() != want)
+        fail("host operator '{}': its {} returned an image of shape {} where {} was expected", op.name,
+             adjoint ? "adjoint" : "forward", out.shape_string(), shape_string(want));
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (!std::isfinite(out.data()[i]))
+            fail("host operator '{}': its {} returned a non-finite value at element {}", op.name,
+                 adjoint ? "adjoint" : "forward", i);
+    return out;
+}
+
+double dot(const Image& a, const Image& b) {
+    double s = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) s += double(a.data()[i]) * b.data()[i];
+    return s;
+}
+
+Image random_image(const std::vector<int>& shape, unsigned seed) {
+    Image x(shape);
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> dist;
+    for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = dist(gen);
+    return x;
+}
+
+/// √Σ (a_i b_i)²: the size of ⟨a, b⟩'s terms. For random images, a wrong adjoint moves the dot
+/// product by about this much, and float32 rounding by about 1e-7 of it, whatever the size.
+double term_scale(const Image& a, const Image& b) {
+    double s = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) s += std::pow(double(a.data()[i]) * b.data()[i], 2);
+    return std::sqrt(s);
+}
+
+void check_adjoint_once(const HostCode& op, unsigned seed) {
+    const Image x = random_image(op.in_shape, seed), y = random_image(op.shape_out(), seed + 1);
+    const Image ax = call_checked(op, false, x), aty = call_checked(op, true, y);
+    const double lhs = dot(ax, y), rhs = dot(x, aty);
+    const double scale = term_scale(ax, y) + term_scale(x, aty);
+    constexpr double kTolerance = 1e-3;  // operators computed in float32: errors of ~1e-6 per term
+    if (scale > 0 && std::abs(lhs - rhs) > kTolerance * scale)
+        fail("host operator '{}': the adjoint is not the forward's adjoint: the dot-product test gives <A x, y> = {} "
+             "but <x, A^T y> = {} on random images (a difference of {:.2g} times the size of the products' terms, "
+             "allowed {:.0e})",
+             op.name, lhs, rhs, std::abs(lhs - rhs) / scale, kTolerance);
+}
+
+/// The dot-product test ⟨A x, y⟩ = ⟨x, Aᵀ y⟩ on two pairs of random images (a wrong adjoint's
+/// difference is a random sum: one pair could land near zero).
+void check_adjoint(const HostCode& op) {
+    for (unsigned seed : {11u, 21u}) check_adjoint_once(op, seed);
+}
+
+/// ‖A‖ by power iteration on AᵀA from a random start (a lower estimate).
+double estimate_norm(const HostCode& op) {
+    Image v = random_image(op.in_shape, 13);
+    double norm = 0;
+    for (int it = 0; it < 30; ++it) {
+        const double nv = std::sqrt(dot(v, v));
+        if (nv == 0) return 0;
+        for (std::size_t i = 0; i < v.size(); ++i) v.data()[i] = float(v.data()[i] / nv);
+        v = call_checked(op, true, call_checked(op, false, v));
+        norm = std::sqrt(std::sqrt(dot(v, v)));
+    }
+    return norm;
+}
+
+// The extern stage. A failure goes to the kernel call's error message (never through Halide's
+// frames as an exception); the stage returns zeros and success, and the call throws when the
+// pipeline returns.
+extern "C" int proxgen_host_operator_call(uint64_t code, int32_t adjoint, halide_buffer_t* in, halide_buffer_t* out) {
+    void* user_context = jit::current_call();
+    const auto& op = *reinterpret_cast<const HostCode*>(code);
+    const std::vector<int>& from = adjoint ? op.shape_out() : op.in_shape;
+    if (in->is_bounds_query()) {
+        for (int d = 0; d < in->dimensions; ++d) {
+            in->dim[d].min = 0;
+            in->dim[d].extent = from[std::size_t(d)];
+        }
+        return 0;
+    }
+    Halide::Runtime::Buffer<float> target(*out);
+    target.fill(0.0f);
+    try {
+        Image operand(from);
+        operand.buffer().copy_from(Halide::Runtime::Buffer<float>(*in));
+        const Image result = call_checked(op, adjoint != 0, operand);
+        target.copy_from(result.buffer());
+    } catch (const Error& e) {  // call_checked's: it names the operator
+        jit::record_failure(user_context, e.what());
+    } catch (const std::exception& e) {
+        const std::string msg =
+            "host operator '" + op.name + "': its " + (adjoint ? "adjoint" : "forward") + " threw: " + e.what();
+        jit::record_failure(user_context, msg.c_str());
+    } catch (...) {
+        jit::record_failure(user_context, ("host operator '" + op.name + "': its function threw").c_str());
+    }
+    return 0;
+}
+
+Halide::Func extern_stage(const HostCode& op, bool adjoint, const Halide::Func& operand) {
+    Halide::Func f("host_" + op.name + (adjoint ? "_adjoint" : ""));
+    const std::vector<Halide::ExternFuncArgument> a{Halide::Expr(uint64_t(reinterpret_cast<std::uintptr_t>(&op))),
+                                                   Halide::Expr(int32_t(adjoint)), operand};
+    const int rank = int((adjoint ? op.in_shape : op.shape_out()).size());
+    f.define_extern("proxgen_host_operator_call", a, Halide::Float(32), rank);
+    f.compute_root();
+    return f;
+}
+
+}  // namespace
+
+std::shared_ptr<const ir::Opaque> host_operator_code(const rt::HostOperator& def) {
+    if (!def.forward || !def.adjoint)
+        fail("host operator '{}': both the forward and the adjoint function are needed", def.name);
+    if (def.in_shape.size() < 2 || def.in_shape.size() > 4)
+        fail("host operator '{}': its input shape must have 2 to 4 axes (Halide order), got {}", def.name,
+             def.in_shape.size());
+    if (def.out_shape.size() != def.in_shape.size())
+        fail("host operator '{}': its output shape must have as many axes as its input shape ({}), got {}", def.name,
+             def.in_shape.size(), def.out_shape.size());
+    for (const auto* s : {&def.in_shape, &def.out_shape})
+        for (int e : *s)
+            if (e < 1) fail("host operator '{}': shapes must be positive, got an extent of {}", def.name, e);
+    if (!(def.norm_bound >= 0) || !std::isfinite(def.norm_bound))
+        fail("host operator '{}': the norm bound must be finite and >= 0, got {}", def.name, def.norm_bound);
+    jit::add_extern("proxgen_host_operator_call", Halide::ExternCFunction(&proxgen_host_operator_call));
+    auto op = std::make_shared<HostCode>();
+    op->name = def.name;
+    op->id = ir::next_code_id();
+    op->in_shape = def.in_shape;
+    if (def.out_shape != def.in_shape) op->out_shape = def.out_shape;
+    op->host_forward = def.forward;
+    op->host_adjoint = def.adjoint;
+    op->reads_operand_whole = true;
+    const HostCode* self = op.get();  // the Maps live in *op: no ownership cycle
+    op->forward = [self](const Halide::Func& in) { return extern_stage(*self, false, in); };
+    op->adjoint = [self](const Halide::Func& y) { return extern_stage(*self, true, y); };
+    check_adjoint(*op);
+    op->norm_bound = def.norm_bound > 0 ? def.norm_bound : 1.1 * estimate_norm(*op);
+    return op;
+}
+
+}  // namespace proxgen::lower

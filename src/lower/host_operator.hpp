@@ -1,0 +1,16 @@
+// Internal: the code of a host operator (rt::host_operator), checked and ready for the
+// user-operator card: its Halide side is an extern stage that calls the host functions.
+#pragma once
+
+#include <memory>
+
+#include "proxgen/ir/kinds.hpp"
+#include "proxgen/runtime.hpp"
+
+namespace proxgen::lower {
+
+/// The operator's code (an ir::UserOperator), after its adjoint passed the dot-product test and
+/// its norm bound is known (given, or estimated by power iteration on the functions).
+std::shared_ptr<const ir::Opaque> host_operator_code(const rt::HostOperator& def);
+
+}  // namespace proxgen::lower
