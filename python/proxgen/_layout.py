@@ -9,7 +9,7 @@ import types
 # ProxImaL's submodule -> the names it defines, for proxgen.lin_ops and proxgen.prox_fns
 _SUBMODULES = {
     "lin_ops": {
-        "lin_op": ["LinOp"], "black_box": ["LinOpFactory"], "conv": ["conv"], "conv_nofft": ["conv_nofft"],
+        "lin_op": ["LinOp"], "black_box": ["LinOpFactory", "BlackBox"], "conv": ["conv"], "conv_nofft": ["conv_nofft"],
         "constant": ["Constant"], "comp_graph": ["CompGraph", "est_CompGraph_norm"],
         "mul_elemwise": ["mul_elemwise"], "scale": ["scale"], "subsample": ["subsample", "uneven_subsample"],
         "sum": ["sum", "copy"], "variable": ["Variable"], "vstack": ["vstack", "split"], "hstack": ["hstack"],

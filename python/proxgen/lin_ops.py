@@ -17,7 +17,7 @@ from .rt import Error
 
 __all__ = ["LinOp", "Variable", "Constant", "conv", "conv_nofft", "grad", "mul_elemwise", "scale", "subsample",
            "uneven_subsample", "sum", "copy", "vstack", "split", "hstack", "warp", "mul_color", "reshape",
-           "transpose", "pxwise_matrixmult", "pxwise_matmul", "LinOpFactory", "CompGraph", "est_CompGraph_norm",
+           "transpose", "pxwise_matrixmult", "pxwise_matmul", "LinOpFactory", "BlackBox", "CompGraph", "est_CompGraph_norm",
            "crop", "pad", "concat", "merge_last_axes"]
 
 _variable_count = itertools.count()
@@ -473,9 +473,46 @@ from .lin_ops_layout import (c_order_reshape, concat, crop, hstack, merge_last_a
                              pxwise_matmul, pxwise_matrixmult, reshape, split, transpose, vstack, warp)
 
 
-def LinOpFactory(*args, **kwargs):
-    raise Error("LinOpFactory: black-box operators written in Python are not supported; ProxGen's user operators "
-                "are Halide code (C++: proxgen/user_operator.hpp)")
+def LinOpFactory(input_shape, output_shape, forward, adjoint, norm_bound=None):
+    """ProxImaL's black-box operator: ``forward(input, output)`` and ``adjoint(input, output)`` are
+    Python functions that write the operator's result into ``output`` (NumPy arrays of ProxImaL's
+    shapes). Returns a function that applies the operator to an expression of ``input_shape``.
+
+    ProxGen runs them as host callbacks inside its kernels (rt.host_operator: a slow path, whole
+    images, correct in every algorithm). Each application checks the adjoint once with the
+    dot-product test (an Error when it fails); without ``norm_bound``, ‖K‖ is estimated by power
+    iteration on the functions."""
+    input_shape, output_shape = _shape_tuple(input_shape), _shape_tuple(output_shape)
+    if len(_core_shape(input_shape)) != len(_core_shape(output_shape)):
+        raise Error("LinOpFactory: ProxGen's black-box operators keep the number of axes ({} -> {})".format(
+            input_shape, output_shape))
+
+    def host(fn, from_shape, to_shape):
+        def call(a):
+            out = np.zeros(to_shape)
+            fn(np.asarray(a, dtype=np.float64).reshape(from_shape), out)
+            return out.reshape(_core_shape(to_shape))
+        return call
+
+    def get_black_box(arg):
+        return BlackBox(arg, input_shape, output_shape, host(forward, input_shape, output_shape),
+                        host(adjoint, output_shape, input_shape), norm_bound)
+
+    return get_black_box
+
+
+class BlackBox(LinOp):
+    """A black-box operator made by LinOpFactory (its functions already in ProxGen's array form)."""
+
+    def __init__(self, arg, input_shape, output_shape, forward, adjoint, norm_bound=None):
+        arg = _lin(arg, "LinOpFactory")
+        if arg.shape != input_shape:
+            raise Error("LinOpFactory: the operator takes shape {}, applied to an expression of shape {}".format(
+                input_shape, arg.shape))
+        bound = 0.0 if norm_bound is None else float(norm_bound)
+        expr = _core.host_operator("black_box", _core_shape(input_shape), _core_shape(output_shape), forward,
+                                   adjoint, bound, arg._expr)
+        super().__init__(expr, output_shape, [arg])
 
 
 def _apply():

@@ -33,6 +33,10 @@ describe = _core.describe
 objective = _core.objective
 catalogue = _core.catalogue
 call = _core.call
+# A linear operator given by Python functions array -> array (NumPy shapes), run as a host
+# callback inside the kernels: host_operator(name, in_shape, out_shape, forward, adjoint,
+# norm_bound, expr); norm_bound 0 estimates it. The adjoint is checked by the dot-product test.
+host_operator = _core.host_operator
 # Expressions and one-term problems as functions on arrays (C++ proxgen/runtime_apply.hpp): values
 # by variable name, the cards' own lowering compiled once per structure.
 apply_linear = _core.apply_linear

@@ -238,6 +238,37 @@ void bind_expr(py::module_& m) {
     m.def("parameter", &rt::parameter, py::arg("name"), py::arg("value"),
           "parameter(name, value): a named scalar, replaceable by Problem.set_parameter.");
     m.def("call", &call, py::arg("name"), "call(name, *args, **kwargs): builds the catalogue's operator or penalty.");
+    m.def("host_operator", [](const std::string& name, const py::object& in_shape, const py::object& out_shape,
+                              const py::function& forward, const py::function& adjoint, double norm_bound,
+                              const PyExpr& e) {
+        // The callables are Python objects: held, called and released with the GIL (solves release
+        // it and may call from their worker threads).
+        auto held = [](const py::function& f) {
+            return std::shared_ptr<py::function>(new py::function(f), [](py::function* p) {
+                py::gil_scoped_acquire gil;
+                delete p;
+            });
+        };
+        auto host = [name](std::shared_ptr<py::function> f, const char* what) {
+            return [name, f, what](const Image& in) {
+                py::gil_scoped_acquire gil;
+                py::object out = (*f)(to_numpy(in.copy()));
+                Borrowed b = to_image(out, fmt::format("host operator '{}': the {}'s result", name, what));
+                return b.owner.is_none() ? b.image : b.image.copy();  // no view of Python's memory outlives the GIL
+            };
+        };
+        rt::HostOperator op;
+        op.name = name;
+        op.in_shape = halide_shape(in_shape.cast<std::vector<int>>());
+        op.out_shape = halide_shape(out_shape.cast<std::vector<int>>());
+        op.forward = host(held(forward), "forward");
+        op.adjoint = host(held(adjoint), "adjoint");
+        op.norm_bound = norm_bound;
+        return PyExpr{rt::host_operator(op, e.expr), e.keep};
+    }, py::arg("name"), py::arg("in_shape"), py::arg("out_shape"), py::arg("forward"), py::arg("adjoint"),
+       py::arg("norm_bound"), py::arg("expr"),
+       "host_operator(name, in_shape, out_shape, forward, adjoint, norm_bound, expr): a linear operator given by "
+       "Python functions array -> array (NumPy shapes), applied to expr; norm_bound 0: estimated.");
     m.def("catalogue", [] {
         py::list out;
         for (const auto& s : rt::catalogue()) {

@@ -120,8 +120,6 @@ def test_problems_the_engine_does_not_solve_yet_say_so():
     x = pg.Variable((H, W))
     with pytest.raises(pg.Error, match="a variable is 2-D .* or 3-D"):
         pg.Variable((2, 3, 4, 5))
-    with pytest.raises(pg.Error, match="LinOpFactory: black-box operators written in Python are not supported"):
-        pg.LinOpFactory((3, 3), (3, 3), lambda a, b: None, lambda a, b: None)
     with pytest.raises(pg.Error, match="x0 has 5 elements"):
         pg.Problem(pg.sum_squares(x - 1.0)).solve(x0=np.zeros(5))
 
