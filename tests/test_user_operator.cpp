@@ -105,3 +105,19 @@ TEST_CASE("a problem with a user operator solves like the same problem with buil
     CHECK(diff < 1e-4);
     CHECK(norm(a) > 0);
 }
+
+TEST_CASE("user operator: a Halide runtime error in its kernel is an Error, not an abort", "[user]") {
+    // kernels of process-local code are compiled in memory: their runtime errors must reach the call
+    pg::user_operator op("guarded", [](const Halide::Func& in) {
+        Halide::Func out("guarded");
+        Halide::Var x, y;
+        out(x, y) = Halide::require(in(x, y) < 1000.0f, in(x, y), "the guarded operator saw a value of", in(x, y));
+        return out;
+    }, {}, 1.0);
+    auto v = pg::variable(6, 5);
+    const pg::ir::Node n = pg::typed::to_ir(op(v));
+    pg::Image x = random_image({6, 5}, 3);
+    CHECK(norm(pg::lower::apply_linear(n, x)) > 0);
+    x(2, 3) = 5000.0f;
+    REQUIRE_THROWS_WITH(pg::lower::apply_linear(n, x), Catch::Contains("the guarded operator saw a value of"));
+}

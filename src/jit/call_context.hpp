@@ -14,7 +14,6 @@ namespace proxgen::jit {
 struct CallContext : Halide::JITUserContext {
     std::string message;
     bool serial = false;  // run parallel loops on the calling thread (SerialKernels)
-    bool failed = false;  // an extern stage failed without failing the pipeline (record_failure)
     CallContext();
 };
 
@@ -23,16 +22,12 @@ struct CallContext : Halide::JITUserContext {
 int serial_par_for(void* user_context, int (*task)(void*, int, uint8_t*), int min, int size, uint8_t* closure);
 
 /// The call running a kernel on this thread (the innermost, where a kernel's extern stage runs
-/// another kernel), or null: what an extern stage computed at the pipeline's root reports to (the
-/// user context Halide hands extern stages is not this one in kernels compiled in memory).
+/// another kernel), or null: where errors go when Halide hands no context (kernels compiled in
+/// memory pass their handlers and extern stages a null one).
 CallContext* current_call();
 
-/// What an extern stage calls instead of returning an error status (which kernels compiled in
-/// memory cannot report: their runtime's error handler is Halide's default, which aborts): the
-/// call fails with msg once the pipeline returns.
-void record_failure(void* user_context, const char* msg);
-
-/// The error handler both kinds of kernels use: appends msg to the CallContext it is given.
+/// The error handler both kinds of kernels use: appends msg to the CallContext it is given (or,
+/// given none, to current_call()'s).
 void record_error(void* user_context, const char* msg);
 
 }  // namespace proxgen::jit

@@ -12,6 +12,7 @@
 #include <cpuid.h>
 #endif
 
+#include "call_context.hpp"
 #include "disk_cache.hpp"
 #include "jit_stats.hpp"
 #include "proxgen/error.hpp"
@@ -169,6 +170,15 @@ KernelPtr kernel(const std::string& key, const std::function<Source()>& make) {
         const Module& m = *lowered;
         args = arg_table(m, fn);
         if (!disk) {  // Halide's in-memory JIT: code generated here, under the lock
+            // Their runtime errors go to Halide's JIT runtime, whose default handler prints and
+            // aborts: route them to the call's message instead (record_error).
+            static const bool handlers_set = [] {
+                Halide::JITHandlers h;
+                h.custom_error = [](Halide::JITUserContext* ucon, const char* msg) { record_error(ucon, msg); };
+                Internal::JITSharedRuntime::set_default_handlers(h);
+                return true;
+            }();
+            (void)handlers_set;
             auto jm = std::make_shared<Internal::JITModule>(m, m.get_function_by_name(fn), externs_module());
             auto argv = reinterpret_cast<Kernel::ArgvFunction>(jm->argv_function());
             record_compile(elapsed());

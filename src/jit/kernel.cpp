@@ -78,7 +78,7 @@ void Kernel::run(const void** argv) const {
         ~Current() { current_context = outer; }
     } current(&ctx);
     const int status = fn_(argv);
-    if (status != 0 || ctx.failed)
+    if (status != 0)
         fail("Halide pipeline '{}' failed (status {}): {}", name_, status,
              ctx.message.empty() ? std::string("no message") : ctx.message);
 }
@@ -201,19 +201,15 @@ void Call::run() {
 
 namespace proxgen::jit {
 
+CallContext* current_call() { return current_context; }
+
 void record_error(void* user_context, const char* msg) {
     auto* ctx = static_cast<CallContext*>(static_cast<Halide::JITUserContext*>(user_context));
+    if (!ctx) ctx = current_call();  // kernels compiled in memory hand their handler no context
     if (!ctx || !msg) return;
     if (!ctx->message.empty()) ctx->message += "; ";
     ctx->message += msg;
     while (!ctx->message.empty() && ctx->message.back() == '\n') ctx->message.pop_back();
-}
-
-CallContext* current_call() { return current_context; }
-
-void record_failure(void* user_context, const char* msg) {
-    record_error(user_context, msg);
-    if (user_context) static_cast<CallContext*>(static_cast<Halide::JITUserContext*>(user_context))->failed = true;
 }
 
 CallContext::CallContext() {

@@ -98,10 +98,8 @@ double estimate_norm(const HostCode& op) {
 }
 
 // The extern stage. A failure goes to the kernel call's error message (never through Halide's
-// frames as an exception); the stage returns zeros and success, and the call throws when the
-// pipeline returns.
+// frames as an exception) and fails the pipeline.
 extern "C" int proxgen_host_operator_call(uint64_t code, int32_t adjoint, halide_buffer_t* in, halide_buffer_t* out) {
-    void* user_context = jit::current_call();
     const auto& op = *reinterpret_cast<const HostCode*>(code);
     const std::vector<int>& from = adjoint ? op.shape_out() : op.in_shape;
     if (in->is_bounds_query()) {
@@ -118,16 +116,17 @@ extern "C" int proxgen_host_operator_call(uint64_t code, int32_t adjoint, halide
         operand.buffer().copy_from(Halide::Runtime::Buffer<float>(*in));
         const Image result = call_checked(op, adjoint != 0, operand);
         target.copy_from(result.buffer());
+        return 0;
     } catch (const Error& e) {  // call_checked's: it names the operator
-        jit::record_failure(user_context, e.what());
+        jit::record_error(jit::current_call(), e.what());
     } catch (const std::exception& e) {
         const std::string msg =
             "host operator '" + op.name + "': its " + (adjoint ? "adjoint" : "forward") + " threw: " + e.what();
-        jit::record_failure(user_context, msg.c_str());
+        jit::record_error(jit::current_call(), msg.c_str());
     } catch (...) {
-        jit::record_failure(user_context, ("host operator '" + op.name + "': its function threw").c_str());
+        jit::record_error(jit::current_call(), ("host operator '" + op.name + "': its function threw").c_str());
     }
-    return 0;
+    return -1;
 }
 
 Halide::Func extern_stage(const HostCode& op, bool adjoint, const Halide::Func& operand) {
