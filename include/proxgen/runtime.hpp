@@ -301,6 +301,13 @@ Problem group_norm1(const Expr& e);
 Problem nonneg(const Expr& e);
 Problem sum_entries(const Expr& e);
 Problem patch_nlm(const Expr& e);
+/// diff_fn with host code: f(e) for a smooth convex f given as host functions of the whole
+/// argument (Halide order, e's shape) — its value and its gradient, not necessarily separable
+/// (ProxImaL's diff_fn). Its prox, argmin τ f(t) + ½‖t − t₀‖², runs L-BFGS on the host inside
+/// the kernels (a slow path). A step that makes f non-finite is backtracked (f may have a domain,
+/// as −Σ log t). An exception from a function fails the solve with its message.
+Problem host_diff_fn(const Expr& e, std::string name, std::function<double(const Image&)> value,
+                     std::function<Image(const Image&)> gradient);
 Problem poisson_norm(const Expr& e, const Data& counts);
 Problem masked_nonneg(const Expr& e, const Data& mask);
 Problem box(const Expr& e, double lo, double hi);

@@ -448,9 +448,37 @@ class patch_NLM(ProxFn):
         return rt.patch_nlm(arg)
 
 
-def diff_fn(*args, **kwargs):
-    raise Error("diff_fn: a smooth function written in Python is not supported; ProxGen's diff_fn is a Halide "
-                "expression (C++: proxgen/diff_fn.hpp)")
+class diff_fn(ProxFn):
+    """ProxImaL's diff_fn: a smooth convex function ``func(x)`` with gradient ``fprime(x)``, both Python
+    functions of the whole argument (arrays of lin_op's shape). ProxGen runs its prox, argmin
+    f(x) + rho/2 ||x - v||^2, by L-BFGS on the host inside its kernels (rt.host_diff_fn): a slow
+    path. A step where func is not finite is backtracked (func may have a domain, as -log).
+    ``bounds`` are not supported (an Error); ``factr`` is accepted and unused."""
+
+    def __init__(self, lin_op, func, fprime, bounds=None, factr=1e7, **kwargs):
+        if bounds is not None:
+            raise Error("diff_fn: bounds are not supported (ProxGen's prox is unconstrained L-BFGS); add nonneg or a "
+                        "box penalty on the argument instead")
+        self.func, self.fprime, self.bounds, self.factr = func, fprime, bounds, factr
+        super().__init__(lin_op, **kwargs)
+
+    def get_data(self):
+        return [self.func, self.fprime, self.bounds, self.factr]
+
+    def _f(self, arg):
+        shape, func, fprime = self.lin_op.shape, self.func, self.fprime
+        core = _core_shape(shape)
+
+        def value(a):
+            return float(func(np.asarray(a, dtype=np.float64).reshape(shape)))
+
+        def gradient(a):
+            g = np.asarray(fprime(np.asarray(a, dtype=np.float64).reshape(shape)), dtype=np.float64)
+            if g.size != int(np.prod(shape)):
+                raise Error("diff_fn: fprime returned {} values for an argument of shape {}".format(g.size, shape))
+            return g.reshape(core)
+
+        return rt.host_diff_fn(arg, "diff_fn", value, gradient)
 
 
 # The functions ProxImaL's absorb_lin_op folds a leading mul_elemwise into (as a weight, when gamma
@@ -521,7 +549,7 @@ def _catalogue_penalty(name, text):
 
 
 # Every other penalty of the catalogue (new cards) by its ProxGen name: written once, in its card.
-_spelled_otherwise = {"patch_nlm", "diff_fn"}  # patch_NLM above; diff_fn needs Halide code
+_spelled_otherwise = {"patch_nlm", "diff_fn"}  # patch_NLM and diff_fn above
 for _sig in _core.catalogue():
     if _sig["penalty"] and _sig["name"] not in _spelled_otherwise and _sig["name"] not in globals():
         globals()[_sig["name"]] = _catalogue_penalty(_sig["name"], _sig["text"])

@@ -37,6 +37,9 @@ call = _core.call
 # callback inside the kernels: host_operator(name, in_shape, out_shape, forward, adjoint,
 # norm_bound, expr); norm_bound 0 estimates it. The adjoint is checked by the dot-product test.
 host_operator = _core.host_operator
+# diff_fn with Python functions of the whole argument: host_diff_fn(expr, name, value, gradient);
+# its prox runs L-BFGS on the host.
+host_diff_fn = _core.host_diff_fn
 # Expressions and one-term problems as functions on arrays (C++ proxgen/runtime_apply.hpp): values
 # by variable name, the cards' own lowering compiled once per structure.
 apply_linear = _core.apply_linear

@@ -238,6 +238,28 @@ void bind_expr(py::module_& m) {
     m.def("parameter", &rt::parameter, py::arg("name"), py::arg("value"),
           "parameter(name, value): a named scalar, replaceable by Problem.set_parameter.");
     m.def("call", &call, py::arg("name"), "call(name, *args, **kwargs): builds the catalogue's operator or penalty.");
+    m.def("host_diff_fn", [](const PyExpr& e, const std::string& name, const py::function& value,
+                             const py::function& gradient) {
+        auto held = [](const py::function& f) {  // released with the GIL, as host_operator's
+            return std::shared_ptr<py::function>(new py::function(f), [](py::function* p) {
+                py::gil_scoped_acquire gil;
+                delete p;
+            });
+        };
+        auto v = held(value), g = held(gradient);
+        auto f = [v](const Image& a) {
+            py::gil_scoped_acquire gil;
+            return (*v)(to_numpy(a.copy())).cast<double>();
+        };
+        auto df = [g, name](const Image& a) {
+            py::gil_scoped_acquire gil;
+            Borrowed b = to_image((*g)(to_numpy(a.copy())), fmt::format("diff_fn '{}': the gradient's result", name));
+            return b.owner.is_none() ? b.image : b.image.copy();
+        };
+        return PyProblem{rt::host_diff_fn(e.expr, name, f, df), e.keep};
+    }, py::arg("expr"), py::arg("name"), py::arg("value"), py::arg("gradient"),
+       "host_diff_fn(expr, name, value, gradient): f(expr) for a smooth convex f given by Python functions of the "
+       "whole argument (NumPy shape): value(a) -> float, gradient(a) -> array.");
     m.def("host_operator", [](const std::string& name, const py::object& in_shape, const py::object& out_shape,
                               const py::function& forward, const py::function& adjoint, double norm_bound,
                               const PyExpr& e) {

@@ -13,7 +13,16 @@
 #include "lowering.hpp"
 #include "proxgen/catalogue/card.hpp"
 
+namespace proxgen::catalogue::penalties {
+struct HostSmoothFunction;
+}
+
 namespace proxgen::lower {
+
+/// The prox of τ f for a host diff_fn at t₀ (a Func computed whole): an extern stage that solves
+/// argmin τ f(t) + ½‖t − t₀‖² on the host (host_operator.cpp).
+Halide::Func host_smooth_prox(const catalogue::penalties::HostSmoothFunction& f, const Halide::Func& t0,
+                              const std::vector<Halide::Expr>& extents, Halide::Expr tau);
 
 /// Halide, as the cards' lowering templates see it, and the context of one lowering.
 struct Back {

@@ -8,6 +8,7 @@
 #include "host_operator.hpp"
 
 #include <cmath>
+#include <deque>
 #include <random>
 
 #include <Halide.h>
@@ -15,6 +16,8 @@
 #include "../jit/call_context.hpp"
 #include "../jit/compile.hpp"
 #include "proxgen/error.hpp"
+#include "card_lowering.hpp"
+#include "proxgen/catalogue/penalties/diff_fn.hpp"
 #include "proxgen/user_operator.hpp"
 
 namespace proxgen::lower {
@@ -139,7 +142,154 @@ Halide::Func extern_stage(const HostCode& op, bool adjoint, const Halide::Func& 
     return f;
 }
 
+using catalogue::penalties::HostSmoothFunction;
+
+/// f's gradient, its shape and values checked.
+Image gradient_checked(const HostSmoothFunction& f, const Image& t) {
+    Image g = f.gradient(t);
+    if (g.sizes() != t.sizes())
+        fail("diff_fn '{}': its gradient returned an image of shape {} for an argument of shape {}", f.name,
+             g.shape_string(), t.shape_string());
+    return g;
+}
+
+/// argmin_t τ f(t) + ½‖t − t₀‖² by L-BFGS (7 pairs, backtracking to Armijo's condition; a step
+/// that leaves f's domain — a non-finite value — is backtracked too), from t₀, until the gradient
+/// is 1e-6 of its first norm or 1e-9 absolute, within 500 iterations.
+Image lbfgs_prox(const HostSmoothFunction& f, const Image& t0, double tau) {
+    const std::size_t n = t0.size();
+    auto phi = [&](const Image& t) {
+        double q = 0;
+        for (std::size_t i = 0; i < n; ++i) q += std::pow(double(t.data()[i]) - t0.data()[i], 2);
+        return tau * f.value(t) + 0.5 * q;
+    };
+    auto grad = [&](const Image& t) {
+        Image g = gradient_checked(f, t);
+        std::vector<double> out(n);
+        for (std::size_t i = 0; i < n; ++i) out[i] = tau * g.data()[i] + (double(t.data()[i]) - t0.data()[i]);
+        return out;
+    };
+    auto vdot = [n](const std::vector<double>& a, const std::vector<double>& b) {
+        double s = 0;
+        for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
+        return s;
+    };
+    Image t = t0.copy();
+    double value = phi(t);
+    if (!std::isfinite(value)) fail("diff_fn '{}': f is not finite at the prox's starting point", f.name);
+    std::vector<double> g = grad(t);
+    const double stop = std::max(1e-9, 1e-6 * std::sqrt(vdot(g, g)));
+    std::deque<std::pair<std::vector<double>, std::vector<double>>> pairs;  // (s, y), newest last
+    for (int it = 0; it < 500 && std::sqrt(vdot(g, g)) > stop; ++it) {
+        // the two-loop recursion: d = −H g
+        std::vector<double> d = g;
+        std::vector<double> alpha(pairs.size());
+        for (std::size_t k = pairs.size(); k-- > 0;) {
+            alpha[k] = vdot(pairs[k].first, d) / vdot(pairs[k].second, pairs[k].first);
+            for (std::size_t i = 0; i < n; ++i) d[i] -= alpha[k] * pairs[k].second[i];
+        }
+        if (!pairs.empty()) {
+            const auto& [s_, y_] = pairs.back();
+            const double scale = vdot(s_, y_) / vdot(y_, y_);
+            for (double& v : d) v *= scale;
+        }
+        for (std::size_t k = 0; k < pairs.size(); ++k) {
+            const double beta = vdot(pairs[k].second, d) / vdot(pairs[k].second, pairs[k].first);
+            for (std::size_t i = 0; i < n; ++i) d[i] += (alpha[k] - beta) * pairs[k].first[i];
+        }
+        for (double& v : d) v = -v;
+        double slope = vdot(g, d);
+        if (!(slope < 0)) {  // not a descent direction: restart from the gradient
+            pairs.clear();
+            for (std::size_t i = 0; i < n; ++i) d[i] = -g[i];
+            slope = -vdot(g, g);
+        }
+        double step = 1;
+        Image next = t.copy();
+        double next_value = INFINITY;
+        for (int back = 0; back < 60; ++back, step *= 0.5) {
+            for (std::size_t i = 0; i < n; ++i) next.data()[i] = float(t.data()[i] + step * d[i]);
+            next_value = phi(next);
+            if (std::isfinite(next_value) && next_value <= value + 1e-4 * step * slope) break;
+        }
+        if (!(std::isfinite(next_value) && next_value <= value)) break;  // no decrease at float32's resolution
+        std::vector<double> g_next = grad(next);
+        std::vector<double> s_(n), y_(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            s_[i] = double(next.data()[i]) - t.data()[i];
+            y_[i] = g_next[i] - g[i];
+        }
+        if (vdot(s_, y_) > 1e-12 * std::sqrt(vdot(s_, s_) * vdot(y_, y_))) {
+            pairs.emplace_back(std::move(s_), std::move(y_));
+            if (pairs.size() > 7) pairs.pop_front();
+        }
+        t = std::move(next);
+        value = next_value;
+        g = std::move(g_next);
+    }
+    return t;
+}
+
+extern "C" int proxgen_host_prox_call(uint64_t code, halide_buffer_t* tau_buffer, halide_buffer_t* in,
+                                      halide_buffer_t* out) {
+    const auto& f = *reinterpret_cast<const HostSmoothFunction*>(code);
+    if (in->is_bounds_query() || tau_buffer->is_bounds_query()) {
+        for (int d = 0; d < in->dimensions; ++d) {
+            in->dim[d].min = 0;
+            in->dim[d].extent = f.shape[std::size_t(d)];
+        }
+        tau_buffer->dim[0].min = 0;
+        tau_buffer->dim[0].extent = 1;
+        return 0;
+    }
+    const double tau = reinterpret_cast<const float*>(tau_buffer->host)[0];
+    Halide::Runtime::Buffer<float> target(*out);
+    target.fill(0.0f);
+    try {
+        Image t0(f.shape);
+        t0.buffer().copy_from(Halide::Runtime::Buffer<float>(*in));
+        target.copy_from(lbfgs_prox(f, t0, tau).buffer());
+        return 0;
+    } catch (const Error& e) {
+        jit::record_error(jit::current_call(), e.what());
+    } catch (const std::exception& e) {
+        jit::record_error(jit::current_call(), ("diff_fn '" + f.name + "': its function threw: " + e.what()).c_str());
+    } catch (...) {
+        jit::record_error(jit::current_call(), ("diff_fn '" + f.name + "': its function threw").c_str());
+    }
+    return -1;
+}
+
 }  // namespace
+
+Halide::Func host_smooth_prox(const HostSmoothFunction& f, const Halide::Func& t0, const std::vector<Halide::Expr>& extents,
+                              Halide::Expr tau) {
+    jit::add_extern("proxgen_host_prox_call", Halide::ExternCFunction(&proxgen_host_prox_call));
+    // τ as a one-sample Func: an extern stage's scalar arguments cannot call Funcs, and τ reads the
+    // term's scale
+    Halide::Func tau_sample("host_prox_tau");
+    tau_sample(Halide::Var("i")) = Halide::cast<float>(tau);
+    tau_sample.compute_root();
+    Halide::Func p("host_prox_" + f.name);
+    const std::vector<Halide::ExternFuncArgument> a{Halide::Expr(uint64_t(reinterpret_cast<std::uintptr_t>(&f))),
+                                                   tau_sample, t0};
+    p.define_extern("proxgen_host_prox_call", a, Halide::Float(32), int(extents.size()));
+    p.compute_root();
+    return p;
+}
+
+std::shared_ptr<const ir::Opaque> host_smooth_code(const std::string& name, const std::vector<int>& shape,
+                                                   std::function<double(const Image&)> value,
+                                                   std::function<Image(const Image&)> gradient) {
+    if (!value || !gradient) fail("diff_fn '{}': both the function and its gradient are needed", name);
+    auto f = std::make_shared<HostSmoothFunction>();
+    f->name = name;
+    f->id = ir::next_code_id();
+    f->shape = shape;
+    f->value = std::move(value);
+    f->gradient = std::move(gradient);
+    return f;
+}
 
 std::shared_ptr<const ir::Opaque> host_operator_code(const rt::HostOperator& def) {
     if (!def.forward || !def.adjoint)

@@ -12,6 +12,16 @@ namespace proxgen::lower {
 using namespace Halide;
 
 Expr Back::smooth_prox(const ProxSpec& spec, const Func& t0, const std::vector<Expr>& extents, Expr tau) const {
+    if (const auto* h = catalogue::penalties::diff_fn::host(*spec.term)) {
+        // the host's prox reads t₀ whole (an extern stage's input is computed before it)
+        const auto at = args(int(extents.size()));
+        Func whole("host_smooth_t0");
+        whole(at) = t0(at);
+        // τ = α a² / ρ with a = β: the planner leaves a diff_fn's argument alone, so no weight image
+        // is absorbed into a and τ is the same at every pixel; the stage takes its value at the origin
+        for (const Expr& v : at) tau = Internal::substitute(v.as<Internal::Variable>()->name, Expr(0), tau);
+        return host_smooth_prox(*h, st.add_root(whole), extents, tau)(at);
+    }
     const ir::SmoothFunction& f = ir::smooth_function(*spec.term);
     const int r = int(extents.size());
     const auto at = args(r);
@@ -43,6 +53,9 @@ Expr Back::smooth_prox(const ProxSpec& spec, const Func& t0, const std::vector<E
     return t(at);
 }
 
-Expr Back::smooth_value(const ir::Term& t, Expr v) const { return ir::smooth_function(t).f(std::move(v)); }
+Expr Back::smooth_value(const ir::Term& t, Expr v) const {
+    if (catalogue::penalties::diff_fn::host(t)) return v;  // the card's value() applies f to the whole argument
+    return ir::smooth_function(t).f(std::move(v));
+}
 
 }  // namespace proxgen::lower

@@ -9,6 +9,7 @@
 
 #include "../check/inputs.hpp"
 #include "nodes.hpp"
+#include "../lower/host_operator.hpp"
 #include "proxgen/catalogue/all.hpp"
 #include "proxgen/check/rules.hpp"
 #include "proxgen/messages.hpp"
@@ -111,6 +112,15 @@ Problem group_norm1(const Expr& e) {
     return term(e, "group_norm1", [](const ir::Node& n) {
         penalties::group_norm1::check(n.shape);
         return catalogue::term<penalties::group_norm1>(n);
+    });
+}
+
+Problem host_diff_fn(const Expr& e, std::string name, std::function<double(const Image&)> value,
+                     std::function<Image(const Image&)> gradient) {
+    return term(e, "diff_fn", [&](const ir::Node& n) {
+        ir::Term t = catalogue::term<penalties::diff_fn>(n);
+        t.code = lower::host_smooth_code(name, n.shape, std::move(value), std::move(gradient));
+        return t;
     });
 }
 

@@ -62,8 +62,8 @@ def test_proximal_names_match_cpp(reference, name):
 
 
 def test_every_catalogue_entry_is_covered():
-    """Each operator and penalty of the run-time catalogue appears in a case (or is one that needs
-    Halide code, which Python cannot supply)."""
+    """Each operator and penalty of the run-time catalogue appears in a case (or is one whose code is
+    the program's — Halide in C++, host functions in Python — which a case shared with C++ cannot carry)."""
     import inspect
 
     source = inspect.getsource(cases)

@@ -4,9 +4,19 @@
 // leave its argument alone (the function is the user's).
 #pragma once
 
+#include <functional>
+
 #include "proxgen/catalogue/penalty_support.hpp"
 
 namespace proxgen::catalogue::penalties {
+
+/// A diff_fn whose function is host code (rt::host_diff_fn, Python's diff_fn): f and its gradient
+/// on the whole argument, not necessarily separable. Its prox runs on the host (L-BFGS).
+struct HostSmoothFunction : ir::Opaque {
+    std::vector<int> shape;  ///< of the argument (Halide order)
+    std::function<double(const Image&)> value;
+    std::function<Image(const Image&)> gradient;
+};
 
 struct diff_fn {
     static constexpr const char* name = "diff_fn";
@@ -23,7 +33,10 @@ struct diff_fn {
     /// The objective's pipeline already applied f (value_argument): the sum.
     /// The user's function, its derivative's steps staged.
     static bool local(const ir::Term&, bool, int) { return false; }
-    static double value(const ir::Term&, const Image& v) {
+    /// A host function's term: the argument itself, and f of it.
+    static const HostSmoothFunction* host(const ir::Term& t) { return dynamic_cast<const HostSmoothFunction*>(t.code.get()); }
+    static double value(const ir::Term& t, const Image& v) {
+        if (const HostSmoothFunction* h = host(t)) return h->value(v);
         double s = 0;
         for (std::size_t i = 0; i < v.size(); ++i) s += v.data()[i];
         return s;
