@@ -142,6 +142,27 @@ std::vector<Internal::JITModule> externs_module() {
 }
 }  // namespace
 
+namespace {
+/// Kernels compiled in memory report runtime errors to Halide's JIT runtime, whose default handler
+/// (with the null context these kernels hand it) prints and aborts. Errors with no context, or with
+/// this thread's running call's, go to that call's message (record_error); any other context is
+/// Halide's own (Func::realize elsewhere in the process) and keeps the handler it had.
+void install_jit_error_handler() {
+    static Halide::JITHandlers previous;
+    static const bool installed = [] {
+        Halide::JITHandlers h;
+        h.custom_error = [](Halide::JITUserContext* ucon, const char* msg) {
+            CallContext* call = current_call();
+            if (call && (ucon == nullptr || ucon == call)) record_error(call, msg);
+            else if (previous.custom_error) previous.custom_error(ucon, msg);
+        };
+        previous = Internal::JITSharedRuntime::set_default_handlers(h);
+        return true;
+    }();
+    (void)installed;
+}
+}  // namespace
+
 void add_extern(const std::string& name, const ExternCFunction& f) {
     auto lock = compiler_lock();
     registered_externs()[name] = f;
@@ -170,15 +191,7 @@ KernelPtr kernel(const std::string& key, const std::function<Source()>& make) {
         const Module& m = *lowered;
         args = arg_table(m, fn);
         if (!disk) {  // Halide's in-memory JIT: code generated here, under the lock
-            // Their runtime errors go to Halide's JIT runtime, whose default handler prints and
-            // aborts: route them to the call's message instead (record_error).
-            static const bool handlers_set = [] {
-                Halide::JITHandlers h;
-                h.custom_error = [](Halide::JITUserContext* ucon, const char* msg) { record_error(ucon, msg); };
-                Internal::JITSharedRuntime::set_default_handlers(h);
-                return true;
-            }();
-            (void)handlers_set;
+            install_jit_error_handler();
             auto jm = std::make_shared<Internal::JITModule>(m, m.get_function_by_name(fn), externs_module());
             auto argv = reinterpret_cast<Kernel::ArgvFunction>(jm->argv_function());
             record_compile(elapsed());

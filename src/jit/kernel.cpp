@@ -205,7 +205,7 @@ CallContext* current_call() { return current_context; }
 
 void record_error(void* user_context, const char* msg) {
     auto* ctx = static_cast<CallContext*>(static_cast<Halide::JITUserContext*>(user_context));
-    if (!ctx) ctx = current_call();  // kernels compiled in memory hand their handler no context
+    if (!ctx) ctx = current_call();  // extern stages and kernels compiled in memory have none to give
     if (!ctx || !msg) return;
     if (!ctx->message.empty()) ctx->message += "; ";
     ctx->message += msg;
