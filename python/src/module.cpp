@@ -33,6 +33,24 @@ bool is_number(const py::handle& v) {
     return (py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)) && !py::isinstance<py::bool_>(v);
 }
 
+/// A Python callable for host code: held, called and released with the GIL (solves release it and
+/// may call from their worker threads).
+std::shared_ptr<py::function> held(const py::function& f) {
+    return std::shared_ptr<py::function>(new py::function(f), [](py::function* p) {
+        py::gil_scoped_acquire gil;
+        delete p;
+    });
+}
+
+/// f as a function image -> image; `what` names its result in a conversion error.
+std::function<Image(const Image&)> image_function(std::shared_ptr<py::function> f, std::string what) {
+    return [f = std::move(f), what = std::move(what)](const Image& in) {
+        py::gil_scoped_acquire gil;
+        Borrowed b = to_image((*f)(to_numpy(in.copy())), what);
+        return b.owner.is_none() ? b.image : b.image.copy();  // no view of Python's memory outlives the GIL
+    };
+}
+
 }  // namespace
 
 std::optional<double> number_of(const py::handle& v) {
@@ -240,51 +258,25 @@ void bind_expr(py::module_& m) {
     m.def("call", &call, py::arg("name"), "call(name, *args, **kwargs): builds the catalogue's operator or penalty.");
     m.def("host_diff_fn", [](const PyExpr& e, const std::string& name, const py::function& value,
                              const py::function& gradient) {
-        auto held = [](const py::function& f) {  // released with the GIL, as host_operator's
-            return std::shared_ptr<py::function>(new py::function(f), [](py::function* p) {
-                py::gil_scoped_acquire gil;
-                delete p;
-            });
-        };
-        auto v = held(value), g = held(gradient);
-        auto f = [v](const Image& a) {
+        auto f = [v = held(value)](const Image& a) {
             py::gil_scoped_acquire gil;
             return (*v)(to_numpy(a.copy())).cast<double>();
         };
-        auto df = [g, name](const Image& a) {
-            py::gil_scoped_acquire gil;
-            Borrowed b = to_image((*g)(to_numpy(a.copy())), fmt::format("diff_fn '{}': the gradient's result", name));
-            return b.owner.is_none() ? b.image : b.image.copy();
-        };
-        return PyProblem{rt::host_diff_fn(e.expr, name, f, df), e.keep};
+        return PyProblem{rt::host_diff_fn(e.expr, name, f,
+                                          image_function(held(gradient), fmt::format("diff_fn '{}': the gradient's result", name))),
+                         e.keep};
     }, py::arg("expr"), py::arg("name"), py::arg("value"), py::arg("gradient"),
        "host_diff_fn(expr, name, value, gradient): f(expr) for a smooth convex f given by Python functions of the "
        "whole argument (NumPy shape): value(a) -> float, gradient(a) -> array.");
     m.def("host_operator", [](const std::string& name, const py::object& in_shape, const py::object& out_shape,
                               const py::function& forward, const py::function& adjoint, double norm_bound,
                               const PyExpr& e) {
-        // The callables are Python objects: held, called and released with the GIL (solves release
-        // it and may call from their worker threads).
-        auto held = [](const py::function& f) {
-            return std::shared_ptr<py::function>(new py::function(f), [](py::function* p) {
-                py::gil_scoped_acquire gil;
-                delete p;
-            });
-        };
-        auto host = [name](std::shared_ptr<py::function> f, const char* what) {
-            return [name, f, what](const Image& in) {
-                py::gil_scoped_acquire gil;
-                py::object out = (*f)(to_numpy(in.copy()));
-                Borrowed b = to_image(out, fmt::format("host operator '{}': the {}'s result", name, what));
-                return b.owner.is_none() ? b.image : b.image.copy();  // no view of Python's memory outlives the GIL
-            };
-        };
         rt::HostOperator op;
         op.name = name;
         op.in_shape = halide_shape(in_shape.cast<std::vector<int>>());
         op.out_shape = halide_shape(out_shape.cast<std::vector<int>>());
-        op.forward = host(held(forward), "forward");
-        op.adjoint = host(held(adjoint), "adjoint");
+        op.forward = image_function(held(forward), fmt::format("host operator '{}': the forward's result", name));
+        op.adjoint = image_function(held(adjoint), fmt::format("host operator '{}': the adjoint's result", name));
         op.norm_bound = norm_bound;
         return PyExpr{rt::host_operator(op, e.expr), e.keep};
     }, py::arg("name"), py::arg("in_shape"), py::arg("out_shape"), py::arg("forward"), py::arg("adjoint"),

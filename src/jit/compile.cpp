@@ -140,9 +140,7 @@ std::vector<Internal::JITModule> externs_module() {
     for (const auto& [name, f] : registered_externs()) exports.add_extern_for_export(name, f);
     return {exports};
 }
-}  // namespace
 
-namespace {
 /// Kernels compiled in memory report runtime errors to Halide's JIT runtime, whose default handler
 /// (with the null context these kernels hand it) prints and aborts. Errors with no context, or with
 /// this thread's running call's, go to that call's message (record_error); any other context is

@@ -9,7 +9,6 @@
 
 #include <cmath>
 #include <deque>
-#include <random>
 
 #include <Halide.h>
 
@@ -45,20 +44,6 @@ Image call_checked(const HostCode& op, bool adjoint, const Image& in) {
     return out;
 }
 
-double dot(const Image& a, const Image& b) {
-    double s = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) s += double(a.data()[i]) * b.data()[i];
-    return s;
-}
-
-Image random_image(const std::vector<int>& shape, unsigned seed) {
-    Image x(shape);
-    std::mt19937 gen(seed);
-    std::normal_distribution<float> dist;
-    for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = dist(gen);
-    return x;
-}
-
 /// √Σ (a_i b_i)²: the size of ⟨a, b⟩'s terms. For random images, a wrong adjoint moves the dot
 /// product by about this much, and float32 rounding by about 1e-7 of it, whatever the size.
 double term_scale(const Image& a, const Image& b) {
@@ -68,9 +53,9 @@ double term_scale(const Image& a, const Image& b) {
 }
 
 void check_adjoint_once(const HostCode& op, unsigned seed) {
-    const Image x = random_image(op.in_shape, seed), y = random_image(op.shape_out(), seed + 1);
+    const Image x = random_normal_image(op.in_shape, seed), y = random_normal_image(op.shape_out(), seed + 1);
     const Image ax = call_checked(op, false, x), aty = call_checked(op, true, y);
-    const double lhs = dot(ax, y), rhs = dot(x, aty);
+    const double lhs = inner_product(ax, y), rhs = inner_product(x, aty);
     const double scale = term_scale(ax, y) + term_scale(x, aty);
     constexpr double kTolerance = 1e-3;  // operators computed in float32: errors of ~1e-6 per term
     if (scale > 0 && std::abs(lhs - rhs) > kTolerance * scale)
@@ -86,50 +71,50 @@ void check_adjoint(const HostCode& op) {
     for (unsigned seed : {11u, 21u}) check_adjoint_once(op, seed);
 }
 
-/// ‖A‖ by power iteration on AᵀA from a random start (a lower estimate).
-double estimate_norm(const HostCode& op) {
-    Image v = random_image(op.in_shape, 13);
-    double norm = 0;
-    for (int it = 0; it < 30; ++it) {
-        const double nv = std::sqrt(dot(v, v));
-        if (nv == 0) return 0;
-        for (std::size_t i = 0; i < v.size(); ++i) v.data()[i] = float(v.data()[i] / nv);
-        v = call_checked(op, true, call_checked(op, false, v));
-        norm = std::sqrt(std::sqrt(dot(v, v)));
+/// An extern stage's bounds query answered: `in` is read whole, [0, shape).
+void ask_whole(halide_buffer_t* in, const std::vector<int>& shape) {
+    for (int d = 0; d < in->dimensions; ++d) {
+        in->dim[d].min = 0;
+        in->dim[d].extent = shape[std::size_t(d)];
     }
-    return norm;
 }
 
-// The extern stage. A failure goes to the kernel call's error message (never through Halide's
-// frames as an exception) and fails the pipeline.
+/// An extern stage's work: `out` ← image_of() where they overlap, 0 elsewhere. A failure goes to the
+/// kernel call's error message (never through Halide's frames as an exception), named by `who`
+/// unless it is ProxGen's own Error (which names it), and fails the pipeline.
+template <class Compute>
+int run_stage(halide_buffer_t* out, const std::string& who, Compute image_of) {
+    Halide::Runtime::Buffer<float> target(*out);
+    target.fill(0.0f);
+    try {
+        target.copy_from(image_of().buffer());
+        return 0;
+    } catch (const Error& e) {
+        jit::record_error(jit::current_call(), e.what());
+    } catch (const std::exception& e) {
+        jit::record_error(jit::current_call(), (who + " threw: " + e.what()).c_str());
+    } catch (...) {
+        jit::record_error(jit::current_call(), (who + " threw").c_str());
+    }
+    return -1;
+}
+
+/// A copy of an extern stage's input over [0, shape).
+Image whole_input(const halide_buffer_t* in, const std::vector<int>& shape) {
+    Image image(shape);
+    image.buffer().copy_from(Halide::Runtime::Buffer<float>(*in));
+    return image;
+}
+
 extern "C" int proxgen_host_operator_call(uint64_t code, int32_t adjoint, halide_buffer_t* in, halide_buffer_t* out) {
     const auto& op = *reinterpret_cast<const HostCode*>(code);
     const std::vector<int>& from = adjoint ? op.shape_out() : op.in_shape;
     if (in->is_bounds_query()) {
-        for (int d = 0; d < in->dimensions; ++d) {
-            in->dim[d].min = 0;
-            in->dim[d].extent = from[std::size_t(d)];
-        }
+        ask_whole(in, from);
         return 0;
     }
-    Halide::Runtime::Buffer<float> target(*out);
-    target.fill(0.0f);
-    try {
-        Image operand(from);
-        operand.buffer().copy_from(Halide::Runtime::Buffer<float>(*in));
-        const Image result = call_checked(op, adjoint != 0, operand);
-        target.copy_from(result.buffer());
-        return 0;
-    } catch (const Error& e) {  // call_checked's: it names the operator
-        jit::record_error(jit::current_call(), e.what());
-    } catch (const std::exception& e) {
-        const std::string msg =
-            "host operator '" + op.name + "': its " + (adjoint ? "adjoint" : "forward") + " threw: " + e.what();
-        jit::record_error(jit::current_call(), msg.c_str());
-    } catch (...) {
-        jit::record_error(jit::current_call(), ("host operator '" + op.name + "': its function threw").c_str());
-    }
-    return -1;
+    return run_stage(out, "host operator '" + op.name + "': its " + (adjoint ? "adjoint" : "forward"),
+                     [&] { return call_checked(op, adjoint != 0, whole_input(in, from)); });
 }
 
 Halide::Func extern_stage(const HostCode& op, bool adjoint, const Halide::Func& operand) {
@@ -234,30 +219,13 @@ extern "C" int proxgen_host_prox_call(uint64_t code, halide_buffer_t* tau_buffer
                                       halide_buffer_t* out) {
     const auto& f = *reinterpret_cast<const HostSmoothFunction*>(code);
     if (in->is_bounds_query() || tau_buffer->is_bounds_query()) {
-        for (int d = 0; d < in->dimensions; ++d) {
-            in->dim[d].min = 0;
-            in->dim[d].extent = f.shape[std::size_t(d)];
-        }
-        tau_buffer->dim[0].min = 0;
-        tau_buffer->dim[0].extent = 1;
+        ask_whole(in, f.shape);
+        ask_whole(tau_buffer, {1});
         return 0;
     }
     const double tau = reinterpret_cast<const float*>(tau_buffer->host)[0];
-    Halide::Runtime::Buffer<float> target(*out);
-    target.fill(0.0f);
-    try {
-        Image t0(f.shape);
-        t0.buffer().copy_from(Halide::Runtime::Buffer<float>(*in));
-        target.copy_from(lbfgs_prox(f, t0, tau).buffer());
-        return 0;
-    } catch (const Error& e) {
-        jit::record_error(jit::current_call(), e.what());
-    } catch (const std::exception& e) {
-        jit::record_error(jit::current_call(), ("diff_fn '" + f.name + "': its function threw: " + e.what()).c_str());
-    } catch (...) {
-        jit::record_error(jit::current_call(), ("diff_fn '" + f.name + "': its function threw").c_str());
-    }
-    return -1;
+    return run_stage(out, "diff_fn '" + f.name + "': its function",
+                     [&] { return lbfgs_prox(f, whole_input(in, f.shape), tau); });
 }
 
 }  // namespace
@@ -318,7 +286,10 @@ std::shared_ptr<const ir::Opaque> host_operator_code(const rt::HostOperator& def
     op->forward = [self](const Halide::Func& in) { return extern_stage(*self, false, in); };
     op->adjoint = [self](const Halide::Func& y) { return extern_stage(*self, true, y); };
     check_adjoint(*op);
-    op->norm_bound = def.norm_bound > 0 ? def.norm_bound : 1.1 * estimate_norm(*op);
+    op->norm_bound = def.norm_bound > 0 ? def.norm_bound
+                                        : 1.1 * power_iteration_norm(op->in_shape, 13, 30, [&](const Image& v) {
+                                              return call_checked(*op, true, call_checked(*op, false, v));
+                                          });
     return op;
 }
 

@@ -12,6 +12,15 @@
 
 namespace proxgen::lower {
 
+/// An image of independent standard normal samples (float32), reproducible from `seed`.
+Image random_normal_image(const std::vector<int>& shape, unsigned seed);
+/// ⟨a, b⟩ summed in double.
+double inner_product(const Image& a, const Image& b);
+/// ‖A‖ estimated by `iterations` power iterations on AᵀA (`gram`) from random_normal_image(shape,
+/// seed): √‖AᵀA v‖ for the last unit v, a lower estimate.
+double power_iteration_norm(const std::vector<int>& shape, unsigned seed, int iterations,
+                            const std::function<Image(const Image&)>& gram);
+
 /// The operator's code (an ir::UserOperator), after its adjoint passed the dot-product test and
 /// its norm bound is known (given, or estimated by power iteration on the functions).
 std::shared_ptr<const ir::Opaque> host_operator_code(const rt::HostOperator& def);

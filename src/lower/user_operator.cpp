@@ -7,6 +7,7 @@
 #include <set>
 
 #include "card_lowering.hpp"
+#include "host_operator.hpp"
 #include "proxgen/lower/evaluate.hpp"
 
 namespace proxgen::lower {
@@ -102,29 +103,39 @@ Func Back::user_adjoint(const ir::Node& n, const Lowered& y) const {
     return back;
 }
 
-double estimate_norm(const ir::Node& expr, int iterations) {
-    // power iteration on KᵀK from a random start: ‖K‖² ≈ ‖KᵀK v‖ / ‖v‖ (a lower estimate)
-    std::vector<int> shape;
-    const ir::Node* v = &expr;
-    while (!v->args.empty()) v = &v->args[0];
-    shape = v->shape;
+Image random_normal_image(const std::vector<int>& shape, unsigned seed) {
     Image x(shape);
-    std::mt19937 gen(7);
+    std::mt19937 gen(seed);
     std::normal_distribution<float> dist;
     for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = dist(gen);
-    double lambda = 0;
+    return x;
+}
+
+double inner_product(const Image& a, const Image& b) {
+    double s = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) s += double(a.data()[i]) * b.data()[i];
+    return s;
+}
+
+double power_iteration_norm(const std::vector<int>& shape, unsigned seed, int iterations,
+                            const std::function<Image(const Image&)>& gram) {
+    Image x = random_normal_image(shape, seed);
+    double lambda = 0;  // ‖K‖² ≈ ‖KᵀK v‖ / ‖v‖
     for (int it = 0; it < iterations; ++it) {
-        double nx = 0;
-        for (std::size_t i = 0; i < x.size(); ++i) nx += double(x.data()[i]) * x.data()[i];
-        nx = std::sqrt(nx);
+        const double nx = std::sqrt(inner_product(x, x));
         if (nx == 0) return 0;
         for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = float(x.data()[i] / nx);
-        x = apply_adjoint(expr, apply_linear(expr, x));
-        double ny = 0;
-        for (std::size_t i = 0; i < x.size(); ++i) ny += double(x.data()[i]) * x.data()[i];
-        lambda = std::sqrt(ny);
+        x = gram(x);
+        lambda = std::sqrt(inner_product(x, x));
     }
     return std::sqrt(lambda);
+}
+
+double estimate_norm(const ir::Node& expr, int iterations) {
+    const ir::Node* v = &expr;
+    while (!v->args.empty()) v = &v->args[0];
+    return power_iteration_norm(v->shape, 7, iterations,
+                                [&](const Image& x) { return apply_adjoint(expr, apply_linear(expr, x)); });
 }
 
 }  // namespace proxgen::lower
