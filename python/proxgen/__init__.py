@@ -28,7 +28,10 @@ from .problem import __all__ as _problem_all
 from .prox_fns import *  # noqa: F401,F403
 from .prox_fns import __all__ as _prox_all
 from .rt import Error, describe, IterationInfo
-from . import algorithms, lin_ops, prox_fns, utils  # noqa: E402 (ProxImaL's modules)
+from . import algorithms, halide, lin_ops, prox_fns, utils  # noqa: E402 (ProxImaL's modules)
+# what `import proximal as px` offers at the top, as ProxImaL's package re-exports its algorithms module
+from .algorithms import (absorb, absorb_lin_op, absorb_offset, admm, can_merge, equil, half_quadratic_splitting,  # noqa: E402,F401
+                         hqs, ladmm, linearized_admm, merge, merge_fns, pc, pock_chambolle)
 from . import _layout
 
 __version__ = "0.1.0"

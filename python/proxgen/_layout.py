@@ -27,8 +27,26 @@ _SUBMODULES = {
 }
 
 
+class _Package(types.ModuleType):
+    """A module that is a package to the import system. Importing a submodule binds it as an attribute
+    of its parent; here a name the package already defines keeps its value, so that
+    `from proxgen.lin_ops.grad import grad` leaves proxgen.lin_ops.grad the class, as in ProxImaL
+    (whose package binds the class after loading the submodule)."""
+
+    def __setattr__(self, name, value):
+        if isinstance(value, types.ModuleType) and not isinstance(getattr(self, name, value), types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
 def install(package):
     """Registers the aliases under package (the proxgen module)."""
+    for parent_name in ("lin_ops", "prox_fns", "algorithms", "utils", "halide"):
+        # A package to the import system (an empty search path: every submodule is an alias below), so
+        # that an importer mapping proximal.X onto proxgen.X can ask for proximal.X.Y
+        parent = getattr(package, parent_name)
+        parent.__class__ = _Package
+        parent.__path__ = []
     for parent_name, table in _SUBMODULES.items():
         parent = getattr(package, parent_name)
         for sub, names in table.items():
@@ -41,9 +59,9 @@ def install(package):
     for sub in ("admm", "pock_chambolle", "half_quadratic_splitting", "linearized_admm", "absorb", "merge",
                 "problem"):
         sys.modules["{}.algorithms.{}".format(package.__name__, sub)] = getattr(algorithms, sub)
-    equil = types.ModuleType(package.__name__ + ".algorithms.equil")
-    equil.equil = equil.newton_equil = algorithms.equil
-    sys.modules[equil.__name__] = equil
+    sys.modules[package.__name__ + ".algorithms.equil"] = sys.modules[package.__name__ + "._equil"]
+    package.halide.halide = package.halide  # proximal.halide.halide.Halide
+    sys.modules[package.__name__ + ".halide.halide"] = package.halide
     utils = package.utils
     utils.utils = utils  # proximal.utils.utils: ProxImaL's utils package re-exports only Impl
     sys.modules[package.__name__ + ".utils.utils"] = utils

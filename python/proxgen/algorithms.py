@@ -16,6 +16,7 @@ import types
 import numpy as np
 
 from . import offsets
+from ._equil import equil, newton_equil  # noqa: F401 (ProxImaL's algorithms.equil)
 from .lin_ops import Variable, mul_elemwise, scale
 from .problem import Problem, prox_fn_list
 from .prox_fns import (ProxFn, group_norm1, nonneg, norm1, poisson_norm, sum_squares, weighted_group_norm1,
@@ -126,10 +127,6 @@ def merge_all(prox_fns):
             if merged_any:
                 break
     return fns
-
-
-def equil(*args, **kwargs):
-    raise Error("equil: ProxImaL's matrix equilibration is not supported (ProxGen chooses its own steps)")
 
 
 # Each solver module's solve(psi_fns, omega_fns, ...) arguments after the two lists, in ProxImaL's

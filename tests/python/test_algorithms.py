@@ -155,3 +155,38 @@ def test_bad_arguments_say_what_is_wrong():
         hqs.solve([], [])
     with pytest.raises(px.Error, match="theta"):
         pc.solve([px.norm1(X)], [px.sum_squares(X)], 1.0, 1.0, 0.5)
+
+
+def _equilibration_objective(A, d, e, gamma):
+    """The function both equilibrations minimise, at u = log d, v = log e."""
+    m, n = A.shape
+    alpha, beta = (n / m) ** 0.25, (m / n) ** 0.25
+    u, v = np.log(d), np.log(e)
+    return (0.5 * (d[:, None] ** 2 * A ** 2 * e[None, :] ** 2).sum() - alpha ** 2 * u.sum() - beta ** 2 * v.sum()
+            + 0.5 * gamma * (u @ u + v @ v))
+
+
+def test_equilibration_of_an_operator_reaches_the_dense_newton_optimum():
+    from proxgen.algorithms.equil import newton_equil
+
+    np.random.seed(1)
+    x = px.Variable(3)
+    wr, wl = np.array([10.0, 5.0, 7.0]), np.array([100.0, 50.0, 3.0])
+    K = px.mul_elemwise(wl, px.conv(np.ones(3) / np.sqrt(3), px.mul_elemwise(wr, x)))
+    A = wl[:, None] * np.ones((3, 3)) / np.sqrt(3) * wr[None, :]  # K as a matrix (a circular box filter)
+    gamma = 0.1
+    d_ref, e_ref = newton_equil(A, gamma, 100)
+    # Newton's result is stationary: the gradient in u and v vanishes
+    m, n = A.shape
+    row = d_ref ** 2 * (A ** 2 @ e_ref ** 2)
+    col = e_ref ** 2 * (A.T ** 2 @ d_ref ** 2)
+    assert np.abs(row - (n / m) ** 0.5 + gamma * np.log(d_ref)).max() < 1e-8
+    assert np.abs(col - (m / n) ** 0.5 + gamma * np.log(e_ref)).max() < 1e-8
+    # the matrix-free stochastic method, on the operator, gets within 1e-3 of its objective
+    d, e = px.equil(px.CompGraph(K), 1000, gamma=gamma, M=5)
+    f, f_ref = _equilibration_objective(A, d, e, gamma), _equilibration_objective(A, d_ref, e_ref, gamma)
+    assert f >= f_ref - 1e-9 and f - f_ref < 1e-3 * abs(f_ref)
+    # and equilibrates: the scaled matrix's row norms spread far less than A's
+    scaled = d[:, None] * A * e[None, :]
+    spread = lambda M: np.linalg.norm(M, axis=1).max() / np.linalg.norm(M, axis=1).min()
+    assert spread(scaled) < 0.1 * spread(A)

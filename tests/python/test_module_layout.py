@@ -135,3 +135,49 @@ def test_timing_and_image_helpers(tmp_path, monkeypatch):
     image = get_test_image(16)
     assert image.shape == (16, 16) and image.dtype == np.float32
     assert image.min() >= 0 and image.max() <= 1 and np.all(np.diff(image[0]) > 0)
+
+
+class _Alias:
+    """A finder answering `import proxgen_as_proximal.X.Y` with proxgen.X.Y, as a module-for-module
+    mapping of ProxImaL's names onto ProxGen's does."""
+
+    prefix = "proxgen_as_proximal"
+
+    def find_spec(self, name, path, target=None):
+        import importlib.util
+
+        if name == self.prefix or name.startswith(self.prefix + "."):
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        import importlib
+
+        return importlib.import_module("proxgen" + spec.name[len(self.prefix):])
+
+    def exec_module(self, module):
+        pass
+
+
+def test_a_module_for_module_mapping_imports_every_submodule_and_keeps_the_classes():
+    import sys
+
+    finder = _Alias()
+    sys.meta_path.insert(0, finder)
+    try:
+        names = {}
+        for line in IMPORT_LINES.strip().splitlines() + ["from proxgen.halide.halide import Halide"]:
+            exec(line.replace("proxgen", _Alias.prefix), names)
+    finally:
+        sys.meta_path.remove(finder)
+        for name in [n for n in sys.modules if n.startswith(_Alias.prefix)]:
+            del sys.modules[name]
+    # the import system binds each imported submodule on its parent; ProxGen's names stay the classes
+    assert px.lin_ops.grad is names["grad"] is px.grad
+    assert px.lin_ops.vstack is px.vstack and px.prox_fns.group_norm1 is px.group_norm1
+    assert names["Halide"] is px.halide.Halide
+
+
+def test_the_top_level_holds_the_algorithms_as_proximal_does():
+    assert px.admm is px.algorithms.admm and px.pc is px.pock_chambolle
+    assert callable(px.equil) and px.absorb_offset is px.algorithms.absorb_offset
