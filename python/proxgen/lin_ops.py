@@ -146,7 +146,9 @@ class LinOp:
 
     def __add__(self, other):
         if isinstance(other, LinOp):
-            return sum([self, other])
+            if other.shape != self.shape:
+                raise Error("sum: operands of shapes {} and {}".format(self.shape, other.shape))
+            return _Sum(_summands(self) + _summands(other), self.shape)  # flat, as ProxImaL's sums
         return _Affine(self, self._data(other), "+")
 
     def __radd__(self, other):
@@ -156,7 +158,7 @@ class LinOp:
         if isinstance(other, LinOp):
             if other.shape != self.shape:
                 raise Error("sum: operands of shapes {} and {}".format(self.shape, other.shape))
-            return _Sum([(1, self), (-1, other)], self.shape)
+            return _Sum(_summands(self) + [(-sign, term) for sign, term in _summands(other)], self.shape)
         return _Affine(self, self._data(other), "-")
 
     def __rsub__(self, other):
@@ -431,8 +433,13 @@ class uneven_subsample(LinOp):
 
 
 def sum(input_nodes, *args, **kwargs):  # noqa: A001 (ProxImaL's name, exported by `import *`)
-    """ProxImaL's sum lin op: sum([a, b, ...]) of expressions. Anything else goes to Python's sum."""
+    """ProxImaL's sum lin op: sum([a, b, ...]) of expressions; of constants alone (arrays or Constants of
+    one shape), a Constant. Anything else goes to Python's sum."""
     nodes = list(input_nodes) if isinstance(input_nodes, (list, tuple)) else None
+    if nodes and not args and not kwargs and builtins.all(isinstance(n, (Constant, np.ndarray)) for n in nodes):
+        values = [n.value if isinstance(n, Constant) else n for n in nodes]
+        if builtins.all(v.shape == values[0].shape and v.ndim > 0 for v in values):
+            return Constant(builtins.sum(values[1:], values[0]))
     if not nodes or not builtins.all(isinstance(n, (LinOp, Constant)) or isinstance(n, np.ndarray) for n in nodes) \
             or not builtins.any(isinstance(n, LinOp) for n in nodes):
         return builtins.sum(input_nodes, *args, **kwargs)
@@ -443,6 +450,11 @@ def sum(input_nodes, *args, **kwargs):  # noqa: A001 (ProxImaL's name, exported 
             raise Error("sum: operands of shapes {} and {}".format(out.shape, n.shape))
     constants = [(1, out._data(n)) for n in nodes if not isinstance(n, LinOp)]
     return _Sum([(1, n) for n in lin] + constants, out.shape)
+
+
+def _summands(op):
+    """op as (sign, term) parts of a sum: a sum's own parts, or op itself."""
+    return list(op.parts) if isinstance(op, _Sum) else [(1, op)]
 
 
 class _Sum(LinOp):

@@ -173,9 +173,14 @@ def is_diag(op, freq=False):
 
 
 def is_gram_diag(op, freq=False):
-    """K^T K diagonal (freq=True: in the Fourier domain)."""
+    """K^T K diagonal (freq=True: in the Fourier domain). A stack's Gram matrix is the sum of its
+    parts' (per variable), so a stack of such parts is one too, scaled or not."""
     facts = _core.operator_facts(op._expr)
-    return bool(facts["fft_diagonal"] if freq else facts["diagonal"] or facts["gram_diagonal"])
+    if facts["fft_diagonal"] if freq else facts["diagonal"] or facts["gram_diagonal"]:
+        return True
+    if isinstance(op, (lo.vstack, lo.scale)) and op.input_nodes:
+        return all(is_gram_diag(n, freq) for n in op.input_nodes)
+    return False
 
 
 def get_diag(op, freq=False):
@@ -200,7 +205,8 @@ def get_diag(op, freq=False):
             probe[...] = 1.0
         k1 = _core.apply_linear(graph._linear, values)
         if freq:
-            out[v] = np.fft.fft2(k1.reshape(op.shape), axes=(0, 1))
+            k1 = k1.reshape(op.shape)
+            out[v] = np.fft.fftn(k1, axes=tuple(range(min(2, k1.ndim))))
         elif diagonal:
             out[v] = k1.reshape(v.shape)
         else:

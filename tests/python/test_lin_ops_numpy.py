@@ -221,3 +221,31 @@ def test_norm_of_a_convolution_is_its_largest_transfer_gain():
     K = CompGraph(conv(K3, Variable((H, W))))
     exact = np.abs(otf(K3, (H, W))).max()
     assert exact <= est_CompGraph_norm(K, try_fast_norm=False) <= exact * 1.01
+
+
+def test_sums_are_flat_and_a_sum_of_constants_is_a_constant():
+    x = Variable((2, 5))
+    w = np.arange(10.0).reshape(2, 5)
+    fn = mul_elemwise(w, x) + x + x
+    assert len(fn.input_nodes) == 3  # ProxImaL's sums collect their operands in one node
+    x.value = w
+    np.testing.assert_allclose(fn.value, w * w + 2 * w, rtol=1e-6)
+    fn = mul_elemwise(w, x) - (x - 2 * x)
+    np.testing.assert_allclose(fn.value, w * w + w, rtol=1e-6)
+    c = sum([w, w - 5])
+    assert isinstance(c, px.Constant)
+    np.testing.assert_allclose(c.value, 2 * w - 5)
+
+
+def test_a_stack_of_convolutions_has_a_fourier_diagonal_gram_matrix():
+    x = Variable((2, 5))
+    k = np.array([[-1.0, 1.0]])
+    assert (2 * vstack([conv(k, x), conv(k, x)])).is_gram_diag(freq=True)
+    assert not vstack([conv(k, x), mul_elemwise(np.arange(10.0).reshape(2, 5), x)]).is_gram_diag(freq=True)
+
+
+def test_the_transfer_function_of_a_one_dimensional_convolution():
+    x = Variable(5)
+    k = np.array([1.0, 2.0, 3.0])
+    padded = np.roll(np.r_[k, 0.0, 0.0], -1)  # the kernel's centre at the origin
+    np.testing.assert_allclose(conv(k, x).get_diag(freq=True)[x], np.fft.fft(padded), atol=1e-5)
