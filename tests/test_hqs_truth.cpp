@@ -118,6 +118,30 @@ TEST_CASE("hqs: an unbounded problem is reported as unbounded", "[hqs][item9]") 
     CHECK_THAT(r.message, Contains("looks unbounded"));
 }
 
+TEST_CASE("hqs: a bounded problem converging in small steps is not called unbounded", "[hqs][item9]") {
+    // |x| + (x - b)^2 with tight tolerances: late in the continuation the steps are ~1e-5 while x is
+    // still ~1e-2 from the soft threshold, so the objective falls linearly as far as 1000 such steps
+    // reach; the probe for an unbounded ray called this problem unbounded at iteration 620. (At the
+    // largest penalty the alternation contracts by rho / (rho + 2) per iteration: HQS does not reach
+    // the threshold within 5000 iterations here, and must not call what it has converged.)
+    pg::Image b({2, 4});
+    for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = float(i) - 3.5f;
+    const rt::Expr x = rt::variable("x", {2, 4});
+    pg::Options opt = hqs_options(5000);
+    opt.eps_abs = opt.eps_rel = 1e-7;
+    const pg::Result r = rt::solve(rt::norm1(x) + rt::sum_squares(x - b), opt);
+    INFO(pg::name(r.status) << " after " << r.iterations << ": " << r.message);
+    CHECK(r.status != pg::Status::unbounded);
+    CHECK(r.status != pg::Status::likely_infeasible);
+    pg::Image expected(b.sizes());
+    for (std::size_t i = 0; i < b.size(); ++i)
+        expected.data()[i] = std::copysign(std::max(std::abs(b.data()[i]) - 0.5f, 0.0f), b.data()[i]);
+    const double error = max_difference(r.x, expected);
+    INFO("largest distance from the soft threshold " << error);
+    CHECK((!r.converged || error < 1e-5));
+    CHECK(error < 0.05);
+}
+
 TEST_CASE("hqs: a stage ends once the alternation settles, as ProxImaL's inner loop does", "[hqs][stages]") {
     // A nonnegative deconvolution whose x-update alone would give negative pixels: at a fixed ρ the
     // alternation settles (z stops moving) with ‖Kx − z‖ at the penalty's bias. With stages of 500

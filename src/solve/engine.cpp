@@ -265,23 +265,26 @@ double Monitor::returned_objective(const Image& x) {
 }
 
 bool Monitor::unbounded_along(const Image& x, const Image& step, int it) {
-    if (!(opt_.eps_abs > 0 || opt_.eps_rel > 0) || !(norm2(step) > 0)) return false;
-    auto along = [&](double t) {
+    const double step_norm = norm2(step);
+    if (!(opt_.eps_abs > 0 || opt_.eps_rel > 0) || !(step_norm > 0)) return false;
+    const double reach = std::max(1.0, norm2(x));
+    auto along = [&](double distance) {
+        const double t = distance / step_norm;
         Image y(x.sizes());
         for (std::size_t i = 0; i < x.size(); ++i) y.data()[i] = float(x.data()[i] + t * step.data()[i]);
         return y;
     };
-    const double f0 = objective_at(x), f1 = objective_at(along(100)), f2 = objective_at(along(1000));
-    // convexity makes the slope from x grow outwards: a fall 1000 steps out nine tenths of ten
-    // times the fall 100 steps out is one that goes on (a bounded objective turns up long before)
+    const double f0 = objective_at(x), f1 = objective_at(along(100 * reach)), f2 = objective_at(along(1000 * reach));
+    // convexity makes the slope from x grow outwards: a fall ten times as far out nine tenths of ten
+    // times the nearer fall is one that goes on (a bounded objective turns up long before)
     const double fall = f0 - f1;
     if (!std::isfinite(f0) || !(fall > 1e-6 * std::max(1.0, std::abs(f0))) || !(f0 - f2 >= 9 * fall)) return false;
     result_.status = Status::unbounded;
     result_.message = fmt::format(
         "the problem looks unbounded: at iteration {} the objective {:.6g} falls to {:.6g} and {:.6g} along the "
-        "direction of the last iterations, 100 and 1000 of their steps out (||x|| {:.4g}, ||step|| {:.4g}); the "
-        "objective has no minimum (is a data term, a constraint or a regularizer that bounds x missing?)",
-        it + IterationNumbering::offset(), f0, f1, f2, norm2(x), norm2(step));
+        "direction of the last iterations, 100 and 1000 times max(1, ||x||) out (||x|| {:.4g}); the objective has no "
+        "minimum (is a data term, a constraint or a regularizer that bounds x missing?)",
+        it + IterationNumbering::offset(), f0, f1, f2, norm2(x));
     return true;
 }
 

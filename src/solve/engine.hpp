@@ -132,8 +132,10 @@ public:
     double returned_objective(const Image& x);
     /// HQS's test for an unbounded problem, whose residuals never stall while its growing penalty
     /// shrinks every step: true (Status::unbounded, with a sentence) when the objective falls along
-    /// the ray from x in the direction step (its last steps' sum) at the same rate 100 and 1000
-    /// steps out, as no convex function bounded below can.
+    /// the ray from x in the direction of step (its last steps' sum) at the same rate 100 and 1000
+    /// times max(1, ||x||) out, as no convex function bounded below does that far out. (Probes a
+    /// number of steps out fooled it where a bounded problem's steps were small: its fall went on
+    /// linearly as far as 1000 tiny steps reach.)
     bool unbounded_along(const Image& x, const Image& step, int it);
     /// Calls the user's callback; returns false to stop.
     bool after_iteration(int it);
