@@ -10,7 +10,6 @@ functions' values, are the same; Problem.describe() shows ProxGen's split). part
 gives ProxImaL's split of the functions themselves.
 """
 
-import math
 import types
 
 import numpy as np
@@ -172,8 +171,6 @@ def _module_solve(name, full_name):
         fns = []
         for what, given in (("psi_fns", psi_fns), ("omega_fns", omega_fns), ("quad_funcs", values.pop("quad_funcs", None))):
             fns += prox_fn_list("{}: {}".format(where, what), [] if given is None else given)
-        if name == "hqs":
-            values["max_iters"] = _hqs_iterations(values)
         if not fns:
             raise Error("{}: psi_fns and omega_fns are both empty (nothing to minimize)".format(where))
         return Problem(fns).solve(solver=name, **values)
@@ -183,18 +180,6 @@ def _module_solve(name, full_name):
                      "omega_fns with {0}, split by ProxGen's planner; sets the variables' values and returns "
                      "the objective.".format(full_name, ", ".join(names[:3])))
     return solve
-
-
-def _hqs_iterations(values):
-    """ProxImaL's HQS counts outer iterations (one per penalty rho, each up to max_inner_iters inner
-    ones; a negative max_iters runs until rho reaches rho_max); ProxGen's max_iters counts every
-    iteration, and its stages end early where ProxImaL's inner loops do."""
-    inner = max(1, int(values["max_inner_iters"]))
-    outer = int(values["max_iters"])
-    if outer < 0:
-        growth, ratio = float(values["rho_scale"]), float(values["rho_max"]) / float(values["rho_0"])
-        outer = 1 + (int(math.ceil(math.log(ratio) / math.log(growth))) if growth > 1 and ratio > 1 else 0)
-    return outer * inner
 
 
 def _diagonal_quadratics(prox_fns, freq):

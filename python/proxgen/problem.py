@@ -1,5 +1,7 @@
 """ProxImaL's Problem (proximal.algorithms.Problem) over ProxGen's planner and solvers."""
 
+import math
+
 import numpy as np
 
 from . import _batch, _core
@@ -30,6 +32,23 @@ _IGNORED = {"lin_solver", "try_diagonalize", "try_fast_norm", "scaled", "implem"
 # ProxGen's own options, accepted with any solver.
 _NATIVE = {"check_every", "track_objective", "accelerate", "adaptive_rho", "precondition", "cg_tol", "cg_max_iters", "hqs_growth",
            "hqs_every", "hqs_max_ratio", "warm_start"}
+# ProxImaL's HQS arguments and their defaults there (its hqs.solve), for its count of iterations
+_HQS_DEFAULTS = {"max_iters": -1, "max_inner_iters": 100, "rho_0": 1.0, "rho_scale": 2.0 * 2.0 ** 0.5, "rho_max": 2.0 ** 8}
+
+
+def _hqs_iterations(kwargs):
+    """ProxImaL's HQS counts outer iterations, one per penalty rho, each of at most max_inner_iters
+    inner ones (a negative max_iters: until rho reaches rho_max); ProxGen's max_iters counts every
+    iteration, its stages ending early where ProxImaL's inner loops do."""
+    values = {k: v if kwargs.get(k) is None else kwargs[k] for k, v in _HQS_DEFAULTS.items()}
+    inner = max(1, int(values["max_inner_iters"]))
+    outer = int(values["max_iters"])
+    if outer < 0:
+        growth, ratio = float(values["rho_scale"]), float(values["rho_max"]) / float(values["rho_0"])
+        outer = 1 + (int(math.ceil(math.log(ratio) / math.log(growth))) if growth > 1 and ratio > 1 else 0)
+    return outer * inner
+
+
 _UNSUPPORTED = {
     "metric": "ProxImaL's image-quality metric printout; pass callback= to follow the iterations",
     "convlog": "ProxImaL's convergence logger; Problem.result.history holds the residual history",
@@ -154,6 +173,8 @@ class Problem:
 
     def _options(self, name, kwargs):
         opts = {"algorithm": name}
+        if name == "hqs":
+            opts["max_iters"] = _hqs_iterations(kwargs)
         variables = self.variables()
         for key, value in kwargs.items():
             owner = next((s for s, keys in _SOLVER_ONLY.items() if key in keys), None)
@@ -166,7 +187,8 @@ class Problem:
             elif key in _IGNORED:
                 pass
             elif key == "max_iters":
-                opts["max_iters"] = int(value) if value is not None and value >= 0 else 500
+                if name != "hqs":  # (HQS's: its outer iterations, counted above)
+                    opts["max_iters"] = int(value) if value is not None and value >= 0 else 500
             elif key in ("eps_abs", "eps_rel", "tau", "sigma", "mu", "rho", "lmb"):
                 if value is not None:
                     opts[key] = float(value)

@@ -49,7 +49,7 @@ def _same(a, b):
 
 
 OPTIONS = {"pc": dict(max_iters=400, eps_abs=1e-4, eps_rel=1e-4), "ladmm": dict(max_iters=400, eps_abs=1e-4,
-           eps_rel=1e-4), "admm": dict(max_iters=400, eps_abs=1e-4, eps_rel=1e-4), "hqs": dict(max_iters=12)}
+           eps_rel=1e-4), "admm": dict(max_iters=400, eps_abs=1e-4, eps_rel=1e-4), "hqs": dict(max_iters=1, max_inner_iters=12)}
 
 
 @pytest.mark.parametrize("solver", ["pc", "ladmm", "admm", "hqs"])
