@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "../solve/algorithm_rows.hpp"
+
 namespace proxgen::benchmark {
 
 double triad_bandwidth_gbs(int threads, std::size_t bytes_per_array, int repeats) {
@@ -96,21 +98,6 @@ double data_samples(const ir::Term& t) {
     return n;
 }
 
-/// State planes per split term (read or written once each) and for x, per algorithm.
-struct StateCounts {
-    double x_reads_writes, per_split_term;
-};
-
-StateCounts counts(Algorithm a) {
-    switch (a) {
-    case Algorithm::pock_chambolle: return {3, 2};  // x, x̄ read, x written; the dual read and written
-    case Algorithm::ladmm:
-    case Algorithm::admm: return {2, 4};  // x read and written; z and u read and written
-    case Algorithm::hqs: return {2, 2};   // x; z
-    }
-    return {3, 2};
-}
-
 double split_samples(const ir::Problem& p) {
     double m = 0;
     for (const ir::Term& t : p.psi) m += samples(t.expr.shape);
@@ -120,11 +107,12 @@ double split_samples(const ir::Problem& p) {
 }  // namespace
 
 double iteration_bytes(const ir::Problem& p) {
-    const StateCounts c = counts(p.algorithm);
+    const detail::AlgorithmRow& row = detail::algorithm_row(p.algorithm);
     double data = 0;
     for (const ir::Term& t : p.omega) data += data_samples(t);
     for (const ir::Term& t : p.psi) data += data_samples(t);
-    return 4.0 * (c.x_reads_writes * samples(p.variable_shape) + c.per_split_term * split_samples(p) + data);
+    return 4.0 * (row.x_planes_moved * samples(p.variable_shape) + row.planes_moved_per_split_term * split_samples(p) +
+                  data);
 }
 
 double state_bytes(const ir::Problem& p) {

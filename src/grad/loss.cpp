@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "../check/inputs.hpp"
+#include "../solve/algorithm_rows.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/grad.hpp"
 #include "steppers.hpp"
@@ -14,13 +15,11 @@ namespace proxgen {
 const char* name(GradientMode m) { return m == GradientMode::unrolled ? "unrolled" : "implicit"; }
 
 std::vector<std::string> step_names(Algorithm a) {
-    switch (a) {
-    case Algorithm::pock_chambolle: return {"sigma", "tau", "theta"};
-    case Algorithm::ladmm: return {"lambda", "mu"};
-    case Algorithm::admm: return {"rho"};
-    case Algorithm::hqs: break;
-    }
-    return {};
+    if (a == Algorithm::automatic) fail("step_names: automatic chooses an algorithm when solving; name one");
+    std::vector<std::string> names;
+    for (std::string_view n : detail::algorithm_row(a).step_names)
+        if (!n.empty()) names.emplace_back(n);
+    return names;
 }
 
 // ---- losses ----------------------------------------------------------------------------------------

@@ -27,11 +27,14 @@ std::vector<std::vector<double>> admm_schedule(const ir::Problem& p, const Optio
 }
 
 // In algorithm_table's order (checked below).
+// State planes: PC reads x and x̄ and writes x, and reads and writes each dual; the ADMMs read and
+// write x, and each split term's z and u; HQS x and each z.
 const AlgorithmRow rows[] = {
-    {Algorithm::admm, &quadratic_split, &gradients::make_admm, &admm_schedule, 10.0},
-    {Algorithm::ladmm, &linearized_admm, &gradients::make_ladmm, &ladmm_schedule, 1.25},
-    {Algorithm::pock_chambolle, &pock_chambolle, &gradients::make_pock_chambolle, &pc_schedule, 1.0},
-    {Algorithm::hqs, &quadratic_split, nullptr, nullptr, 10.0},
+    {Algorithm::admm, &quadratic_split, &gradients::make_admm, &admm_schedule, 10.0, {"rho"}, 2, 4},
+    {Algorithm::ladmm, &linearized_admm, &gradients::make_ladmm, &ladmm_schedule, 1.25, {"lambda", "mu"}, 2, 4},
+    {Algorithm::pock_chambolle, &pock_chambolle, &gradients::make_pock_chambolle, &pc_schedule, 1.0,
+     {"sigma", "tau", "theta"}, 3, 2},
+    {Algorithm::hqs, &quadratic_split, nullptr, nullptr, 10.0, {}, 2, 2},
 };
 static_assert(std::size(rows) == algorithm_table.size(), "one row per algorithm of algorithm_table");
 

@@ -4,7 +4,9 @@
 // (proxgen/algorithms/), its runner, and a row here.
 #pragma once
 
+#include <array>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "proxgen/algorithm.hpp"
@@ -36,6 +38,12 @@ struct AlgorithmRow {
     /// on the 2-core AVX-512 VM (64²–512² deconvolutions; docs/algorithms.md): Algorithm::automatic
     /// compares candidates by probed iterations × this, so its choice depends on the problem only.
     double iteration_cost;
+    /// The names of its step sizes, in the order of default_steps' lists and of the gradients with
+    /// respect to them ("" past the last).
+    std::array<std::string_view, 3> step_names;
+    /// Full-size state planes an iteration reads and writes, for the bytes-moved estimate: those of
+    /// x, and those of each split term (its dual, or its z and u).
+    double x_planes_moved, planes_moved_per_split_term;
 };
 
 /// The row of a running algorithm (not Algorithm::automatic, which chooses one of them).
