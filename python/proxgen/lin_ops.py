@@ -149,6 +149,8 @@ class LinOp:
             if other.shape != self.shape:
                 raise Error("sum: operands of shapes {} and {}".format(self.shape, other.shape))
             return _Sum(_summands(self) + _summands(other), self.shape)  # flat, as ProxImaL's sums
+        if isinstance(self, _Sum):
+            return _Sum(self.parts + [(1, self._data(other))], self.shape)
         return _Affine(self, self._data(other), "+")
 
     def __radd__(self, other):
@@ -159,6 +161,8 @@ class LinOp:
             if other.shape != self.shape:
                 raise Error("sum: operands of shapes {} and {}".format(self.shape, other.shape))
             return _Sum(_summands(self) + [(-sign, term) for sign, term in _summands(other)], self.shape)
+        if isinstance(self, _Sum):
+            return _Sum(self.parts + [(-1, self._data(other))], self.shape)
         return _Affine(self, self._data(other), "-")
 
     def __rsub__(self, other):
@@ -230,6 +234,7 @@ class Constant:
     """ProxImaL's Constant: an array in an expression (x - Constant(b) is x - b)."""
 
     __array_ufunc__ = None
+    input_nodes = ()  # a leaf of the expression graph, as a Variable
 
     def __init__(self, value):
         self._value = np.asarray(value)
@@ -452,6 +457,14 @@ def sum(input_nodes, *args, **kwargs):  # noqa: A001 (ProxImaL's name, exported 
     return _Sum([(1, n) for n in lin] + constants, out.shape)
 
 
+def _constant_node(data, shape):
+    """A Constant of the ProxImaL shape holding data (kept as given where it is a batch)."""
+    data = np.asarray(data)
+    node = Constant(data.reshape(shape) if data.size == int(np.prod(shape)) else data)
+    node.shape = tuple(shape)
+    return node
+
+
 def _summands(op):
     """op as (sign, term) parts of a sum: a sum's own parts, or op itself."""
     return list(op.parts) if isinstance(op, _Sum) else [(1, op)]
@@ -459,7 +472,8 @@ def _summands(op):
 
 class _Sum(LinOp):
     """A sum of expressions (ProxImaL's sum): ``parts`` is a list of (sign, term), each term an
-    operator or a constant image of the ProxGen shape, summed in that order."""
+    operator or a constant image of the ProxGen shape, summed in that order. Its input nodes are the
+    terms, a constant as a Constant node of the sum's shape (as ProxImaL's sums hold them)."""
 
     def __init__(self, parts, shape):
         self.parts = list(parts)
@@ -467,7 +481,7 @@ class _Sum(LinOp):
         for sign, term in self.parts[1:]:
             e = term._expr if isinstance(term, LinOp) else _batch.data(term, expr.shape, "offset")
             expr = expr + e if sign > 0 else expr - e
-        super().__init__(expr, shape, [t for _, t in self.parts if isinstance(t, LinOp)])
+        super().__init__(expr, shape, [t if isinstance(t, LinOp) else _constant_node(t, shape) for _, t in self.parts])
 
 
 class copy(LinOp):

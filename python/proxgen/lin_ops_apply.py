@@ -68,13 +68,16 @@ def _unpack(value, shape):
 
 
 def _again(op, replace):
-    """op made again with its LinOp arguments replaced by replace(arg), constants dropped (the
-    linear part of the node itself)."""
+    """op made again over replace(node) for each of its input nodes: the node itself as an operator of
+    its inputs (a sum's constants are input nodes, as in ProxImaL; an offset added to one operator is
+    dropped)."""
     if isinstance(op, lo._Affine):
         arg = replace(op.input_nodes[0])
         return lo._Negation(arg) if op.how == "rsub" else arg
     if isinstance(op, lo._Sum):
-        parts = [(sign, replace(t)) for sign, t in op.parts if isinstance(t, lo.LinOp)]
+        # every input node, constants included, is an operand of the node itself (ProxImaL's sum adds
+        # the values it is given, one per input node)
+        parts = [(sign, replace(node)) for (sign, _), node in zip(op.parts, op.input_nodes)]
         return parts[0][1] if len(parts) == 1 else lo._Sum(parts, op.shape)
     if not hasattr(op, "_made_with"):
         raise Error("{}: this operator cannot be applied on its own".format(type(op).__name__))

@@ -235,6 +235,14 @@ def test_sums_are_flat_and_a_sum_of_constants_is_a_constant():
     c = sum([w, w - 5])
     assert isinstance(c, px.Constant)
     np.testing.assert_allclose(c.value, 2 * w - 5)
+    # a constant added to a sum is one of its input nodes, as in ProxImaL; the operator (CompGraph)
+    # leaves it out, the node applied to its inputs' values adds the value given for it
+    fn = mul_elemwise(w, x) + x + w
+    assert len(fn.input_nodes) == 3 and isinstance(fn.input_nodes[2], px.Constant)
+    np.testing.assert_allclose(CompGraph(fn).forward(w.ravel()).reshape(2, 5), w * w + w, rtol=1e-6)
+    np.testing.assert_allclose(fn.forward([w * w, w, w]), w * w + 2 * w, rtol=1e-6)
+    np.testing.assert_allclose(fn.value, w * w + 2 * w, rtol=1e-6)
+    np.testing.assert_allclose(fn.get_offset(), w)
 
 
 def test_a_stack_of_convolutions_has_a_fourier_diagonal_gram_matrix():
