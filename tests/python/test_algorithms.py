@@ -190,3 +190,19 @@ def test_equilibration_of_an_operator_reaches_the_dense_newton_optimum():
     scaled = d[:, None] * A * e[None, :]
     spread = lambda M: np.linalg.norm(M, axis=1).max() / np.linalg.norm(M, axis=1).min()
     assert spread(scaled) < 0.1 * spread(A)
+
+
+def test_pock_chambolle_with_proximal_steps_meets_its_test_tolerance():
+    # ProxImaL's two-function Pock-Chambolle check: tau = 0.5, sigma = theta = 1, tolerances 1e-5, a
+    # check every iteration; the objective within 1e-5 (relative) of the soft threshold's
+    X = px.Variable((10, 5))
+    B50 = np.reshape(np.arange(50), (10, 5)) * 1.0
+    x_star = soft(B50, 0.5)
+    f_star = float(((x_star - B50) ** 2).sum() + np.abs(x_star).sum())
+    fns = [px.norm1(X), px.sum_squares(X, b=B50)]
+    value = pc.solve(fns, [], 0.5, 1.0, 1.0, eps_rel=1e-5, eps_abs=1e-5, conv_check=1)
+    assert value == pytest.approx(f_star, rel=1e-5)
+    psi, omega = pc.partition(fns)
+    value = pc.solve(psi, omega, 0.5, 1.0, 1.0, eps_abs=1e-5, eps_rel=1e-5)
+    assert value == pytest.approx(f_star, rel=1e-5)
+    np.testing.assert_allclose(X.value, x_star, atol=2e-2)
