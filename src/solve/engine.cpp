@@ -518,8 +518,10 @@ std::string describe_ir(const ir::Problem& planned) {
     } else if (a == Algorithm::admm) {
         s += fmt::format("  steps: rho = {:.4g}, adapted by residual balancing\n", admm_rho(p, defaults));
     } else {
-        s += fmt::format("  steps: rho = {:.4g}, times {:g} per iteration up to {:.4g}\n", admm_rho(p, defaults),
-                         defaults.hqs_growth, admm_rho(p, defaults) * defaults.hqs_max_ratio);
+        s += fmt::format("  steps: rho = {:.4g}, times {:g} per stage of {} iterations (shorter once the alternation settles; "
+                         "held while the primal residual meets its tolerance) up to {:.4g}\n",
+                         admm_rho(p, defaults), defaults.hqs_growth, defaults.hqs_every,
+                         admm_rho(p, defaults) * defaults.hqs_max_ratio);
     }
     return s;
 }
