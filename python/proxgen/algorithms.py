@@ -17,7 +17,7 @@ import numpy as np
 from . import offsets
 from ._equil import equil, newton_equil  # noqa: F401 (ProxImaL's algorithms.equil)
 from .lin_ops import Variable, mul_elemwise, scale
-from .problem import Problem, prox_fn_list
+from .problem import HQS_DEFAULTS, Problem, prox_fn_list
 from .prox_fns import (ProxFn, group_norm1, nonneg, norm1, poisson_norm, sum_squares, weighted_group_norm1,
                        weighted_nonneg, weighted_norm1, weighted_poisson_norm, weighted_sum_squares, zero_prox)
 from .rt import Error
@@ -140,8 +140,8 @@ _SIGNATURES = {
            ("conv_check", 100), ("try_diagonalize", True), ("try_fast_norm", False), ("scaled", True),
            ("implem", None), ("metric", None), ("convlog", None), ("verbose", 0), ("callback", None),
            ("adapter", None)),
-    "hqs": (("rho_0", 1.0), ("rho_scale", 2.0 * 2.0 ** 0.5), ("rho_max", 2.0 ** 8), ("max_iters", -1),
-            ("max_inner_iters", 100), ("x0", None), ("eps_rel", 1e-3), ("eps_abs", 1e-3), ("lin_solver", "cg"),
+    "hqs": tuple((k, HQS_DEFAULTS[k]) for k in ("rho_0", "rho_scale", "rho_max", "max_iters", "max_inner_iters")) + (
+            ("x0", None), ("eps_rel", 1e-3), ("eps_abs", 1e-3), ("lin_solver", "cg"),
             ("lin_solver_options", None), ("try_diagonalize", True), ("scaled", False), ("try_fast_norm", False),
             ("metric", None), ("convlog", None), ("verbose", 0)),
     "ladmm": (("lmb", 1.0), ("mu", None), ("quad_funcs", None), ("max_iters", 1000), ("eps_abs", 1e-3),

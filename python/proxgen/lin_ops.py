@@ -144,26 +144,24 @@ class LinOp:
                 return a  # ProxGen's own check says what does not match
         return a.reshape(_core_shape(self.shape))
 
-    def __add__(self, other):
+    def _plus(self, other, sign):
+        """self + sign * other: one flat sum, as ProxImaL's, where self is a sum or other an operator."""
         if isinstance(other, LinOp):
             if other.shape != self.shape:
                 raise Error("sum: operands of shapes {} and {}".format(self.shape, other.shape))
-            return _Sum(_summands(self) + _summands(other), self.shape)  # flat, as ProxImaL's sums
+            return _Sum(_summands(self) + [(sign * s, term) for s, term in _summands(other)], self.shape)
         if isinstance(self, _Sum):
-            return _Sum(self.parts + [(1, self._data(other))], self.shape)
-        return _Affine(self, self._data(other), "+")
+            return _Sum(self.parts + [(sign, self._data(other))], self.shape)
+        return _Affine(self, self._data(other), "+" if sign > 0 else "-")
+
+    def __add__(self, other):
+        return self._plus(other, 1)
 
     def __radd__(self, other):
         return self + other
 
     def __sub__(self, other):
-        if isinstance(other, LinOp):
-            if other.shape != self.shape:
-                raise Error("sum: operands of shapes {} and {}".format(self.shape, other.shape))
-            return _Sum(_summands(self) + [(-sign, term) for sign, term in _summands(other)], self.shape)
-        if isinstance(self, _Sum):
-            return _Sum(self.parts + [(-1, self._data(other))], self.shape)
-        return _Affine(self, self._data(other), "-")
+        return self._plus(other, -1)
 
     def __rsub__(self, other):
         return _Affine(self, self._data(other), "rsub")

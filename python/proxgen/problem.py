@@ -32,15 +32,15 @@ _IGNORED = {"lin_solver", "try_diagonalize", "try_fast_norm", "scaled", "implem"
 # ProxGen's own options, accepted with any solver.
 _NATIVE = {"check_every", "track_objective", "accelerate", "adaptive_rho", "precondition", "cg_tol", "cg_max_iters", "hqs_growth",
            "hqs_every", "hqs_max_ratio", "warm_start"}
-# ProxImaL's HQS arguments and their defaults there (its hqs.solve), for its count of iterations
-_HQS_DEFAULTS = {"max_iters": -1, "max_inner_iters": 100, "rho_0": 1.0, "rho_scale": 2.0 * 2.0 ** 0.5, "rho_max": 2.0 ** 8}
+# ProxImaL's HQS arguments that set its count of iterations, with their defaults there (its hqs.solve)
+HQS_DEFAULTS = {"max_iters": -1, "max_inner_iters": 100, "rho_0": 1.0, "rho_scale": 2.0 * 2.0 ** 0.5, "rho_max": 2.0 ** 8}
 
 
 def _hqs_iterations(kwargs):
     """ProxImaL's HQS counts outer iterations, one per penalty rho, each of at most max_inner_iters
     inner ones (a negative max_iters: until rho reaches rho_max); ProxGen's max_iters counts every
     iteration, its stages ending early where ProxImaL's inner loops do."""
-    values = {k: v if kwargs.get(k) is None else kwargs[k] for k, v in _HQS_DEFAULTS.items()}
+    values = {k: v if kwargs.get(k) is None else kwargs[k] for k, v in HQS_DEFAULTS.items()}
     inner = max(1, int(values["max_inner_iters"]))
     outer = int(values["max_iters"])
     if outer < 0:
