@@ -11,6 +11,7 @@
 
 #include <string>
 #include <typeindex>
+#include <utility>
 
 #include "proxgen/messages.hpp"
 #include "proxgen/plan/planner.hpp"
@@ -64,30 +65,40 @@ ir::Problem plan_for(const dsl::problem_t<Terms...>& problem) {
                                                         p.psi.size() == Plan::psi_count));
     return p;
 }
+/// Algorithm a's plan of n when it is viable at compile time (nullopt where its x-update would be
+/// singular), for every algorithm of algorithm_table: the typed front end dispatches a run-time
+/// Algorithm to plan_for<A> through the table, never through a switch of its own.
+template <Algorithm A, class N>
+std::optional<ir::Problem> viable_plan(const N& n) {
+    if constexpr (plan::plan_t<plan::normalized_t<N>, A>::viable) return plan_for<A>(n);
+    return std::nullopt;
+}
+template <class N, std::size_t... I>
+std::optional<ir::Problem> viable_plan(const N& n, Algorithm a, std::index_sequence<I...>) {
+    std::optional<ir::Problem> p;
+    ((a == algorithm_table[I].algorithm ? (p = viable_plan<algorithm_table[I].algorithm>(n), true) : false) || ...);
+    return p;
+}
 template <class N>
-ir::Problem plan_for(const N& n, Algorithm a) {
-    switch (a) {
-    case Algorithm::admm: return plan_for<Algorithm::admm>(n);
-    case Algorithm::ladmm: return plan_for<Algorithm::ladmm>(n);
-    case Algorithm::hqs: return plan_for<Algorithm::hqs>(n);
-    case Algorithm::automatic: fail("automatic: the algorithm is chosen when solving (Result::choice); plan one by name");
-    case Algorithm::pock_chambolle: break;
-    }
-    return plan_for<Algorithm::pock_chambolle>(n);
+std::optional<ir::Problem> viable_plan(const N& n, Algorithm a) {
+    if (a == Algorithm::automatic) fail("automatic: the algorithm is chosen when solving (Result::choice); plan one by name");
+    return viable_plan(n, a, std::make_index_sequence<algorithm_table.size()>{});
 }
 
-/// Each candidate's plan for Algorithm::automatic; nullopt where its x-update is singular.
+template <class N>
+ir::Problem plan_for(const N& n, Algorithm a) {
+    // an unviable plan is the planner's run-time error (plan_for<A> never asserts viability)
+    if (std::optional<ir::Problem> p = viable_plan(n, a)) return std::move(*p);
+    return plan::plan(typed::to_draft(n), a);
+}
+
+/// Each candidate's plan for Algorithm::automatic; nullopt where its x-update is singular or the
+/// algorithm is not one automatic probes (HQS).
 template <class N>
 std::function<std::optional<ir::Problem>(Algorithm)> candidate_plans(const N& n) {
     return [n](Algorithm a) -> std::optional<ir::Problem> {
-        switch (a) {
-        case Algorithm::admm:
-            if constexpr (plan::plan_t<plan::normalized_t<N>, Algorithm::admm>::viable) return plan_for<Algorithm::admm>(n);
-            return std::nullopt;
-        case Algorithm::ladmm: return plan_for<Algorithm::ladmm>(n);
-        case Algorithm::pock_chambolle: return plan_for<Algorithm::pock_chambolle>(n);
-        default: return std::nullopt;
-        }
+        if (a == Algorithm::hqs || a == Algorithm::automatic) return std::nullopt;
+        return viable_plan(n, a);
     };
 }
 
