@@ -6,33 +6,6 @@
 #include "proxgen/catalogue/ops/pxwise_matmul.hpp"
 #include "proxgen/typed/linear.hpp"
 
-namespace proxgen::dsl {
-
-/// out(p, i) = Σ_j M(j, i) in(p, j): M is 3 × 3 (x = column j, y = row i).
-template <class E>
-struct mul_color_t {
-    using card = catalogue::ops::mul_color;
-    static constexpr int rank = E::rank;
-    Image matrix;
-    E arg;
-    std::vector<int> shape;
-};
-
-/// out(p, i) = Σ_j A(p, i, j) in(p, j): A is W × H × M × N, in is W × H × N, out W × H × M.
-template <class E>
-struct pxwise_matmul_t {
-    using card = catalogue::ops::pxwise_matmul;
-    static constexpr int rank = E::rank;
-    Image matrices;
-    E arg;
-    std::vector<int> shape;
-};
-
-template <class E> struct is_expression<mul_color_t<E>> : std::true_type {};
-template <class E> struct is_expression<pxwise_matmul_t<E>> : std::true_type {};
-
-}  // namespace proxgen::dsl
-
 namespace proxgen {
 
 namespace color {
@@ -59,8 +32,7 @@ inline Image yuv() {
 template <dsl::Expression E>
 auto mul_color(E arg, const Image& M) {
     static_assert(E::rank == 3, PROXGEN_MSG_MUL_COLOR_RANK);
-    std::vector<int> shape = catalogue::ops::mul_color::shape(dsl::shape_of(arg), M);
-    return dsl::mul_color_t<E>{M, std::move(arg), std::move(shape)};
+    return typed::apply_card<catalogue::ops::mul_color>(std::move(arg), M);
 }
 
 /// pg::pxwise_matmul(A, e): a matrix per pixel, A of shape W × H × M × N applied to the N
@@ -68,8 +40,7 @@ auto mul_color(E arg, const Image& M) {
 template <dsl::Expression E>
 auto pxwise_matmul(const Image& A, E arg) {
     static_assert(E::rank == 3, PROXGEN_MSG_PXWISE_MATMUL_RANK);
-    std::vector<int> shape = catalogue::ops::pxwise_matmul::shape(A, dsl::shape_of(arg));
-    return dsl::pxwise_matmul_t<E>{A, std::move(arg), std::move(shape)};
+    return typed::apply_card<catalogue::ops::pxwise_matmul>(std::move(arg), A);
 }
 
 }  // namespace proxgen

@@ -12,36 +12,6 @@
 
 namespace proxgen::dsl {
 
-/// the window [x0, x0 + w) × [y0, y0 + h) of every channel.
-template <class E>
-struct crop_t {
-    using card = catalogue::ops::crop;
-    static constexpr int rank = E::rank;
-    int x0, y0;
-    E arg;
-    std::vector<int> shape;
-};
-
-/// zero padding: `left` columns and `top` rows before, and more after up to `shape`.
-template <class E>
-struct pad_t {
-    using card = catalogue::ops::pad;
-    static constexpr int rank = E::rank;
-    int left, top;
-    E arg;
-    std::vector<int> shape;
-};
-
-/// axis permutation: output axis d is input axis perm[d] (numpy's transpose, in Halide order).
-template <class E>
-struct transpose_t {
-    using card = catalogue::ops::transpose;
-    static constexpr int rank = E::rank;
-    std::vector<int> perm;
-    E arg;
-    std::vector<int> shape;
-};
-
 /// the same elements in the same order (x fastest) under another shape of rank R.
 template <class E, int R>
 struct reshape_t {
@@ -62,9 +32,6 @@ struct concat_t {
     std::vector<int> shape;
 };
 
-template <class E> struct is_expression<crop_t<E>> : std::true_type {};
-template <class E> struct is_expression<pad_t<E>> : std::true_type {};
-template <class E> struct is_expression<transpose_t<E>> : std::true_type {};
 template <class E, int R> struct is_expression<reshape_t<E, R>> : std::true_type {};
 template <class A, class B> struct is_expression<concat_t<A, B>> : std::true_type {};
 
@@ -75,23 +42,20 @@ namespace proxgen {
 /// pg::crop(e, x0, y0, w, h): the w × h window of e whose top-left pixel is (x0, y0).
 template <dsl::Expression E>
 auto crop(E arg, int x0, int y0, int w, int h) {
-    std::vector<int> shape = catalogue::ops::crop::shape(dsl::shape_of(arg), x0, y0, w, h);
-    return dsl::crop_t<E>{x0, y0, std::move(arg), std::move(shape)};
+    return typed::apply_card<catalogue::ops::crop>(std::move(arg), x0, y0, w, h);
 }
 
 /// pg::pad(e, left, top, right, bottom): e surrounded by zeros.
 template <dsl::Expression E>
 auto pad(E arg, int left, int top, int right, int bottom) {
-    std::vector<int> shape = catalogue::ops::pad::shape(dsl::shape_of(arg), left, top, right, bottom);
-    return dsl::pad_t<E>{left, top, std::move(arg), std::move(shape)};
+    return typed::apply_card<catalogue::ops::pad>(std::move(arg), left, top, right, bottom);
 }
 
 /// pg::transpose(e, perm): output axis d is e's axis perm[d], e.g. {1, 0} swaps x and y and
 /// {0, 1, 3, 2} swaps the channel and stacked axes of a colour gradient.
 template <dsl::Expression E>
 auto transpose(E arg, std::vector<int> perm) {
-    std::vector<int> shape = catalogue::ops::transpose::shape(dsl::shape_of(arg), perm);
-    return dsl::transpose_t<E>{std::move(perm), std::move(arg), std::move(shape)};
+    return typed::apply_card<catalogue::ops::transpose>(std::move(arg), std::move(perm));
 }
 
 /// pg::reshape<R>(e, shape): the elements of e in memory order (x fastest) under a new shape of

@@ -75,16 +75,6 @@ struct sum_t {
     std::vector<int> shape;
 };
 
-/// keep every sx-th column and sy-th row, starting at 0.
-template <class E>
-struct subsample_t {
-    using card = catalogue::ops::subsample;
-    static constexpr int rank = E::rank;
-    int step_x, step_y;
-    E arg;
-    std::vector<int> shape;
-};
-
 /// a user-defined operator (defined in the opt-in proxgen/user_operator.hpp, which needs Halide.h).
 template <class E>
 struct user_t;
@@ -112,7 +102,6 @@ template <class E, class B, class A> struct is_expression<grad_t<E, B, A>> : std
 template <class E> struct is_expression<mul_elemwise_t<E>> : std::true_type {};
 template <class E> struct is_expression<scale_t<E>> : std::true_type {};
 template <class A, class B> struct is_expression<sum_t<A, B>> : std::true_type {};
-template <class E> struct is_expression<subsample_t<E>> : std::true_type {};
 template <class E> struct is_expression<offset_t<E>> : std::true_type {};
 
 template <class T>
@@ -198,8 +187,7 @@ auto mul_elemwise(const Image& weight, E arg) {
 /// pg::subsample(e, sx, sy): every sx-th column and sy-th row, starting at 0.
 template <dsl::Expression E>
 auto subsample(E arg, int step_x, int step_y) {
-    std::vector<int> shape = catalogue::ops::subsample::shape(dsl::shape_of(arg), step_x, step_y);
-    return dsl::subsample_t<E>{step_x, step_y, std::move(arg), std::move(shape)};
+    return typed::apply_card<catalogue::ops::subsample>(std::move(arg), step_x, step_y);
 }
 
 namespace dsl {

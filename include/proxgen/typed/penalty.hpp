@@ -177,10 +177,7 @@ template <class E>
     requires dsl::typed_argument<E>
 auto poisson_norm(E e, const Image& counts) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("poisson_norm"));
-    catalogue::penalties::poisson_norm::check_data(counts, dsl::shape_of(e));
-    auto p = dsl::make_penalty<dsl::penalty_kind::poisson_norm>(std::move(e));
-    p.data = counts;
-    return p;
+    return typed::apply_penalty<dsl::penalty_kind::poisson_norm>(std::move(e), catalogue::ImageArg{counts, {}});
 }
 
 /// indicator of e >= 0 where mask != 0 (elsewhere e is free); mask has e's shape.
@@ -188,10 +185,7 @@ template <class E>
     requires dsl::typed_argument<E>
 auto masked_nonneg(E e, const Image& mask) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("masked_nonneg"));
-    catalogue::penalties::masked_nonneg::check_data(mask, dsl::shape_of(e));
-    auto p = dsl::make_penalty<dsl::penalty_kind::masked_nonneg>(std::move(e));
-    p.data = mask;
-    return p;
+    return typed::apply_penalty<dsl::penalty_kind::masked_nonneg>(std::move(e), catalogue::ImageArg{mask, {}});
 }
 
 /// indicator of lo <= e <= hi elementwise (lo < hi, both finite; for one side use nonneg). Kept
@@ -201,11 +195,7 @@ template <class E>
     requires dsl::typed_argument<E>
 auto box(E e, float lo, float hi) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("box"));
-    const auto b = catalogue::penalties::box::scaling(dsl::shape_of(e), lo, hi);
-    auto p = dsl::make_penalty<dsl::penalty_kind::box>(std::move(e));
-    p.beta = b.beta;
-    p.offset = b.offset;
-    return p;
+    return typed::apply_penalty<dsl::penalty_kind::box>(std::move(e), lo, hi);
 }
 
 /// Σ huber_M(e): e² where |e| <= M, 2M|e| − M² beyond (quadratic near 0, linear tails; CVXPY's
@@ -214,11 +204,7 @@ template <class E>
     requires dsl::typed_argument<E>
 auto huber(E e, float M) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("huber"));
-    const auto h = catalogue::penalties::huber::scaling(M);
-    auto p = dsl::make_penalty<dsl::penalty_kind::huber>(std::move(e));
-    p.weight = h.weight;
-    p.beta = h.beta;
-    return p;
+    return typed::apply_penalty<dsl::penalty_kind::huber>(std::move(e), M);
 }
 
 /// A plug-and-play prior: no closed-form function, its prox is a non-local means denoiser of the

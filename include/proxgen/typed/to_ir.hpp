@@ -53,18 +53,10 @@ template <class E, class B> ir::Node to_ir(const dsl::conv_t<E, B>& e, TypedVari
 template <class E, class B, class A> ir::Node to_ir(const dsl::grad_t<E, B, A>& e, TypedVariables& vars);
 template <class E> ir::Node to_ir(const dsl::mul_elemwise_t<E>& e, TypedVariables& vars);
 template <class E> ir::Node to_ir(const dsl::scale_t<E>& e, TypedVariables& vars);
-template <class E> ir::Node to_ir(const dsl::subsample_t<E>& e, TypedVariables& vars);
 template <class A, class B> ir::Node to_ir(const dsl::sum_t<A, B>& e, TypedVariables& vars);
 template <class E> ir::Node to_ir(const dsl::offset_t<E>& e, TypedVariables& vars);
-template <class E> ir::Node to_ir(const dsl::crop_t<E>& e, TypedVariables& vars);
-template <class E> ir::Node to_ir(const dsl::pad_t<E>& e, TypedVariables& vars);
-template <class E> ir::Node to_ir(const dsl::transpose_t<E>& e, TypedVariables& vars);
 template <class E, int R> ir::Node to_ir(const dsl::reshape_t<E, R>& e, TypedVariables& vars);
 template <class A, class B> ir::Node to_ir(const dsl::concat_t<A, B>& e, TypedVariables& vars);
-template <class E> ir::Node to_ir(const dsl::uneven_subsample_t<E>& e, TypedVariables& vars);
-template <class E> ir::Node to_ir(const dsl::warp_t<E>& e, TypedVariables& vars);
-template <class E> ir::Node to_ir(const dsl::mul_color_t<E>& e, TypedVariables& vars);
-template <class E> ir::Node to_ir(const dsl::pxwise_matmul_t<E>& e, TypedVariables& vars);
 template <class Card, int R, class E> ir::Node to_ir(const dsl::card_t<Card, R, E>& e, TypedVariables& vars);
 template <class E> ir::Node to_ir(const dsl::user_t<E>& e, TypedVariables& vars);       // proxgen/user_operator.hpp
 template <class E> ir::Node to_ir(const dsl::smooth_arg_t<E>& e, TypedVariables& vars);  // proxgen/diff_fn.hpp
@@ -97,10 +89,6 @@ template <class E>
 ir::Node to_ir(const dsl::scale_t<E>& e, TypedVariables& vars) {
     return ops::scale::make(to_ir(e.arg, vars), e.factor);
 }
-template <class E>
-ir::Node to_ir(const dsl::subsample_t<E>& e, TypedVariables& vars) {
-    return ops::subsample::make(to_ir(e.arg, vars), e.step_x, e.step_y);
-}
 template <class A, class B>
 ir::Node to_ir(const dsl::sum_t<A, B>& e, TypedVariables& vars) {
     ir::Node a = to_ir(e.lhs, vars);
@@ -110,19 +98,6 @@ template <class E>
 ir::Node to_ir(const dsl::offset_t<E>& e, TypedVariables& vars) {
     return ops::sum::offset(to_ir(e.arg, vars), e.offset, e.sign, e.sign > 0 ? "+" : "-");
 }
-template <class E>
-ir::Node to_ir(const dsl::crop_t<E>& e, TypedVariables& vars) {
-    return ops::crop::make(to_ir(e.arg, vars), e.x0, e.y0, e.shape[0], e.shape[1]);
-}
-template <class E>
-ir::Node to_ir(const dsl::pad_t<E>& e, TypedVariables& vars) {
-    const std::vector<int>& in = dsl::shape_of(e.arg);
-    return ops::pad::make(to_ir(e.arg, vars), e.left, e.top, e.shape[0] - in[0] - e.left, e.shape[1] - in[1] - e.top);
-}
-template <class E>
-ir::Node to_ir(const dsl::transpose_t<E>& e, TypedVariables& vars) {
-    return ops::transpose::make(to_ir(e.arg, vars), e.perm);
-}
 template <class E, int R>
 ir::Node to_ir(const dsl::reshape_t<E, R>& e, TypedVariables& vars) {
     return ops::reshape::make(to_ir(e.arg, vars), e.shape);
@@ -131,22 +106,6 @@ template <class A, class B>
 ir::Node to_ir(const dsl::concat_t<A, B>& e, TypedVariables& vars) {
     ir::Node a = to_ir(e.lhs, vars);
     return ops::concat::make(std::move(a), to_ir(e.rhs, vars), e.axis);
-}
-template <class E>
-ir::Node to_ir(const dsl::uneven_subsample_t<E>& e, TypedVariables& vars) {
-    return ops::uneven_subsample::make(to_ir(e.arg, vars), e.gather);
-}
-template <class E>
-ir::Node to_ir(const dsl::warp_t<E>& e, TypedVariables& vars) {
-    return ops::warp::make(to_ir(e.arg, vars), e.packed);
-}
-template <class E>
-ir::Node to_ir(const dsl::mul_color_t<E>& e, TypedVariables& vars) {
-    return ops::mul_color::make(to_ir(e.arg, vars), e.matrix);
-}
-template <class E>
-ir::Node to_ir(const dsl::pxwise_matmul_t<E>& e, TypedVariables& vars) {
-    return ops::pxwise_matmul::make(to_ir(e.arg, vars), e.matrices);
 }
 template <class Card, int R, class E>
 ir::Node to_ir(const dsl::card_t<Card, R, E>& e, TypedVariables& vars) {

@@ -95,14 +95,6 @@ struct card_traits : unary_traits<E> {
 };
 template <class E> struct linear_traits<dsl::mul_elemwise_t<E>> : card_traits<dsl::mul_elemwise_t<E>, E> {};
 template <class E> struct linear_traits<dsl::scale_t<E>> : card_traits<dsl::scale_t<E>, E> {};
-template <class E> struct linear_traits<dsl::subsample_t<E>> : card_traits<dsl::subsample_t<E>, E> {};
-template <class E> struct linear_traits<dsl::crop_t<E>> : card_traits<dsl::crop_t<E>, E> {};
-template <class E> struct linear_traits<dsl::pad_t<E>> : card_traits<dsl::pad_t<E>, E> {};
-template <class E> struct linear_traits<dsl::transpose_t<E>> : card_traits<dsl::transpose_t<E>, E> {};
 template <class E, int R> struct linear_traits<dsl::reshape_t<E, R>> : card_traits<dsl::reshape_t<E, R>, E> {};
-template <class E> struct linear_traits<dsl::uneven_subsample_t<E>> : card_traits<dsl::uneven_subsample_t<E>, E> {};
-template <class E> struct linear_traits<dsl::warp_t<E>> : card_traits<dsl::warp_t<E>, E> {};
-template <class E> struct linear_traits<dsl::mul_color_t<E>> : card_traits<dsl::mul_color_t<E>, E> {};
-template <class E> struct linear_traits<dsl::pxwise_matmul_t<E>> : card_traits<dsl::pxwise_matmul_t<E>, E> {};
 
 }  // namespace proxgen::traits
