@@ -399,3 +399,37 @@ TEST_CASE("norms of sums and stacks are estimated within 1% of the true norm and
     CHECK_FALSE(etv.stacked_estimated);
     for (bool b : etv.estimated) CHECK_FALSE(b);
 }
+
+TEST_CASE("an absorbed term's loose norm bound is estimated too: it sets the curvature scale behind rho0", "[norm]") {
+    const int n = 32;
+    auto x = pg::variable(n, n);
+    const pg::Image k = gaussian5();
+    std::vector<pg::Image> w;  // bilinear weights summing to one: the sum is k ⊛ x, norm 1, bound 4
+    for (int i = 0; i < 4; ++i) w.emplace_back(std::vector<int>{n, n});
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+            const float u = float(i) / (n - 1), v = float(j) / (n - 1);
+            w[0](i, j) = (1 - u) * (1 - v), w[1](i, j) = u * (1 - v), w[2](i, j) = (1 - u) * v, w[3](i, j) = u * v;
+        }
+    auto blur = pg::mul_elemwise(w[0], pg::conv(k, x)) + pg::mul_elemwise(w[1], pg::conv(k, x)) +
+                pg::mul_elemwise(w[2], pg::conv(k, x)) + pg::mul_elemwise(w[3], pg::conv(k, x));
+    auto prob = pg::sum_squares(blur - w[1]) + 0.1f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x);
+    const pg::ir::Problem p = pg::detail::plan_for<pg::Algorithm::admm>(pg::detail::normalized(prob));
+    REQUIRE(p.omega.size() == 1);
+    CHECK(p.omega[0].norm_bound == Approx(4.0).epsilon(1e-5));
+    CHECK(pg::detail::curvature_scale(p) == Approx(2 * 16.0).epsilon(1e-5));  // 2·α·‖A‖² with the bound
+    const pg::detail::NormEstimates e = pg::detail::estimate_norms(p);
+    CHECK(e.problem.omega[0].norm_bound >= 1 - 1e-5);
+    CHECK(e.problem.omega[0].norm_bound <= 1.01);
+    // ρ₀ = ω/‖K‖² follows: ω is 2·‖A‖² of the true norm, not of the bound (16× smaller here)
+    CHECK(pg::detail::curvature_scale(pg::detail::with_norm_bounds(p)) <= 2 * 1.01 * 1.01);
+    // the solve reaches the optimum PC reaches with the same estimates
+    pg::Options opt;
+    opt.max_iters = 3000;
+    opt.eps_abs = opt.eps_rel = 1e-6;
+    opt.algorithm = pg::Algorithm::admm;
+    const double admm = pg::objective(prob, pg::solve(prob, opt).x);
+    opt.algorithm = pg::Algorithm::pock_chambolle;
+    const double pc = pg::objective(prob, pg::solve(prob, opt).x);
+    CHECK(admm == Approx(pc).epsilon(1e-4));
+}

@@ -71,8 +71,8 @@ struct NormEstimates {
     bool stacked_estimated = false;
 };
 /// Tight norms: each Ψ term's bound, where it is missing or not exact, replaced by the estimate
-/// when that is smaller; the stacked norm estimated when two or more operators are not multiples
-/// of the identity.
+/// when that is smaller (each Ω term's too, where it has a bound that is not exact); the stacked
+/// norm estimated when two or more operators are not multiples of the identity.
 NormEstimates estimate_norms(const ir::Problem& p);
 /// p with estimate_norms's bounds, and psi_norm set.
 ir::Problem with_norm_bounds(const ir::Problem& p);
