@@ -350,6 +350,19 @@ double dft_gain2(const pg::Image& k, int n, int p, int q) {
     return re * re + im * im;
 }
 
+/// The four bilinear weights of an n×n image, summing to one at every pixel (four images: pg::Image
+/// copies share pixels).
+std::vector<pg::Image> bilinear_weights(int n) {
+    std::vector<pg::Image> w;
+    for (int i = 0; i < 4; ++i) w.emplace_back(std::vector<int>{n, n});
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+            const float u = float(i) / (n - 1), v = float(j) / (n - 1);
+            w[0](i, j) = (1 - u) * (1 - v), w[1](i, j) = u * (1 - v), w[2](i, j) = (1 - u) * v, w[3](i, j) = u * v;
+        }
+    return w;
+}
+
 }  // namespace
 
 TEST_CASE("norms of sums and stacks are estimated within 1% of the true norm and never below it, exact bounds stay", "[norm]") {
@@ -358,13 +371,7 @@ TEST_CASE("norms of sums and stacks are estimated within 1% of the true norm and
     const pg::Image k = gaussian5();
     // four weighted copies of one convolution, weights summing to one (bilinear in x and y): the
     // operator is k ⊛ x, norm 1, where the bound Σ max|w_i|·‖k‖₁ is 4
-    std::vector<pg::Image> w;  // (pg::Image copies share pixels: four images, not one copied)
-    for (int i = 0; i < 4; ++i) w.emplace_back(std::vector<int>{n, n});
-    for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) {
-            const float u = float(i) / (n - 1), v = float(j) / (n - 1);
-            w[0](i, j) = (1 - u) * (1 - v), w[1](i, j) = u * (1 - v), w[2](i, j) = (1 - u) * v, w[3](i, j) = u * v;
-        }
+    const std::vector<pg::Image> w = bilinear_weights(n);
     auto blur = pg::mul_elemwise(w[0], pg::conv(k, x)) + pg::mul_elemwise(w[1], pg::conv(k, x)) +
                 pg::mul_elemwise(w[2], pg::conv(k, x)) + pg::mul_elemwise(w[3], pg::conv(k, x));
     auto prob = pg::norm1(blur) + 0.1f * pg::group_norm1(pg::grad(x, pg::periodic));
@@ -404,13 +411,7 @@ TEST_CASE("an absorbed term's loose norm bound is estimated too: it sets the cur
     const int n = 32;
     auto x = pg::variable(n, n);
     const pg::Image k = gaussian5();
-    std::vector<pg::Image> w;  // bilinear weights summing to one: the sum is k ⊛ x, norm 1, bound 4
-    for (int i = 0; i < 4; ++i) w.emplace_back(std::vector<int>{n, n});
-    for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) {
-            const float u = float(i) / (n - 1), v = float(j) / (n - 1);
-            w[0](i, j) = (1 - u) * (1 - v), w[1](i, j) = u * (1 - v), w[2](i, j) = (1 - u) * v, w[3](i, j) = u * v;
-        }
+    const std::vector<pg::Image> w = bilinear_weights(n);  // the sum below is k ⊛ x: norm 1, bound 4
     auto blur = pg::mul_elemwise(w[0], pg::conv(k, x)) + pg::mul_elemwise(w[1], pg::conv(k, x)) +
                 pg::mul_elemwise(w[2], pg::conv(k, x)) + pg::mul_elemwise(w[3], pg::conv(k, x));
     auto prob = pg::sum_squares(blur - w[1]) + 0.1f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x);
