@@ -87,7 +87,8 @@ std::optional<ir::Problem> viable_plan(const N& n, Algorithm a) {
 
 template <class N>
 ir::Problem plan_for(const N& n, Algorithm a) {
-    // an unviable plan is the planner's run-time error (plan_for<A> never asserts viability)
+    // unviable at compile time: not plan_for<A> (which asserts viability), but the planner, whose
+    // run-time error says why
     if (std::optional<ir::Problem> p = viable_plan(n, a)) return std::move(*p);
     return plan::plan(typed::to_draft(n), a);
 }
