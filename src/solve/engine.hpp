@@ -65,7 +65,7 @@ double stacked_norm_estimate(const ir::Problem& p, const std::vector<const ir::T
 /// variable; the terms in problem order (Ω before Ψ).
 std::vector<std::vector<const ir::Term*>> coupled_blocks(const ir::Problem& p, bool with_omega);
 struct NormEstimates {
-    ir::Problem problem;          ///< with each Ψ term's norm_bound tightened where estimated
+    ir::Problem problem;          ///< with each Ψ and Ω term's norm_bound tightened where estimated
     std::vector<bool> estimated;  ///< per Ψ term: its norm_bound is an estimate (below the bound)
     double stacked = 0;           ///< ‖[K_1; …; K_n]‖ as the step rules use it
     bool stacked_estimated = false;

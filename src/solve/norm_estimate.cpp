@@ -300,16 +300,21 @@ NormEstimates estimate_norms(const ir::Problem& p) {
     NormEstimates e;
     e.problem = p;
     const bool tight = tight_norms();
+    // A known bound that is not exact becomes the estimate where that is smaller (the bound stays a
+    // guarantee); true when it did.
+    auto tighten = [&](ir::Term& t) {
+        if (!tight || plan::norm_bound_exact(t.expr)) return false;
+        const double est = power_iteration_norm(e.problem, t);
+        const bool below = est < t.norm_bound;
+        t.norm_bound = std::min(t.norm_bound, est);
+        return below;
+    };
     for (auto& t : e.problem.psi) {
-        if (!known(t.norm_bound)) {
+        if (known(t.norm_bound)) {
+            e.estimated.push_back(tighten(t));
+        } else {
             t.norm_bound = power_iteration_norm(e.problem, t);
             e.estimated.push_back(true);
-        } else if (tight && !plan::norm_bound_exact(t.expr)) {
-            const double est = power_iteration_norm(e.problem, t);
-            e.estimated.push_back(est < t.norm_bound);
-            t.norm_bound = std::min(t.norm_bound, est);
-        } else {
-            e.estimated.push_back(false);
         }
     }
     // The absorbed terms' norms set the smooth terms' curvature scale ω, hence ρ₀ = ω/‖K‖² (and PC's
@@ -317,10 +322,8 @@ NormEstimates estimate_norms(const ir::Problem& p) {
     // its norm is 0.95, which made ρ₀ 16× too large and ADMM 3.4× slower to 1e-4 than with the
     // reference's ρ. Their bounds are tightened like the split terms' (a missing one stays missing:
     // nothing in the x-update needs it).
-    if (tight)
-        for (auto& t : e.problem.omega)
-            if (known(t.norm_bound) && !plan::norm_bound_exact(t.expr))
-                t.norm_bound = std::min(t.norm_bound, power_iteration_norm(e.problem, t));
+    for (auto& t : e.problem.omega)
+        if (known(t.norm_bound)) tighten(t);
     // KᵀK is block-diagonal over the groups of variables that no term couples (coupled_blocks): ‖K‖ is
     // the largest block's norm, and within a block √Σ‖K_i‖² is as tight as its parts when at most
     // one operator is not a multiple of the identity (s·I commutes with KᵀK: ‖[K; sI]‖² = ‖K‖² + s²)
