@@ -6,7 +6,7 @@
 # needs more than 2 GiB. New inputs go to a scratch directory, never into the committed corpus.
 #
 # Usage: tools/fuzz.sh [SECONDS] [TARGET...]      (targets: npy npz png jpeg pfm tiff problem_text problem_json rt_options solve_gradient; default all)
-# Environment: PROXGEN_FUZZ_BUILD_DIR (default build-fuzz), JOBS (build parallelism, default 2),
+# Environment: PROXGEN_FUZZ_BUILD_DIR (default build-fuzz; one configured with the targets is kept as it is), JOBS (build parallelism, default 2),
 # FUZZ_JOBS (targets run at once, one core each, default 1: on 2 cores, FUZZ_JOBS=2 halves the time).
 # A failing input is kept as $PROXGEN_FUZZ_BUILD_DIR/artifacts/<target>/crash-*; replay it with
 #   $PROXGEN_FUZZ_BUILD_DIR/fuzz/fuzz_<target> <file>
@@ -23,7 +23,9 @@ if command -v ccache > /dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 mkdir -p "$build"
-# (the library as a unity build: fuzz_rt_options links all of it)
+# (the library as a unity build: fuzz_rt_options links all of it). A build directory already
+# configured with the fuzz targets (clang; tools/ci/asan.sh's) is used as it is.
+grep -qs '^PROXGEN_BUILD_FUZZERS:BOOL=ON' "$build/CMakeCache.txt" ||
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROXGEN_UNITY_BUILD=ON \
   -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 "${launcher[@]}" \
   -DPROXGEN_BUILD_TESTS=OFF -DPROXGEN_BUILD_EXAMPLES=OFF -DPROXGEN_BUILD_BENCH=OFF \

@@ -14,7 +14,8 @@
 # kernels runs sanitized without compiling them again. The adjoint tests and the catalogue-wide
 # executables (the same code on many more problems) are left to ASAN_ALL=1, which runs every unit
 # test against a fresh cache (22 min here; CI's budget is 25 min for every stage). -O1, not -O0:
-# at -O0 the front ends' bad-input test ran 411 s instead of 36.
+# at -O0 the front ends' bad-input test ran 411 s instead of 36. Compiled by clang-14 (the
+# fuzz stage then builds its targets in this build directory, on this library: tools/ci/fuzz.sh).
 #   [ASAN_ALL=1] tools/ci/asan.sh [build dir]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,7 +24,7 @@ ci_stage_timer "asan+ubsan"
 dir=${1:-build-asan}
 
 # Every UBSan check aborts the test instead of printing and continuing.
-sanitizer_configure "$dir" "-fsanitize=address,undefined -fno-sanitize-recover=all"
+SANITIZER_CC=clang sanitizer_configure "$dir" "-fsanitize=address,undefined -fno-sanitize-recover=all"
 main_stage_cache=${PROXGEN_CACHE_DIR:-}
 mapfile -t all < <(unit_test_targets "$dir")
 lowered=(test_io test_dsl test_runtime test_jit_cache test_bad_input test_problem_text test_problem_json)
