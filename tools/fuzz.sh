@@ -6,10 +6,12 @@
 # needs more than 2 GiB. New inputs go to a scratch directory, never into the committed corpus.
 #
 # Usage: tools/fuzz.sh [SECONDS] [TARGET...]      (targets: npy npz png jpeg pfm tiff problem_text problem_json rt_options solve_gradient; default all)
-# Environment: PROXGEN_FUZZ_BUILD_DIR (default build-fuzz; one configured with the targets is kept as it is), JOBS (build parallelism, default 2),
+# Environment: PROXGEN_FUZZ_BUILD_DIR (default build-fuzz; one configured with the targets is kept as it is),
+# PROXGEN_FUZZ_REUSE_DIR (a build directory used instead where it is configured with the targets:
+# tools/ci/fuzz.sh names the asan+ubsan stage's), JOBS (build parallelism, default 2),
 # FUZZ_JOBS (targets run at once, one core each, default 1: on 2 cores, FUZZ_JOBS=2 halves the time).
-# A failing input is kept as $PROXGEN_FUZZ_BUILD_DIR/artifacts/<target>/crash-*; replay it with
-#   $PROXGEN_FUZZ_BUILD_DIR/fuzz/fuzz_<target> <file>
+# A failing input is kept as <build dir>/artifacts/<target>/crash-*; replay it with
+#   <build dir>/fuzz/fuzz_<target> <file>
 # and add it to tests/io/fuzz_regressions/<target>/ with its fix.
 set -euo pipefail
 
@@ -17,6 +19,11 @@ seconds=${1:-30}
 shift || true
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${PROXGEN_FUZZ_BUILD_DIR:-$root/build-fuzz}
+# A build directory configured with the fuzz targets (by clang: CMake refuses them otherwise).
+has_fuzz_targets() { grep -qs '^PROXGEN_BUILD_FUZZERS:BOOL=ON' "$1/CMakeCache.txt"; }
+if [[ -n ${PROXGEN_FUZZ_REUSE_DIR:-} ]] && has_fuzz_targets "$PROXGEN_FUZZ_REUSE_DIR"; then
+  build=$PROXGEN_FUZZ_REUSE_DIR
+fi
 
 launcher=()
 if command -v ccache > /dev/null; then
@@ -24,8 +31,8 @@ if command -v ccache > /dev/null; then
 fi
 mkdir -p "$build"
 # (the library as a unity build: fuzz_rt_options links all of it). A build directory already
-# configured with the fuzz targets (clang; tools/ci/asan.sh's) is used as it is.
-grep -qs '^PROXGEN_BUILD_FUZZERS:BOOL=ON' "$build/CMakeCache.txt" ||
+# configured with the fuzz targets is used as it is.
+has_fuzz_targets "$build" ||
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROXGEN_UNITY_BUILD=ON \
   -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 "${launcher[@]}" \
   -DPROXGEN_BUILD_TESTS=OFF -DPROXGEN_BUILD_EXAMPLES=OFF -DPROXGEN_BUILD_BENCH=OFF \

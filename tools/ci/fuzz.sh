@@ -8,7 +8,6 @@ cd "$(dirname "$0")/../.."
 source tools/ci/common.sh
 ci_stage_timer "fuzz"
 seconds=${1:-30}
-[[ -f build-asan/CMakeCache.txt ]] && grep -q '^PROXGEN_BUILD_FUZZERS:BOOL=ON' build-asan/CMakeCache.txt &&
-  export PROXGEN_FUZZ_BUILD_DIR=$PWD/build-asan
+export PROXGEN_FUZZ_REUSE_DIR=$PWD/build-asan
 # both cores: two targets at a time (tools/fuzz.sh runs each on one core)
 FUZZ_JOBS=${FUZZ_JOBS:-2} tools/fuzz.sh "$seconds"
