@@ -223,19 +223,23 @@ void SplitState::rescale_dual(double factor) {
         for (std::size_t i = 0; i < u.size(); ++i) u.data()[i] = float(u.data()[i] * factor);
 }
 
-const Image& SplitState::solution(const Image& x) const {
+int split_solution_term(const ir::Problem& p) {
     // several variables: x is the stacked state, which no split copy has the shape of
-    if (problem_.variables.size() > 1) return x;
-    const Image* copy = nullptr;
-    int constraints = 0;
-    for (std::size_t i = 0; i < problem_.psi.size(); ++i) {
-        const auto& t = problem_.psi[i];
+    if (p.variables.size() > 1) return -1;
+    int copy = -1, constraints = 0;
+    for (std::size_t i = 0; i < p.psi.size(); ++i) {
+        const auto& t = p.psi[i];
         if (!catalogue::card_of(t).facts().interval) continue;
         ++constraints;
-        if (t.expr.is_variable()) copy = &z_[i];
+        if (t.expr.is_variable()) copy = int(i);
     }
-    for (const auto& t : problem_.omega) constraints += catalogue::card_of(t).facts().interval;
-    return constraints == 1 && copy ? *copy : x;
+    for (const auto& t : p.omega) constraints += catalogue::card_of(t).facts().interval;
+    return constraints == 1 ? copy : -1;
+}
+
+const Image& SplitState::solution(const Image& x) const {
+    const int i = split_solution_term(problem_);
+    return i >= 0 ? z_[std::size_t(i)] : x;
 }
 
 std::vector<Image> SplitState::duals() const {

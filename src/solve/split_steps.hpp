@@ -41,6 +41,11 @@ Halide::Expr split_rhs(lower::Lowerer& L, const ir::Problem& p, const lower::Low
 std::vector<Halide::Func> split_zu_outputs(lower::Lowerer& L, const ir::Problem& p, const lower::State& x,
                                            const std::vector<lower::Lowered>& u, const Halide::Expr& rho);
 
+/// The Ψ term whose split copy z_i is the returned solution, −1 when x is: x's only constraint is
+/// split as a term on x itself (one variable), so z_i satisfies it exactly where x may miss it by
+/// the primal residual (the objective counts such a miss as infeasible).
+int split_solution_term(const ir::Problem& p);
+
 /// Pipelines of the (z, u)-update and the residuals for the Ψ terms of p (built, not compiled).
 struct SplitPipelines {
     std::vector<Halide::ImageParam> z, z_prev, u;
@@ -92,9 +97,7 @@ public:
     /// u ← u · factor (when ρ changes, the scaled dual u = y/ρ must follow).
     void rescale_dual(double factor);
     std::vector<Image> duals() const;
-    /// The returned solution: x, or, when x's only constraint is split (one nonneg term on x
-    /// itself), its split copy z, which satisfies the constraint exactly where x may miss it by
-    /// the primal residual (the objective counts such a miss as infeasible).
+    /// The returned solution: x, or its split copy z_i (split_solution_term).
     const Image& solution(const Image& x) const;
     const std::vector<Image>& z() const { return z_; }
 
