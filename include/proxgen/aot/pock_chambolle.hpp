@@ -21,79 +21,41 @@
 #include <vector>
 
 #include "proxgen/algorithms/pock_chambolle.hpp"
-#include "proxgen/aot/support.hpp"
-#include "proxgen/check/rules.hpp"
+#include "proxgen/aot/solver_base.hpp"
 #include "proxgen/solve/step_rules.hpp"
 
 namespace proxgen::aot {
 
 template <class Description>
-class PockChambolle {
+class PockChambolle : public SolverBase<Description> {
+    using Base = SolverBase<Description>;
+    using Base::fail, Base::ran, Base::run, Base::data_arguments, Base::variables_buffers, Base::variable_list;
+    using Base::shapes_, Base::images_, Base::scalars_, Base::no_variable_, Base::error_, Base::ready_, Base::n_var;
+    using typename Base::Variables;
+
 public:
-    using Data = typename Description::Data;
-    using Buffer = Halide::Runtime::Buffer<float>;
-    /// One extents vector per variable (Halide order: width, height[, channels]).
-    using Extents = typename Description::Extents;
+    using typename Base::Data;
+    using typename Base::Buffer;
+    using typename Base::Extents;
 
     /// Checks and keeps the data, allocates the state (x = 0, y = 0) and computes the steps.
     /// `variable_extents`: the variable's extents in Halide order (width, height[, channels]). A
     /// problem in several variables takes init_variables.
     Status init(const std::vector<int>& variable_extents, const Data& data, const Options& options = {}) {
-        if constexpr (Description::variable_count > 1) {
-            install_error_handler();
-            ready_ = false;
-            return fail(Status::invalid_argument, "the problem has " + std::to_string(Description::variable_count) +
-                                                      " variables (" + variable_list() +
-                                                      "): pass each one's extents to init_variables, in that order");
-        }
+        if constexpr (n_var > 1) return this->several_variables_need_extents();
         return init_variables({variable_extents}, data, options);
     }
 
     /// The same for a problem in any number of variables: one extents vector per variable, in the
     /// order of Description::variable_names (the problem's order of first use).
     Status init_variables(const Extents& variable_extents, const Data& data, const Options& options = {}) {
-        install_error_handler();
-        last_error_message().clear();  // an ok leaves no earlier failure's message behind
-        ready_ = false;
+        this->begin_init();
         if (Status s = check_library(); s != Status::ok) return s;
-        if (Status s = check_variable_extents(variable_extents); s != Status::ok) return s;
-        // the ranges and sentences of pg::Options (proxgen/check/rules.hpp)
-        for (const auto& [name, value] :
-             {std::pair<const char*, double>{"max_iters", double(options.max_iters)},
-              {"check_every", double(options.check_every)},
-              {"eps_abs", options.eps_abs}, {"eps_rel", options.eps_rel}, {"tau", options.tau}, {"sigma", options.sigma}})
-            if (std::string m = rules::option(name, value); !m.empty()) return fail(Status::invalid_argument, "Options: " + m);
-        data_ = data;
+        const std::array<std::pair<const char*, double>, 6> ranges{
+            {{"max_iters", double(options.max_iters)}, {"check_every", double(options.check_every)},
+             {"eps_abs", options.eps_abs}, {"eps_rel", options.eps_rel}, {"tau", options.tau}, {"sigma", options.sigma}}};
+        if (Status s = this->check_inputs(variable_extents, data, ranges); s != Status::ok) return s;
         options_ = options;
-        shapes_ = variable_extents;
-        Description::bind(data_, images_.data(), scalars_.data());
-        for (int i = 0; i < Description::image_slots; ++i) {
-            const halide_buffer_t* b = images_[i];
-            const std::string what = std::string("data image '") + Description::image_names[i] + "'";
-            if (!dense_float(b) || b->dimensions != Description::image_ranks[i])
-                return fail(Status::invalid_argument, what + " must be a dense float32 buffer of rank " +
-                                                          std::to_string(Description::image_ranks[i]));
-            const std::vector<int> want = Description::image_shape(i, shapes_, images_.data());
-            if (!want.empty() && want != extents(b))
-                return fail(Status::shape_mismatch,
-                            what + " is " + shape_text(extents(b)) + " but the problem needs " + shape_text(want));
-            // the JIT's per-operator checks of sizes the header cannot fix (a conv kernel's)
-            if (std::string m = Description::image_fit(i, shapes_, images_.data()); !m.empty())
-                return fail(Status::shape_mismatch, what + ": " + m);
-            if (std::string m = rules::finite_data(what, floats(b), extents(b)); !m.empty())
-                return fail(Status::non_finite_input, m);
-        }
-        // the structure's rules the JIT checks when it builds the problem (haar's divisibility), on
-        // extents that may depend on the (now checked) data images
-        if (std::string m = Description::shape_fit(shapes_, images_.data()); !m.empty())
-            return fail(Status::shape_mismatch, m);
-        for (int i = 0; i < Description::scalar_slots; ++i) {
-            const std::string what = std::string("scalar '") + Description::scalar_names[i] + "'";
-            const std::string m = Description::scalar_is_weight[i] ? rules::weight(scalars_[i]) : rules::scale(scalars_[i]);
-            if (!m.empty())
-                return fail(std::isfinite(scalars_[i]) ? Status::invalid_argument : Status::non_finite_input,
-                            what + ": " + m);
-        }
         if (Status s = compute_steps(); s != Status::ok) return s;
         try {
             x_ = variables_buffers();
@@ -105,27 +67,25 @@ public:
             y_views_.clear();
             y_next_views_.clear();
             psi_elements_ = 0;
-            int rows = 1;
-            for (const auto& v : shapes_) rows = std::max(rows, v.size() >= 2 ? v[1] : 1);
+            std::vector<std::vector<int>> psi_shapes;
             for (int i = 0; i < Description::psi_terms; ++i) {
                 const std::vector<int> s = Description::psi_shape(i, shapes_, images_.data());
                 y_.push_back(state_buffer(s));
                 y_.back().fill(0.0f);
                 y_next_.push_back(state_buffer(s));
                 y_next_.back().fill(0.0f);
-                y_views_.push_back(views(y_.back()));
-                y_next_views_.push_back(views(y_next_.back()));
+                y_views_.push_back(Base::component_views(y_.back()));
+                y_next_views_.push_back(Base::component_views(y_next_.back()));
                 psi_elements_ += y_.back().number_of_elements();
-                if (s.size() >= 2) rows = std::max(rows, s[1]);
+                psi_shapes.push_back(s);
             }
-            // lower::square_sums: 16 lanes x strips of 16 rows x quantities (pc_residual_shapes)
-            partials_ = state_buffer({16, (rows + 15) / 16, residual_quantities});
+            partials_ = this->partial_sums_buffer(psi_shapes, residual_quantities);  // (pc_residual_shapes)
             x_prev_ = variables_buffers();
             solution_ = Description::has_feasible ? variables_buffers() : Variables();
             // x_prev2 is read by the separate residual only
             x_prev2_ = Description::fused ? Variables() : variables_buffers();
         } catch (const std::bad_alloc&) {
-            return fail(Status::out_of_memory, "cannot allocate the solver's state for extents " + extents_text(shapes_));
+            return fail(Status::out_of_memory, "cannot allocate the solver's state for extents " + Base::extents_text(shapes_));
         }
         restart();
         ready_ = true;
@@ -138,19 +98,7 @@ public:
     /// The same for several variables: one start per variable, in init_variables' order.
     Status set_x0_variables(const std::vector<Buffer>& x0) {
         last_error_message().clear();
-        if (!ready_) return fail(Status::not_initialized, "set_x0 before a successful init");
-        if (int(x0.size()) != Description::variable_count)
-            return fail(Status::invalid_argument, "set_x0: the problem has " + std::to_string(Description::variable_count) +
-                                                      " variables (" + variable_list() + "), got " +
-                                                      std::to_string(x0.size()) + " starts");
-        for (int j = 0; j < Description::variable_count; ++j) {
-            const std::string what =
-                n_var > 1 ? std::string("x0 of '") + Description::variable_names[j] + "'" : std::string("x0");
-            if (!dense_float(x0[j].raw_buffer()) || extents(x0[j].raw_buffer()) != shapes_[j])
-                return fail(Status::shape_mismatch, what + " must be dense float32 of extents " + shape_text(shapes_[j]));
-            if (std::string m = rules::finite_data(what, floats(x0[j].raw_buffer()), shapes_[j]); !m.empty())
-                return fail(Status::non_finite_input, m);
-        }
+        if (Status s = this->check_x0(x0); s != Status::ok) return s;
         for (int j = 0; j < Description::variable_count; ++j) {
             x_[j].copy_from(x0[j]);
             x_[j].set_host_dirty();
@@ -196,11 +144,7 @@ public:
     /// Variable j's value (Description::variable_names[j]); an empty buffer, and a message in
     /// last_error(), for a j out of range.
     const Buffer& x(int j) {
-        if (j < 0 || j >= n_var) {
-            fail(Status::invalid_argument, "x(" + std::to_string(j) + "): the problem's variables are 0.." +
-                                               std::to_string(n_var - 1) + " (" + variable_list() + ")");
-            return no_variable_;
-        }
+        if (!this->variable_index(j)) return no_variable_;
         if constexpr (Description::has_feasible) {
             if (ready_) {
                 std::array<float, 6> steps{};
@@ -220,81 +164,23 @@ public:
     /// The value of the variable named `name` in the problem; an empty buffer, and a message in
     /// last_error(), for a name the problem does not have.
     const Buffer& variable(const std::string& name) {
-        for (int j = 0; j < Description::variable_count; ++j)
-            if (name == Description::variable_names[j]) return x(j);
-        fail(Status::invalid_argument, "the problem has no variable '" + name + "'; its variables are " + variable_list());
-        return no_variable_;
+        const int j = this->variable_named(name);
+        return j < 0 ? no_variable_ : x(j);
     }
-
-    const char* last_error() const { return last_error_message().c_str(); }
 
 private:
     // the card runs the steps below (its Runner)
     friend class algorithms::PockChambolle;
     friend class algorithms::Loop<algorithms::PockChambolle>;
-    using Variables = std::vector<Buffer>;  // one buffer per variable
-    static constexpr int n_psi = Description::psi_terms, n_var = Description::variable_count;
+    static constexpr int n_psi = Description::psi_terms;
     /// The residual's quantities: P and Kᵀy per variable, then (D_i, K_i x) per Ψ term.
     static constexpr int residual_quantities = 2 * n_var + 2 * n_psi;
-    static constexpr int image_count = Description::image_slots > 0 ? Description::image_slots : 1;
-    static constexpr int scalar_count = Description::scalar_slots > 0 ? Description::scalar_slots : 1;
-
-    Status fail(Status s, const std::string& message) {
-        last_error_message() = std::string(Description::name) + ": " + message;
-        return s;
-    }
-
-    /// "x, y": the variables' names in order.
-    static std::string variable_list() {
-        std::string s;
-        for (int j = 0; j < n_var; ++j) s += (j ? ", " : "") + std::string(Description::variable_names[j]);
-        return s;
-    }
-
-    static std::string extents_text(const Extents& e) {
-        std::string s;
-        for (std::size_t j = 0; j < e.size(); ++j) s += (j ? ", " : "") + shape_text(e[j]);
-        return s;
-    }
-
-    /// One extents vector per variable, each of its variable's rank and positive; the variable named.
-    Status check_variable_extents(const Extents& e) {
-        if (int(e.size()) != n_var) {
-            std::string missing;
-            for (int j = int(e.size()); j < n_var; ++j)
-                missing += (missing.empty() ? "" : ", ") + std::string(Description::variable_names[j]);
-            return fail(Status::invalid_argument,
-                        "the problem has " + std::to_string(n_var) + " variable" + (n_var > 1 ? "s" : "") + " (" +
-                            variable_list() + "), got extents for " + std::to_string(e.size()) +
-                            (missing.empty() ? "" : "; missing: " + missing));
-        }
-        for (int j = 0; j < n_var; ++j) {
-            // one variable keeps the sentences of the one-variable interface
-            const std::string what =
-                n_var > 1 ? std::string("variable '") + Description::variable_names[j] + "'" : std::string("the variable");
-            if (int(e[j].size()) != Description::variable_ranks[j])
-                return fail(Status::invalid_argument, what + " has rank " + std::to_string(Description::variable_ranks[j]) +
-                                                          ", got " + std::to_string(e[j].size()) + " extents");
-            for (int x : e[j])
-                if (x < 1)
-                    return fail(Status::invalid_argument,
-                                (n_var > 1 ? what + ": extents" : std::string("variable extents")) + " must be >= 1, got " +
-                                    shape_text(e[j]));
-        }
-        return Status::ok;
-    }
-
-    Variables variables_buffers() const {
-        Variables v;
-        for (const auto& s : shapes_) v.push_back(state_buffer(s));
-        return v;
-    }
 
     Status check_library() {
         const int inputs = Description::image_slots + Description::scalar_slots + 3 * n_var + 2 * n_psi + 6 + n_psi;
         int components = 0;
         for (int i = 0; i < n_psi; ++i) components += Description::psi_components[i];
-        auto arguments = [](const halide_filter_metadata_t* m) { return m ? m->num_arguments : -1; };
+        auto arguments = &Base::arguments_of;
         bool ok;
         if constexpr (Description::fused) {
             ok = arguments(Description::step_metadata()) == inputs + 1 + components &&
@@ -314,21 +200,10 @@ private:
 
     // Same rules as detail::pc_steps.
     Status compute_steps() {
-        std::array<double, (n_psi > 0 ? n_psi : 1)> norms{}, group_squares{};
-        for (int i = 0; i < n_psi; ++i) {
-            const double b = norms[i] = Description::norm_bound(i, images_.data(), scalars_.data());
-            // pg::solve estimates a missing bound by power iteration, which needs K and Kᵀ
-            // pipelines a generated solver does not have
-            if (!(b > 0) || !std::isfinite(b))
-                return fail(Status::invalid_argument, "the ||K|| bound of split term " + std::to_string(i) + " is " +
-                                                          std::to_string(b) + " (all-zero data?); no step sizes");
-            group_squares[Description::psi_groups[i]] += b * b;
-        }
-        // the JIT's step rules, read from this solver's data; ||K|| is the largest coupled group's
+        // the JIT's step rules, read from this solver's data
         steps::Inputs in;
-        double worst = 0;
-        for (double g : group_squares) worst = g > worst ? g : worst;
-        in.norm = std::sqrt(worst);
+        std::array<double, (n_psi > 0 ? n_psi : 1)> norms{};
+        if (Status s = this->stacked_norm(in.norm, norms.data()); s != Status::ok) return s;
         std::array<double, (n_psi > 0 ? n_psi : 1)> scales{};
         scales.fill(1.0);
         if (options_.precondition && n_psi >= 2)
@@ -344,12 +219,7 @@ private:
         if (steps::too_large(rule.product))
             return fail(Status::invalid_argument, "tau * sigma * ||K||^2 = " + std::to_string(rule.product) +
                                                       " > 1; the iteration may diverge");
-        algorithms::LoopOptions o;
-        o.cadence = {options_.check_every, options_.max_iters, n_psi == 0};  // as the JIT's (a first check unsplit)
-        o.eps_abs = options_.eps_abs;
-        o.eps_rel = options_.eps_rel;
-        o.data_unit = algorithms::data_unit(Description::data_peak(images_.data(), scalars_.data()));
-        loop_ = algorithms::PockChambolle(rule, o);
+        loop_ = algorithms::PockChambolle(rule, this->loop_options(options_));
         return Status::ok;
     }
 
@@ -385,8 +255,7 @@ private:
     std::vector<void*> inputs(Variables& x, Variables& x_prev, Variables& x_prev2, std::vector<Buffer>& y,
                               std::vector<Buffer>& y_prev, std::array<float, 6>& steps) {
         std::vector<void*> a;
-        for (int i = 0; i < Description::image_slots; ++i) a.push_back(images_[i]);
-        for (int i = 0; i < Description::scalar_slots; ++i) a.push_back(&scalars_[i]);
+        data_arguments(a);
         for (Variables* v : {&x, &x_prev, x_prev2.empty() ? &x_prev : &x_prev2})
             for (Buffer& b : *v) a.push_back(b.raw_buffer());
         for (auto& b : y) a.push_back(b.raw_buffer());
@@ -394,29 +263,6 @@ private:
         for (float& s : steps) a.push_back(&s);
         for (int i = 0; i < n_psi; ++i) a.push_back(&sigma_scales_[i]);
         return a;
-    }
-
-    Status run(int (*pipeline)(void**), std::vector<void*>& args) {
-        last_error_message().clear();
-        const int rc = pipeline(args.data());
-        if (rc != 0)
-            return fail(status_of_pipeline_error(rc), "step pipeline failed (Halide error " + std::to_string(rc) +
-                                                          "): " + last_error_message());
-        return Status::ok;
-    }
-    /// run() for the card's runner methods: false, with the status kept in error_, on a failure.
-    bool ran(int (*pipeline)(void**), std::vector<void*>& args) {
-        error_ = run(pipeline, args);
-        return error_ == Status::ok;
-    }
-
-    /// The Tuple-element views of a Ψ state buffer (lower::components): itself, or its slices
-    /// along the last axis.
-    std::vector<Buffer> views(Buffer& b) {
-        if (!Description::fused || b.dimensions() == Description::variable_rank) return {b};
-        std::vector<Buffer> v;
-        for (int k = 0; k < b.dim(b.dimensions() - 1).extent(); ++k) v.push_back(b.sliced(b.dimensions() - 1, k));
-        return v;
     }
 
     // after a step wrote x_next_: x ← x_{n+1}, x_prev ← x_n, x_prev2 ← x_{n−1}
@@ -495,11 +341,8 @@ private:
 
     /// The last measured step's sums of squares, from the pipelines' partial sums.
     bool sums(algorithms::PCSums& out) {
-        partials_.copy_to_host();
         double totals[residual_quantities] = {};
-        const int per_quantity = partials_.dim(0).extent() * partials_.dim(1).extent();
-        for (int q = 0; q < residual_quantities; ++q)
-            for (int i = 0; i < per_quantity; ++i) totals[q] += partials_.data()[q * per_quantity + i];
+        Base::partial_totals(partials_, totals);
         std::size_t n = 0;
         for (int j = 0; j < n_var; ++j) n += x_[j].number_of_elements();
         out = algorithms::pc_sums(totals, n_var, n_psi, double(n), double(psi_elements_));
@@ -516,22 +359,15 @@ private:
 
     bool after_iteration(int) { return true; }
 
-    Data data_;
     Options options_;
-    Extents shapes_;  // each variable's extents
-    std::array<halide_buffer_t*, image_count> images_{};
-    std::array<float, scalar_count> scalars_{};
     Variables x_, x_prev_, x_prev2_, x_next_, x_spare_;  // x_spare_: x_{n−1} of a block
     Variables solution_;  // x projected onto the constraints on the variables (has_feasible)
-    Buffer no_variable_;  // what x(j) returns for a j the problem does not have
     std::vector<Buffer> y_, y_next_;
     std::vector<std::vector<Buffer>> y_views_, y_next_views_;  // the fused kernels' Tuple elements
     Buffer partials_;  // the residual quantities' partial sums of squares
     std::size_t psi_elements_ = 0;
     algorithms::PockChambolle loop_;  // the algorithm's state and rules
-    Status error_ = Status::ok;      // why the last runner call failed
     std::array<float, (n_psi > 0 ? n_psi : 1)> sigma_scales_{};  // term i's dual step is σ·scale_i
-    bool ready_ = false;
     State state_;
 };
 

@@ -1,0 +1,271 @@
+// What every generated solver does the same whatever its algorithm (the algorithm's own state and
+// runner are in proxgen/aot/<algorithm>.hpp): checking and binding the Data and the variables'
+// extents, the options' ranges, x0, the variables' buffers and values, calling a step pipeline
+// and turning its error into a Status. Runtime-only (no libHalide).
+//
+// `Description` (written by the generator) provides: Data (named buffers and scalars), the slot
+// counts, ranks, names and rules (bind, image_shape, image_fit, shape_fit, scalar_is_weight), the
+// variables (variable_count, variable_names, variable_ranks) and the name of the solver.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "proxgen/aot/support.hpp"
+#include "proxgen/check/rules.hpp"
+
+namespace proxgen::aot {
+
+template <class Description>
+class SolverBase {
+public:
+    using Data = typename Description::Data;
+    using Buffer = Halide::Runtime::Buffer<float>;
+    /// One extents vector per variable (Halide order: width, height[, channels]).
+    using Extents = typename Description::Extents;
+
+    const char* last_error() const { return last_error_message().c_str(); }
+
+protected:
+    using Variables = std::vector<Buffer>;  // one buffer per variable
+    static constexpr int n_var = Description::variable_count;
+    static constexpr int image_count = Description::image_slots > 0 ? Description::image_slots : 1;
+    static constexpr int scalar_count = Description::scalar_slots > 0 ? Description::scalar_slots : 1;
+
+    Status fail(Status s, const std::string& message) {
+        last_error_message() = std::string(Description::name) + ": " + message;
+        return s;
+    }
+
+    /// init()'s answer for a problem in several variables, which must name each one's extents.
+    Status several_variables_need_extents() {
+        install_error_handler();
+        ready_ = false;
+        return fail(Status::invalid_argument, "the problem has " + std::to_string(n_var) + " variables (" +
+                                                  variable_list() +
+                                                  "): pass each one's extents to init_variables, in that order");
+    }
+
+    /// The start of every init: the handler installed, no earlier failure's message, not ready.
+    void begin_init() {
+        install_error_handler();
+        last_error_message().clear();
+        ready_ = false;
+    }
+
+    /// The variables' extents, the options' ranges (proxgen/check/rules.hpp: `names_values`, the
+    /// algorithm's options with their values) and the data: kept and bound when they pass.
+    template <std::size_t N>
+    Status check_inputs(const Extents& variable_extents, const Data& data,
+                        const std::array<std::pair<const char*, double>, N>& names_values) {
+        if (Status s = check_variable_extents(variable_extents); s != Status::ok) return s;
+        for (const auto& [name, value] : names_values)
+            if (std::string m = rules::option(name, value); !m.empty()) return fail(Status::invalid_argument, "Options: " + m);
+        data_ = data;
+        shapes_ = variable_extents;
+        Description::bind(data_, images_.data(), scalars_.data());
+        for (int i = 0; i < Description::image_slots; ++i) {
+            const halide_buffer_t* b = images_[i];
+            const std::string what = std::string("data image '") + Description::image_names[i] + "'";
+            if (!dense_float(b) || b->dimensions != Description::image_ranks[i])
+                return fail(Status::invalid_argument, what + " must be a dense float32 buffer of rank " +
+                                                          std::to_string(Description::image_ranks[i]));
+            const std::vector<int> want = Description::image_shape(i, shapes_, images_.data());
+            if (!want.empty() && want != extents(b))
+                return fail(Status::shape_mismatch,
+                            what + " is " + shape_text(extents(b)) + " but the problem needs " + shape_text(want));
+            // the JIT's per-operator checks of sizes the header cannot fix (a conv kernel's)
+            if (std::string m = Description::image_fit(i, shapes_, images_.data()); !m.empty())
+                return fail(Status::shape_mismatch, what + ": " + m);
+            if (std::string m = rules::finite_data(what, floats(b), extents(b)); !m.empty())
+                return fail(Status::non_finite_input, m);
+        }
+        // the structure's rules the JIT checks when it builds the problem (haar's divisibility), on
+        // extents that may depend on the (now checked) data images
+        if (std::string m = Description::shape_fit(shapes_, images_.data()); !m.empty())
+            return fail(Status::shape_mismatch, m);
+        for (int i = 0; i < Description::scalar_slots; ++i) {
+            const std::string what = std::string("scalar '") + Description::scalar_names[i] + "'";
+            const std::string m = Description::scalar_is_weight[i] ? rules::weight(scalars_[i]) : rules::scale(scalars_[i]);
+            if (!m.empty())
+                return fail(std::isfinite(scalars_[i]) ? Status::invalid_argument : Status::non_finite_input,
+                            what + ": " + m);
+        }
+        return Status::ok;
+    }
+
+    /// set_x0's checks: one dense, finite start per variable with its extents.
+    Status check_x0(const std::vector<Buffer>& x0) {
+        if (!ready_) return fail(Status::not_initialized, "set_x0 before a successful init");
+        if (int(x0.size()) != n_var)
+            return fail(Status::invalid_argument, "set_x0: the problem has " + std::to_string(n_var) + " variables (" +
+                                                      variable_list() + "), got " + std::to_string(x0.size()) +
+                                                      " starts");
+        for (int j = 0; j < n_var; ++j) {
+            const std::string what =
+                n_var > 1 ? std::string("x0 of '") + Description::variable_names[j] + "'" : std::string("x0");
+            if (!dense_float(x0[j].raw_buffer()) || extents(x0[j].raw_buffer()) != shapes_[j])
+                return fail(Status::shape_mismatch, what + " must be dense float32 of extents " + shape_text(shapes_[j]));
+            if (std::string m = rules::finite_data(what, floats(x0[j].raw_buffer()), shapes_[j]); !m.empty())
+                return fail(Status::non_finite_input, m);
+        }
+        return Status::ok;
+    }
+
+    /// Whether j names a variable; the message for one that does not.
+    bool variable_index(int j) {
+        if (j >= 0 && j < n_var) return true;
+        fail(Status::invalid_argument, "x(" + std::to_string(j) + "): the problem's variables are 0.." +
+                                           std::to_string(n_var - 1) + " (" + variable_list() + ")");
+        return false;
+    }
+
+    /// The index of the variable named `name`, or −1 (with the message).
+    int variable_named(const std::string& name) {
+        for (int j = 0; j < n_var; ++j)
+            if (name == Description::variable_names[j]) return j;
+        fail(Status::invalid_argument, "the problem has no variable '" + name + "'; its variables are " + variable_list());
+        return -1;
+    }
+
+    /// "x, y": the variables' names in order.
+    static std::string variable_list() {
+        std::string s;
+        for (int j = 0; j < n_var; ++j) s += (j ? ", " : "") + std::string(Description::variable_names[j]);
+        return s;
+    }
+
+    static std::string extents_text(const Extents& e) {
+        std::string s;
+        for (std::size_t j = 0; j < e.size(); ++j) s += (j ? ", " : "") + shape_text(e[j]);
+        return s;
+    }
+
+    Variables variables_buffers() const {
+        Variables v;
+        for (const auto& s : shapes_) v.push_back(state_buffer(s));
+        return v;
+    }
+
+    /// The data images' and scalars' arguments, the first of every pipeline's.
+    void data_arguments(std::vector<void*>& a) {
+        for (int i = 0; i < Description::image_slots; ++i) a.push_back(images_[i]);
+        for (int i = 0; i < Description::scalar_slots; ++i) a.push_back(&scalars_[i]);
+    }
+
+    Status run(int (*pipeline)(void**), std::vector<void*>& args) {
+        last_error_message().clear();
+        const int rc = pipeline(args.data());
+        if (rc != 0)
+            return fail(status_of_pipeline_error(rc), "step pipeline failed (Halide error " + std::to_string(rc) +
+                                                          "): " + last_error_message());
+        return Status::ok;
+    }
+    /// run() for the card's runner methods: false, with the status kept in error_, on a failure.
+    bool ran(int (*pipeline)(void**), std::vector<void*>& args) {
+        error_ = run(pipeline, args);
+        return error_ == Status::ok;
+    }
+
+    /// ‖K‖ of the stacked Ψ operators for the step rules, the JIT's rule: Σ‖K_i‖² within each coupled
+    /// group of terms (Description::psi_groups), the largest group's; each term's bound into
+    /// norms[i]. A bound that is not positive and finite (all-zero data) fails: no step sizes.
+    Status stacked_norm(double& norm, double* norms) {
+        constexpr int n_psi = Description::psi_terms;
+        std::array<double, (n_psi > 0 ? n_psi : 1)> group_squares{};
+        for (int i = 0; i < n_psi; ++i) {
+            const double b = norms[i] = Description::norm_bound(i, images_.data(), scalars_.data());
+            // pg::solve estimates a missing bound by power iteration, which needs K and Kᵀ
+            // pipelines a generated solver does not have
+            if (!(b > 0) || !std::isfinite(b))
+                return fail(Status::invalid_argument, "the ||K|| bound of split term " + std::to_string(i) + " is " +
+                                                          std::to_string(b) + " (all-zero data?); no step sizes");
+            group_squares[Description::psi_groups[i]] += b * b;
+        }
+        double worst = 0;
+        for (double g : group_squares) worst = g > worst ? g : worst;
+        norm = std::sqrt(worst);
+        return Status::ok;
+    }
+
+    /// The loop's options from the solver's (as the JIT's loop_options).
+    algorithms::LoopOptions loop_options(const Options& o) {
+        algorithms::LoopOptions l;
+        l.cadence = {o.check_every, o.max_iters, Description::psi_terms == 0};  // as the JIT's (a first check unsplit)
+        l.eps_abs = o.eps_abs;
+        l.eps_rel = o.eps_rel;
+        l.data_unit = algorithms::data_unit(Description::data_peak(images_.data(), scalars_.data()));
+        return l;
+    }
+
+    /// lower::square_sums' partial sums: 16 lanes x strips of 16 rows x `quantities`, the rows those
+    /// of the variables and of the Ψ terms' shapes.
+    Buffer partial_sums_buffer(const std::vector<std::vector<int>>& psi_shapes, int quantities) const {
+        int rows = 1;
+        for (const auto* list : {&shapes_, &psi_shapes})
+            for (const auto& s : *list) rows = std::max(rows, s.size() >= 2 ? s[1] : 1);
+        return state_buffer({16, (rows + 15) / 16, quantities});
+    }
+
+    /// Each quantity's total of the partial sums, in float64 in memory order (as the JIT's).
+    static void partial_totals(Buffer& partials, double* totals) {
+        partials.copy_to_host();
+        const int per_quantity = partials.dim(0).extent() * partials.dim(1).extent();
+        for (int q = 0; q < partials.dim(2).extent(); ++q) {
+            totals[q] = 0;
+            for (int i = 0; i < per_quantity; ++i) totals[q] += partials.data()[q * per_quantity + i];
+        }
+    }
+
+    /// The Tuple-element views of a Ψ state buffer (lower::components) for fused kernels: itself,
+    /// or its slices along the last axis.
+    static std::vector<Buffer> component_views(Buffer& b) {
+        if (!Description::fused || b.dimensions() == Description::variable_rank) return {b};
+        std::vector<Buffer> v;
+        for (int k = 0; k < b.dim(b.dimensions() - 1).extent(); ++k) v.push_back(b.sliced(b.dimensions() - 1, k));
+        return v;
+    }
+
+    /// The number of arguments a linked pipeline takes (−1: none linked).
+    static int arguments_of(const halide_filter_metadata_t* m) { return m ? m->num_arguments : -1; }
+
+    Data data_;
+    Extents shapes_;  // each variable's extents
+    std::array<halide_buffer_t*, image_count> images_{};
+    std::array<float, scalar_count> scalars_{};
+    Buffer no_variable_;        // what x(j) returns for a j the problem does not have
+    Status error_ = Status::ok;  // why the last runner call failed
+    bool ready_ = false;
+
+private:
+    /// One extents vector per variable, each of its variable's rank and positive; the variable named.
+    Status check_variable_extents(const Extents& e) {
+        if (int(e.size()) != n_var) {
+            std::string missing;
+            for (int j = int(e.size()); j < n_var; ++j)
+                missing += (missing.empty() ? "" : ", ") + std::string(Description::variable_names[j]);
+            return fail(Status::invalid_argument,
+                        "the problem has " + std::to_string(n_var) + " variable" + (n_var > 1 ? "s" : "") + " (" +
+                            variable_list() + "), got extents for " + std::to_string(e.size()) +
+                            (missing.empty() ? "" : "; missing: " + missing));
+        }
+        for (int j = 0; j < n_var; ++j) {
+            // one variable keeps the sentences of the one-variable interface
+            const std::string what =
+                n_var > 1 ? std::string("variable '") + Description::variable_names[j] + "'" : std::string("the variable");
+            if (int(e[j].size()) != Description::variable_ranks[j])
+                return fail(Status::invalid_argument, what + " has rank " + std::to_string(Description::variable_ranks[j]) +
+                                                          ", got " + std::to_string(e[j].size()) + " extents");
+            for (int x : e[j])
+                if (x < 1)
+                    return fail(Status::invalid_argument,
+                                (n_var > 1 ? what + ": extents" : std::string("variable extents")) + " must be >= 1, got " +
+                                    shape_text(e[j]));
+        }
+        return Status::ok;
+    }
+};
+
+}  // namespace proxgen::aot
