@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "../solve/engine.hpp"
+#include "../solve/ladmm_pipelines.hpp"
 #include "../solve/pc_pipelines.hpp"
 #include "proxgen/aot/generator.hpp"
 #include "proxgen/error.hpp"
@@ -140,6 +141,82 @@ void write_file(const std::string& path, const std::string& text) {
     if (!f) fail("generator: cannot write {}", path);
 }
 
+/// One algorithm's step pipelines, each with its entry point's suffix and arguments, and what the
+/// header says of them.
+struct Emitted {
+    std::vector<std::tuple<Halide::Pipeline, std::string, std::vector<Halide::Argument>>> pipelines;
+    SolverSteps header;
+};
+
+void check_iterations_per_call(int n, bool blockable) {
+    if (n > 1 && !blockable)
+        fail("generator: iterations per call (-i / ITERATIONS_PER_CALL) {} needs a CPU target and a plan whose Psi "
+             "terms are local stencils over the variable's pixels with a closed-form x-update (e.g. TV denoising); "
+             "this plan or target has none to chain, so use 1",
+             n);
+}
+
+Emitted pc_steps(const ir::Problem& p, const CommandLine& c, const Halide::Target& lib_target, int n) {
+    detail::PCPipelines pc(p);
+    // Fused kernels on CPU targets (hand schedule); GPUs and autoschedulers get the separate steps
+    // (a fused kernel writes the components of y as slices, which device buffers do not share).
+    const bool fused = lower::psi_fusable(p) && lower::schedule_kind() == lower::ScheduleKind::cpu;
+    check_iterations_per_call(n, fused && lower::psi_blockable(p));
+    Halide::Pipeline block;
+    if (n > 1) block = pc.iterations(p, n);
+    if (!c.autoscheduler.empty()) {
+        set_estimates(pc);
+        for (auto* pipe : {&pc.dual, &pc.primal, &pc.residual, &pc.feasible})
+            if (pipe->defined()) pipe->auto_schedule(c.autoscheduler, lib_target, Halide::MachineParams::generic());
+    }
+    Emitted e;
+    e.header = {"proxgen/aot/pock_chambolle.hpp", "proxgen::aot::PockChambolle",
+                {"step", "check", "dual", "primal", "residual", "iterate", "feasible"}, {}, fused, n, std::nullopt};
+    auto add = [&](const Halide::Pipeline& pipe, const char* step, std::vector<Halide::Argument> args) {
+        e.pipelines.emplace_back(pipe, step, std::move(args));
+        e.header.generated.push_back(step);
+    };
+    if (fused) {
+        add(pc.step, "step", pc.arguments());
+        add(pc.check, "check", pc.arguments());
+    } else {
+        add(pc.dual, "dual", pc.arguments());
+        add(pc.primal, "primal", pc.arguments());
+        add(pc.residual, "residual", pc.arguments());
+    }
+    if (block.defined()) add(block, "iterate", pc.iteration_arguments());
+    if (pc.feasible.defined()) add(pc.feasible, "feasible", pc.arguments());
+    return e;
+}
+
+Emitted ladmm_steps(const ir::Problem& p, const CommandLine& c, const Halide::Target&, int n) {
+    if (!c.autoscheduler.empty())
+        fail("generator: the autoschedulers are wired to pock_chambolle's pipelines only; generate linearized ADMM "
+             "with the hand schedules (no -s / AUTOSCHEDULER)");
+    detail::LADMMPipelines lp(p);
+    // as the JIT (ladmm.cpp): fused where the Ψ terms lie over the variable's pixels, on CPU targets
+    const bool fused = lower::psi_fusable(p) && lower::schedule_kind() == lower::ScheduleKind::cpu;
+    check_iterations_per_call(n, fused && lower::psi_blockable(p));
+    Emitted e;
+    e.header = {"proxgen/aot/linearized_admm.hpp", "proxgen::aot::LinearizedADMM",
+                {"step", "check", "x_step", "zu_step", "residual", "iterate"}, {}, fused, n,
+                detail::split_solution_term(p)};
+    auto add = [&](const Halide::Pipeline& pipe, const char* step) {
+        e.pipelines.emplace_back(pipe, step, lp.arguments());
+        e.header.generated.push_back(step);
+    };
+    if (fused) {
+        add(lp.fused(p, false), "step");
+        add(lp.fused(p, true), "check");
+    } else {
+        add(lp.x_step, "x_step");
+        add(lp.zu_step(), "zu_step");
+        add(lp.residual(), "residual");
+    }
+    if (n > 1) add(lp.iterations(p, n), "iterate");
+    return e;
+}
+
 int run(const ir::Problem& planned, const CommandLine& c) {
     const auto t0 = std::chrono::steady_clock::now();
     const Halide::Target target(c.target);
@@ -157,39 +234,18 @@ int run(const ir::Problem& planned, const CommandLine& c) {
     // One runtime per target is shared by every solver of a program (proxgen_add_solver builds it).
     const Halide::Target lib_target = target.with_feature(Halide::Target::NoRuntime);
     lower::ScheduleScope scope(lib_target, autoschedule);
-    detail::PCPipelines pc(p);
-    // Fused kernels on CPU targets (hand schedule); GPUs and autoschedulers get the separate steps
-    // (a fused kernel writes the components of y as slices, which device buffers do not share).
-    const bool fused = lower::psi_fusable(p) && lower::schedule_kind() == lower::ScheduleKind::cpu;
     const int iterations_per_call = std::atoi(c.iterations_per_call.c_str());
-    if (iterations_per_call > 1 && !(fused && lower::psi_blockable(p)))
-        fail("generator: iterations per call (-i / ITERATIONS_PER_CALL) {} needs a CPU target and a plan whose Psi "
-             "terms are local stencils over the variable's pixels with a closed-form x-update (e.g. TV denoising); "
-             "this plan or target has none to chain, so use 1",
-             iterations_per_call);
-    Halide::Pipeline block;
-    if (iterations_per_call > 1) block = pc.iterations(p, iterations_per_call);
-    if (autoschedule) {
-        set_estimates(pc);
-        for (auto* pipe : {&pc.dual, &pc.primal, &pc.residual, &pc.feasible})
-            if (pipe->defined()) pipe->auto_schedule(c.autoscheduler, lib_target, Halide::MachineParams::generic());
-    }
-    const auto args = pc.arguments();
-    std::vector<std::pair<Halide::Pipeline*, std::string>> steps;
-    if (fused) steps = {{&pc.step, "_step"}, {&pc.check, "_check"}};
-    else steps = {{&pc.dual, "_dual"}, {&pc.primal, "_primal"}, {&pc.residual, "_residual"}};
-    if (block.defined()) steps.emplace_back(&block, "_iterate");
-    if (pc.feasible.defined()) steps.emplace_back(&pc.feasible, "_feasible");
+    Emitted e = p.algorithm == Algorithm::ladmm ? ladmm_steps(p, c, lib_target, iterations_per_call)
+                                                      : pc_steps(p, c, lib_target, iterations_per_call);
     const std::string stem = c.out_dir + "/" + c.name;
     // One object per step: a GPU module keeps its kernels in a buffer named after the GPU API
     // alone ("cuda_gpu_source_kernels"), so steps merged into one module would all share the
     // first step's kernels.
     std::vector<Halide::Module> modules;
     std::vector<std::string> objects;
-    for (auto& [pipe, step] : steps) {
-        const auto& inputs = pipe == &block ? pc.iteration_arguments() : args;
-        modules.push_back(pipe->compile_to_module(inputs, c.name + step, lib_target));
-        objects.push_back(stem + step + (lib_target.os == Halide::Target::Windows ? ".obj" : ".o"));
+    for (auto& [pipe, step, inputs] : e.pipelines) {
+        modules.push_back(pipe.compile_to_module(inputs, c.name + "_" + step, lib_target));
+        objects.push_back(stem + "_" + step + (lib_target.os == Halide::Target::Windows ? ".obj" : ".o"));
         modules.back().compile({{Halide::OutputFileType::object, objects.back()}});
     }
     Halide::create_static_library(objects, lib_target, stem + ".a");
@@ -199,7 +255,7 @@ int run(const ir::Problem& planned, const CommandLine& c) {
     for (std::size_t i = 1; i < modules.size(); ++i)
         for (const auto& f : modules[i].functions()) declarations.append(f);
     declarations.compile({{Halide::OutputFileType::c_header, stem + "_pipelines.h"}});
-    write_file(stem + ".h", solver_header(p, c.name, c.target, plan_text(p), fused, iterations_per_call));
+    write_file(stem + ".h", solver_header(p, c.name, c.target, plan_text(p), e.header));
     std::printf("generator: %s for %s in %.2f s\n", c.name.c_str(), c.target.c_str(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return 0;

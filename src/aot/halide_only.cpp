@@ -31,8 +31,9 @@ bool spectral_update(const ir::Problem& p) {
 }  // namespace
 
 ir::Problem halide_only(ir::Problem p) {
-    if (p.algorithm != Algorithm::pock_chambolle)
-        fail("ahead-of-time solvers: only pock_chambolle has a generated loop so far, not {}", name(p.algorithm));
+    if (p.algorithm != Algorithm::pock_chambolle && p.algorithm != Algorithm::ladmm)
+        fail("ahead-of-time solvers: only pock_chambolle and ladmm have a generated loop so far, not {}",
+             name(p.algorithm));
     if (!spectral_update(p)) return p;
     std::vector<ir::Term> all = std::move(p.omega);
     for (auto& t : p.psi) all.push_back(std::move(t));

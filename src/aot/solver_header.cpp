@@ -3,6 +3,7 @@
 // points <name>_init / _step / _solve / _state.
 #include "solver_header.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -119,7 +120,7 @@ SlotTable slot_table(const ir::Problem& p) {
 }
 
 std::string solver_header(const ir::Problem& p, const std::string& name, const std::string& target,
-                          const std::string& plan_text, bool fused, int iterations_per_call) {
+                          const std::string& plan_text, const SolverSteps& steps) {
     const SlotTable slots = slot_table(p);
     std::string h;
     auto line = [&](const std::string& s) { h += s + "\n"; };
@@ -135,16 +136,10 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("// run-time inputs. Ahead of time the plan is Halide-only: see docs/deploy.md.)");
     line("#pragma once");
     line("");
-    line("#include <proxgen/aot/pock_chambolle.hpp>");
+    line("#include <" + steps.include + ">");
     line("");
     line("extern \"C\" {");
-    std::vector<const char*> steps;
-    if (fused) steps = {"step", "check"};
-    else steps = {"dual", "primal", "residual"};
-    if (iterations_per_call > 1) steps.push_back("iterate");
-    const bool feasible = lower::has_feasible_copy(p);
-    if (feasible) steps.push_back("feasible");
-    for (const char* step : steps) {
+    for (const std::string& step : steps.generated) {
         line(fmt::format("int {}_{}_argv(void** args);", name, step));
         line(fmt::format("const struct halide_filter_metadata_t* {}_{}_metadata();", name, step));
     }
@@ -280,29 +275,34 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     }
     line("    /// each Ψ term's coupled group: ||K||^2 adds up within a group, the steps use the largest group's");
     list("int", "psi_groups", [](int g) { return std::to_string(g); }, groups);
-    line("    /// fused: `step` and `check` run a whole iteration per call; else `dual`, `primal`, `residual`");
-    line(fmt::format("    static constexpr bool fused = {};", fused ? "true" : "false"));
-    line(fmt::format("    /// {}: one call of `iterate` runs that many iterations", iterations_per_call));
-    line(fmt::format("    static constexpr int iterations_per_call = {};", iterations_per_call));
-    std::vector<const char*> absent;
-    if (fused) absent = {"dual", "primal", "residual"};
-    else absent = {"step", "check"};
-    if (iterations_per_call == 1) absent.push_back("iterate");
-    line("    /// `feasible` projects x onto the constraints on the variable itself: the solution x() returns");
-    line(fmt::format("    static constexpr bool has_feasible = {};", feasible ? "true" : "false"));
-    if (!feasible) absent.push_back("feasible");
-    for (const char* step : absent) {
+    line("    /// fused: `step` and `check` run a whole iteration per call; else the separate steps");
+    line(fmt::format("    static constexpr bool fused = {};", steps.fused ? "true" : "false"));
+    line(fmt::format("    /// {}: one call of `iterate` runs that many iterations", steps.iterations_per_call));
+    line(fmt::format("    static constexpr int iterations_per_call = {};", steps.iterations_per_call));
+    auto generated = [&](const std::string& s) {
+        return std::find(steps.generated.begin(), steps.generated.end(), s) != steps.generated.end();
+    };
+    if (std::find(steps.all.begin(), steps.all.end(), "feasible") != steps.all.end()) {
+        line("    /// `feasible` projects x onto the constraints on the variable itself: the solution x() returns");
+        line(fmt::format("    static constexpr bool has_feasible = {};", generated("feasible") ? "true" : "false"));
+    }
+    if (steps.solution_term) {
+        line("    /// the Ψ term whose split copy z (which meets x's only constraint exactly) x() returns; -1: x");
+        line(fmt::format("    static constexpr int solution_term = {};", *steps.solution_term));
+    }
+    for (const std::string& step : steps.all) {
+        if (generated(step)) continue;
         line(fmt::format("    static int {}(void**) {{ return -1; }}  // not generated", step));
         line(fmt::format("    static const halide_filter_metadata_t* {}_metadata() {{ return nullptr; }}", step));
     }
-    for (const char* step : steps) {
+    for (const std::string& step : steps.generated) {
         line(fmt::format("    static int {}(void** args) {{ return ::{}_{}_argv(args); }}", step, name, step));
         line(fmt::format("    static const halide_filter_metadata_t* {}_metadata() {{ return ::{}_{}_metadata(); }}", step,
                          name, step));
     }
     line("};");
     line("");
-    line("using Solver = proxgen::aot::PockChambolle<Description>;");
+    line("using Solver = " + steps.solver + "<Description>;");
     line("using proxgen::aot::Options;");
     line("using proxgen::aot::State;");
     line("using proxgen::aot::Status;");

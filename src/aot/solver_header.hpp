@@ -1,6 +1,7 @@
 // The generated solver header (see solver_header.cpp) and the names it gives the data slots.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,24 @@ struct SlotTable {
 /// Names every data slot after its term's penalty (suffixed _2, _3 when repeated) and its role.
 SlotTable slot_table(const ir::Problem& p);
 
-/// The header <name>.h for one target: `fused` declares <name>_step and <name>_check, else
-/// <name>_dual, _primal and _residual; iterations_per_call > 1 also <name>_iterate.
+/// The solver an algorithm's header names, and which of its step pipelines were generated.
+struct SolverSteps {
+    std::string include;   ///< the solver class's header, e.g. "proxgen/aot/pock_chambolle.hpp"
+    std::string solver;    ///< the class template, e.g. "proxgen::aot::PockChambolle"
+    /// Every step the class may call (those not generated are declared as stubs returning −1);
+    /// the header declares <name>_<step> for each generated one.
+    std::vector<std::string> all, generated;
+    /// `fused`: one call per iteration (step, check); else the separate steps.
+    bool fused = false;
+    /// > 1: <name>_iterate runs that many iterations per call.
+    int iterations_per_call = 1;
+    /// Split algorithms: the Ψ term whose z is the returned solution (detail::split_solution_term),
+    /// −1: x itself; not written for Pock–Chambolle (its `feasible` step projects x instead).
+    std::optional<int> solution_term;
+};
+
+/// The header <name>.h for one target.
 std::string solver_header(const ir::Problem& p, const std::string& name, const std::string& target,
-                          const std::string& plan_text, bool fused, int iterations_per_call);
+                          const std::string& plan_text, const SolverSteps& steps);
 
 }  // namespace proxgen::aot

@@ -15,7 +15,7 @@ namespace proxgen::aot {
 /// the Halide-only plan of the same algorithm: every term without a per-pixel closed-form prox is
 /// split into Ψ and proxed, so every step is a Halide pipeline (portable to any Halide target, GPUs
 /// included). Plans that are already Halide-only come back unchanged. Throws proxgen::Error for
-/// algorithms without an ahead-of-time loop (only Pock–Chambolle has one).
+/// algorithms without an ahead-of-time loop (Pock–Chambolle and linearized ADMM have one).
 ir::Problem halide_only(ir::Problem p);
 
 /// Why `name` cannot name a generated solver (it becomes a C++ namespace and prefixes C symbols):

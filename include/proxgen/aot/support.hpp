@@ -56,6 +56,7 @@ struct Options {
     double eps_abs = 1e-4, eps_rel = 1e-4;
     int check_every = 10;  ///< residuals are measured every check_every iterations and at the last
     double tau = 0, sigma = 0;  ///< Pock–Chambolle steps (0: from the plan, as pg::solve)
+    double lambda = 0, mu = 0;  ///< linearized ADMM steps (0: from the plan, as pg::solve)
     bool accelerate = true;     ///< Chambolle & Pock's Algorithm 2 when Ω is strongly convex
     bool precondition = false;  ///< block-diagonal dual steps per split term, as proxgen::Options
 };
@@ -67,7 +68,8 @@ struct State {
     bool finished = false;  ///< converged or max_iters reached
     double primal_residual = NAN, dual_residual = NAN;  ///< last measured
     double eps_primal = NAN, eps_dual = NAN;
-    double tau = 0, sigma = 0, theta = 1;  ///< the steps the next iteration uses
+    double tau = 0, sigma = 0, theta = 1;  ///< Pock–Chambolle's steps for the next iteration
+    double lambda = 0, mu = 0;             ///< linearized ADMM's steps for the next iteration
 };
 
 /// The message of the last error on this thread ("" when none).
