@@ -1,7 +1,8 @@
-// A deployed deblurring program: links only the generated solver library (examples/deploy's
-// `deblur`) and the Halide runtime. Usage:
+// A deployed deblurring program: links only a generated solver library (examples/deploy's
+// `deblur`, Pock–Chambolle, or with PROXGEN_DEPLOY_LADMM defined `deblur_ladmm`, linearized ADMM,
+// of the same problem) and the Halide runtime. Usage:
 //   proxgen_deploy <b.npy> <kernel.npy> <lambda> <iterations> <x_out.npy> [--warmup]
-// Runs exactly <iterations> Pock–Chambolle iterations (tolerances 0), writes x, and prints
+// Runs exactly <iterations> iterations (tolerances 0), writes x, and prints
 // ms/iteration. --warmup first runs one iteration on a throwaway solver, so that one-time costs
 // (thread pool start, GPU context creation and kernel compilation) stay out of the timing. Exit status: 0 on success, 2 on bad usage or input, 3 when the solver fails.
 #include <chrono>
@@ -9,8 +10,14 @@
 #include <cstdlib>
 #include <string>
 
-#include "deblur.h"
 #include "npy_float32.hpp"
+#ifdef PROXGEN_DEPLOY_LADMM
+#include "deblur_ladmm.h"
+namespace generated = deblur_ladmm;
+#else
+#include "deblur.h"
+namespace generated = deblur;
+#endif
 
 int main(int argc, char** argv) {
     const bool warmup = argc == 7 && std::string(argv[6]) == "--warmup";
@@ -26,37 +33,36 @@ int main(int argc, char** argv) {
         return 2;
     }
     // The plan's data after ProxGen's rewrite rules: sum_squares(conv(k, x) - b) keeps -b as the
-    // term's offset (see the comments of deblur::Data in the generated header).
+    // term's offset (see the comments of Data in the generated header).
     Halide::Runtime::Buffer<float> offset(b.width(), b.height());
     offset.for_each_element([&](int x, int y) { offset(x, y) = -b(x, y); });
-    deblur::Data data;
+    generated::Data data;
     data.sum_squares_kernel = k;
     data.sum_squares_offset = offset;
     data.group_norm1_weight = std::strtof(argv[3], nullptr);
 
-    deblur::Options options;
+    generated::Options options;
     options.max_iters = std::atoi(argv[4]);
     options.eps_abs = options.eps_rel = 0;  // exactly max_iters iterations
 
     if (warmup) {
-        deblur::Solver first;
-        if (auto s = deblur_init(first, {b.width(), b.height()}, data, options); s == deblur::Status::ok)
-            deblur_step(first, 1);
+        generated::Solver first;
+        if (auto s = first.init({b.width(), b.height()}, data, options); s == generated::Status::ok) first.step(1);
     }
-    deblur::Solver solver;
-    if (auto s = deblur_init(solver, {b.width(), b.height()}, data, options); s != deblur::Status::ok) {
+    generated::Solver solver;
+    if (auto s = solver.init({b.width(), b.height()}, data, options); s != generated::Status::ok) {
         std::fprintf(stderr, "init: %s: %s\n", proxgen::aot::to_string(s), solver.last_error());
         return 3;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    if (auto s = deblur_solve(solver); s != deblur::Status::ok) {
+    if (auto s = solver.solve(); s != generated::Status::ok) {
         std::fprintf(stderr, "solve: %s: %s\n", proxgen::aot::to_string(s), solver.last_error());
         return 3;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const deblur::State& st = deblur_state(solver);
+    const generated::State& st = solver.state();
     std::printf("deploy: %d iterations, %.3f ms/iteration, r_primal %.4g r_dual %.4g (target %s)\n", st.iterations,
                 1e3 * seconds / std::max(1, st.iterations), st.primal_residual, st.dual_residual,
-                deblur::Description::target);
+                generated::Description::target);
     return npy::write(argv[5], solver.x()) ? 0 : 2;
 }
