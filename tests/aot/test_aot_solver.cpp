@@ -19,27 +19,18 @@
 #include "denoise_fused.h"
 #include "denoise_problem.hpp"
 #include "reference_problems.hpp"
+#include "solver_test_support.hpp"
 #include "vtv.h"
 #include "vtv_problem.hpp"
 #include "wavelet.h"
 #include "wavelet_problem.hpp"
 
 namespace pg = proxgen;
-using Buffer = Halide::Runtime::Buffer<float>;
+using Buffer = pg::aot_test::Buffer;
 
 namespace {
 
-// Generated solvers take the planner's norm bounds; pg::solve would tighten loose ones by an
-// estimate on the data (docs/algorithms.md): the comparisons here are of the same steps. Set
-// before any solve of this process reads it.
-[[maybe_unused]] const bool planner_bounds = [] { return setenv("PROXGEN_TIGHT_NORMS", "0", 1) == 0; }();
-
-Buffer to_buffer(const pg::Image& img) {
-    Buffer b(img.width(), img.height());
-    for (int y = 0; y < img.height(); ++y)
-        for (int x = 0; x < img.width(); ++x) b(x, y) = img(x, y);
-    return b;
-}
+using pg::aot_test::to_buffer;
 
 deblur::Data deblur_data(int w) {
     const auto deconv = pg::reference::make_deconv(w);

@@ -15,32 +15,18 @@
 #include "coupled_deconv.h"
 #include "layers.h"
 #include "reference_problems.hpp"
+#include "solver_test_support.hpp"
 #include "two_sizes.h"
 #include "variables_problems.hpp"
 
 namespace pg = proxgen;
-using Buffer = Halide::Runtime::Buffer<float>;
+using Buffer = pg::aot_test::Buffer;
 using Catch::Matchers::Contains;
 
 namespace {
 
-// Generated solvers take the planner's norm bounds; pg::solve would tighten loose ones by an
-// estimate on the data (docs/algorithms.md): the comparisons are of the same steps.
-[[maybe_unused]] const bool planner_bounds = [] { return setenv("PROXGEN_TIGHT_NORMS", "0", 1) == 0; }();
-
-/// -img as a dense buffer (the offsets of the generated Data are the values after the rewrite
-/// rules: `- b` is offset -b).
-Buffer negated(const pg::Image& img) {
-    Buffer b(img.sizes());
-    for (std::size_t i = 0; i < img.size(); ++i) b.data()[i] = -img.data()[i];
-    return b;
-}
-
-Buffer to_buffer(const pg::Image& img) {
-    Buffer b(img.sizes());
-    for (std::size_t i = 0; i < img.size(); ++i) b.data()[i] = img.data()[i];
-    return b;
-}
+using pg::aot_test::negated;
+using pg::aot_test::to_buffer;
 
 /// The JIT engine on the plan a generated solver runs (aot::halide_only of the pock_chambolle
 /// plan), exactly `iterations` iterations: each variable's value, in the problem's order.

@@ -23,27 +23,22 @@
 namespace proxgen::aot {
 
 template <class Description>
-class LinearizedADMM : public SolverBase<Description> {
-    using Base = SolverBase<Description>;
+class LinearizedADMM : public SolverBase<Description, LinearizedADMM<Description>> {
+    using Base = SolverBase<Description, LinearizedADMM<Description>>;
+    friend Base;
     using Base::fail, Base::ran, Base::run, Base::data_arguments, Base::variables_buffers;
-    using Base::shapes_, Base::images_, Base::scalars_, Base::no_variable_, Base::error_, Base::ready_, Base::n_var;
+    using Base::shapes_, Base::images_, Base::scalars_, Base::no_variable_, Base::error_, Base::ready_, Base::n_var, Base::state_;
     using typename Base::Variables;
 
 public:
     using typename Base::Data;
     using typename Base::Buffer;
     using typename Base::Extents;
+    using Base::x;  // x() beside x(j) below
 
-    /// Checks and keeps the data, allocates the state (x = 0, z = 0, u = 0) and computes the
-    /// steps. `variable_extents`: the variable's extents in Halide order (width, height[,
-    /// channels]). A problem in several variables takes init_variables.
-    Status init(const std::vector<int>& variable_extents, const Data& data, const Options& options = {}) {
-        if constexpr (n_var > 1) return this->several_variables_need_extents();
-        return init_variables({variable_extents}, data, options);
-    }
-
-    /// The same for a problem in any number of variables: one extents vector per variable, in the
-    /// order of Description::variable_names (the problem's order of first use).
+    /// init (in proxgen/aot/solver_base.hpp) for a problem in any number of variables: one extents
+    /// vector per variable, in the order of Description::variable_names (the problem's order of
+    /// first use).
     Status init_variables(const Extents& variable_extents, const Data& data, const Options& options = {}) {
         this->begin_init();
         if (Status s = check_library(); s != Status::ok) return s;
@@ -82,10 +77,7 @@ public:
         return Status::ok;
     }
 
-    /// Starts again from x0 (dense float32 with the variable's extents) and z = u = 0.
-    Status set_x0(const Buffer& x0) { return set_x0_variables({x0}); }
-
-    /// The same for several variables: one start per variable, in init_variables' order.
+    /// set_x0 for several variables: one start per variable, in init_variables' order.
     Status set_x0_variables(const std::vector<Buffer>& x0) {
         last_error_message().clear();
         if (Status s = this->check_x0(x0); s != Status::ok) return s;
@@ -97,51 +89,16 @@ public:
         return Status::ok;
     }
 
-    /// Runs up to `iterations` more iterations (fewer when the tolerances are met or max_iters is
-    /// reached); residuals are measured as in solve().
-    Status step(int iterations) {
-        last_error_message().clear();
-        if (!ready_) return fail(Status::not_initialized, "step before a successful init");
-        if (iterations < 0) return fail(Status::invalid_argument, "step: iterations must be >= 0");
-        const bool ok = loop_.run(*this, iterations);
-        sync_state();
-        return ok ? Status::ok : error_;
-    }
-
-    /// Iterates until the tolerances are met or options.max_iters iterations have run.
-    Status solve() {
-        last_error_message().clear();
-        if (!ready_) return fail(Status::not_initialized, "solve before a successful init");
-        while (!loop_.progress().finished) {
-            const bool ok = loop_.run(*this, options_.max_iters);
-            sync_state();
-            if (!ok) return error_;
-        }
-        return Status::ok;
-    }
-
-    const State& state() const { return state_; }
-
-    /// The current x (copied back from the device for GPU targets), or, where x's only constraint
-    /// is split as a term on x itself (Description::solution_term), its split copy z, which meets
-    /// the constraint exactly where x may miss it by the primal residual — what pg::solve returns.
-    /// Several variables: the first one's (x(j), variable(name) for each).
-    const Buffer& x() { return x(0); }
-
-    /// Variable j's value (Description::variable_names[j]); an empty buffer, and a message in
-    /// last_error(), for a j out of range.
+    /// Variable j's value (Description::variable_names[j]; x() is x(0)), copied back from the device
+    /// for GPU targets, or, where x's only constraint is split as a term on x itself
+    /// (Description::solution_term), its split copy z, which meets the constraint exactly where x
+    /// may miss it by the primal residual — what pg::solve returns. An empty buffer, and a message
+    /// in last_error(), for a j out of range.
     const Buffer& x(int j) {
         if (!this->variable_index(j) || !ready_) return no_variable_;
         Buffer& b = Description::solution_term >= 0 ? z_[Description::solution_term] : x_[j];
         b.copy_to_host();
         return b;
-    }
-
-    /// The value of the variable named `name` in the problem; an empty buffer, and a message in
-    /// last_error(), for a name the problem does not have.
-    const Buffer& variable(const std::string& name) {
-        const int j = this->variable_named(name);
-        return j < 0 ? no_variable_ : x(j);
     }
 
 private:
@@ -350,7 +307,6 @@ private:
     std::size_t psi_elements_ = 0;
     float rho_ = 0, lambda_ = 0, mu_ = 0, u_scale_ = 1;
     algorithms::LinearizedADMM loop_;  // the algorithm's state and rules
-    State state_;
 };
 
 }  // namespace proxgen::aot

@@ -27,27 +27,22 @@
 namespace proxgen::aot {
 
 template <class Description>
-class PockChambolle : public SolverBase<Description> {
-    using Base = SolverBase<Description>;
+class PockChambolle : public SolverBase<Description, PockChambolle<Description>> {
+    using Base = SolverBase<Description, PockChambolle<Description>>;
+    friend Base;
     using Base::fail, Base::ran, Base::run, Base::data_arguments, Base::variables_buffers, Base::variable_list;
-    using Base::shapes_, Base::images_, Base::scalars_, Base::no_variable_, Base::error_, Base::ready_, Base::n_var;
+    using Base::shapes_, Base::images_, Base::scalars_, Base::no_variable_, Base::error_, Base::ready_, Base::n_var, Base::state_;
     using typename Base::Variables;
 
 public:
     using typename Base::Data;
     using typename Base::Buffer;
     using typename Base::Extents;
+    using Base::x;  // x() beside x(j) below
 
-    /// Checks and keeps the data, allocates the state (x = 0, y = 0) and computes the steps.
-    /// `variable_extents`: the variable's extents in Halide order (width, height[, channels]). A
-    /// problem in several variables takes init_variables.
-    Status init(const std::vector<int>& variable_extents, const Data& data, const Options& options = {}) {
-        if constexpr (n_var > 1) return this->several_variables_need_extents();
-        return init_variables({variable_extents}, data, options);
-    }
-
-    /// The same for a problem in any number of variables: one extents vector per variable, in the
-    /// order of Description::variable_names (the problem's order of first use).
+    /// init (in proxgen/aot/solver_base.hpp) for a problem in any number of variables: one extents
+    /// vector per variable, in the order of Description::variable_names (the problem's order of
+    /// first use).
     Status init_variables(const Extents& variable_extents, const Data& data, const Options& options = {}) {
         this->begin_init();
         if (Status s = check_library(); s != Status::ok) return s;
@@ -92,10 +87,7 @@ public:
         return Status::ok;
     }
 
-    /// Starts again from x0 (dense float32 with the variable's extents) and y = 0.
-    Status set_x0(const Buffer& x0) { return set_x0_variables({x0}); }
-
-    /// The same for several variables: one start per variable, in init_variables' order.
+    /// set_x0 for several variables: one start per variable, in init_variables' order.
     Status set_x0_variables(const std::vector<Buffer>& x0) {
         last_error_message().clear();
         if (Status s = this->check_x0(x0); s != Status::ok) return s;
@@ -111,38 +103,10 @@ public:
         return Status::ok;
     }
 
-    /// Runs up to `iterations` more iterations (fewer when the tolerances are met or max_iters is
-    /// reached); residuals are measured as in solve().
-    Status step(int iterations) {
-        last_error_message().clear();
-        if (!ready_) return fail(Status::not_initialized, "step before a successful init");
-        if (iterations < 0) return fail(Status::invalid_argument, "step: iterations must be >= 0");
-        const bool ok = loop_.run(*this, iterations);
-        sync_state();
-        return ok ? Status::ok : error_;
-    }
-
-    /// Iterates until the tolerances are met or options.max_iters iterations have run.
-    Status solve() {
-        last_error_message().clear();
-        if (!ready_) return fail(Status::not_initialized, "solve before a successful init");
-        while (!loop_.progress().finished) {
-            const bool ok = loop_.run(*this, options_.max_iters);
-            sync_state();
-            if (!ok) return error_;
-        }
-        return Status::ok;
-    }
-
-    const State& state() const { return state_; }
-    /// The current x (copied back from the device for GPU targets); with constraints on the
-    /// variable itself (`Description::has_feasible`), its projection onto them, as pg::solve
-    /// returns: the iterate meets a split constraint only up to the primal residual. Several
-    /// variables: the first one's (x(j), variable(name) for each).
-    const Buffer& x() { return x(0); }
-
-    /// Variable j's value (Description::variable_names[j]); an empty buffer, and a message in
-    /// last_error(), for a j out of range.
+    /// Variable j's value (Description::variable_names[j]; x() is x(0)), copied back from the device
+    /// for GPU targets; with constraints on the variable itself (`Description::has_feasible`), its
+    /// projection onto them, as pg::solve returns: the iterate meets a split constraint only up to
+    /// the primal residual. An empty buffer, and a message in last_error(), for a j out of range.
     const Buffer& x(int j) {
         if (!this->variable_index(j)) return no_variable_;
         if constexpr (Description::has_feasible) {
@@ -159,13 +123,6 @@ public:
         if (!ready_) return no_variable_;
         x_[j].copy_to_host();
         return x_[j];
-    }
-
-    /// The value of the variable named `name` in the problem; an empty buffer, and a message in
-    /// last_error(), for a name the problem does not have.
-    const Buffer& variable(const std::string& name) {
-        const int j = this->variable_named(name);
-        return j < 0 ? no_variable_ : x(j);
     }
 
 private:
@@ -368,7 +325,6 @@ private:
     std::size_t psi_elements_ = 0;
     algorithms::PockChambolle loop_;  // the algorithm's state and rules
     std::array<float, (n_psi > 0 ? n_psi : 1)> sigma_scales_{};  // term i's dual step is σ·scale_i
-    State state_;
 };
 
 }  // namespace proxgen::aot

@@ -1,7 +1,12 @@
 // What every generated solver does the same whatever its algorithm (the algorithm's own state and
-// runner are in proxgen/aot/<algorithm>.hpp): checking and binding the Data and the variables'
-// extents, the options' ranges, x0, the variables' buffers and values, calling a step pipeline
-// and turning its error into a Status. Runtime-only (no libHalide).
+// runner are in proxgen/aot/<algorithm>.hpp, the class `Solver` that derives from this one):
+// the public entry points around the algorithm's (init, set_x0, step, solve, state, x, variable),
+// checking and binding the Data and the variables' extents, the options' ranges, x0, the variables'
+// buffers, calling a step pipeline and turning its error into a Status. Runtime-only (no
+// libHalide).
+//
+// `Solver` provides init_variables, set_x0_variables and x(j) (public), and loop_ (the algorithm's
+// card), sync_state() and options_ (reachable by this base).
 //
 // `Description` (written by the generator) provides: Data (named buffers and scalars), the slot
 // counts, ranks, names and rules (bind, image_shape, image_fit, shape_fit, scalar_is_weight), the
@@ -18,13 +23,65 @@
 
 namespace proxgen::aot {
 
-template <class Description>
+template <class Description, class Solver>
 class SolverBase {
 public:
     using Data = typename Description::Data;
     using Buffer = Halide::Runtime::Buffer<float>;
     /// One extents vector per variable (Halide order: width, height[, channels]).
     using Extents = typename Description::Extents;
+
+    /// Checks and keeps the data, allocates the state (x = 0, the algorithm's other state 0) and
+    /// computes the steps. `variable_extents`: the variable's extents in Halide order (width,
+    /// height[, channels]). A problem in several variables takes init_variables.
+    Status init(const std::vector<int>& variable_extents, const Data& data, const Options& options = {}) {
+        if constexpr (n_var > 1) {
+            install_error_handler();
+            ready_ = false;
+            return fail(Status::invalid_argument, "the problem has " + std::to_string(n_var) + " variables (" +
+                                                      variable_list() +
+                                                      "): pass each one's extents to init_variables, in that order");
+        }
+        return self().init_variables({variable_extents}, data, options);
+    }
+
+    /// Starts again from x0 (dense float32 with the variable's extents), the rest of the state 0.
+    Status set_x0(const Buffer& x0) { return self().set_x0_variables({x0}); }
+
+    /// Runs up to `iterations` more iterations (fewer when the tolerances are met or max_iters is
+    /// reached); residuals are measured as in solve().
+    Status step(int iterations) {
+        last_error_message().clear();
+        if (!ready_) return fail(Status::not_initialized, "step before a successful init");
+        if (iterations < 0) return fail(Status::invalid_argument, "step: iterations must be >= 0");
+        const bool ok = self().loop_.run(self(), iterations);
+        self().sync_state();
+        return ok ? Status::ok : error_;
+    }
+
+    /// Iterates until the tolerances are met or options.max_iters iterations have run.
+    Status solve() {
+        last_error_message().clear();
+        if (!ready_) return fail(Status::not_initialized, "solve before a successful init");
+        while (!self().loop_.progress().finished) {
+            const bool ok = self().loop_.run(self(), self().options_.max_iters);
+            self().sync_state();
+            if (!ok) return error_;
+        }
+        return Status::ok;
+    }
+
+    const State& state() const { return state_; }
+
+    /// The first variable's value (x(j) and variable(name) for each).
+    const Buffer& x() { return self().x(0); }
+
+    /// The value of the variable named `name` in the problem; an empty buffer, and a message in
+    /// last_error(), for a name the problem does not have.
+    const Buffer& variable(const std::string& name) {
+        const int j = variable_named(name);
+        return j < 0 ? no_variable_ : self().x(j);
+    }
 
     const char* last_error() const { return last_error_message().c_str(); }
 
@@ -34,18 +91,11 @@ protected:
     static constexpr int image_count = Description::image_slots > 0 ? Description::image_slots : 1;
     static constexpr int scalar_count = Description::scalar_slots > 0 ? Description::scalar_slots : 1;
 
+    Solver& self() { return static_cast<Solver&>(*this); }
+
     Status fail(Status s, const std::string& message) {
         last_error_message() = std::string(Description::name) + ": " + message;
         return s;
-    }
-
-    /// init()'s answer for a problem in several variables, which must name each one's extents.
-    Status several_variables_need_extents() {
-        install_error_handler();
-        ready_ = false;
-        return fail(Status::invalid_argument, "the problem has " + std::to_string(n_var) + " variables (" +
-                                                  variable_list() +
-                                                  "): pass each one's extents to init_variables, in that order");
     }
 
     /// The start of every init: the handler installed, no earlier failure's message, not ready.
@@ -122,6 +172,7 @@ protected:
         return false;
     }
 
+private:
     /// The index of the variable named `name`, or −1 (with the message).
     int variable_named(const std::string& name) {
         for (int j = 0; j < n_var; ++j)
@@ -130,6 +181,7 @@ protected:
         return -1;
     }
 
+protected:
     /// "x, y": the variables' names in order.
     static std::string variable_list() {
         std::string s;
@@ -238,6 +290,7 @@ protected:
     Buffer no_variable_;        // what x(j) returns for a j the problem does not have
     Status error_ = Status::ok;  // why the last runner call failed
     bool ready_ = false;
+    State state_;  // the card's progress and steps as the last call left them (Solver::sync_state)
 
 private:
     /// One extents vector per variable, each of its variable's rank and positive; the variable named.
