@@ -4,6 +4,7 @@
 // Halide::Generator: a generator's inputs are a fixed list of declared members, while ours depend
 // on the problem (one buffer per data slot and per Ψ term).
 #include <chrono>
+#include <functional>
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
@@ -19,6 +20,8 @@
 #include "../solve/pc_pipelines.hpp"
 #include "proxgen/aot/generator.hpp"
 #include "proxgen/error.hpp"
+#include "data_sources.hpp"
+#include "proxgen/runtime.hpp"
 #include "solver_header.hpp"
 
 namespace proxgen::aot {
@@ -217,7 +220,7 @@ Emitted ladmm_steps(const ir::Problem& p, const CommandLine& c, const Halide::Ta
     return e;
 }
 
-int run(const ir::Problem& planned, const CommandLine& c) {
+int run(const ir::Problem& planned, const CommandLine& c, const DataSources* sources) {
     const auto t0 = std::chrono::steady_clock::now();
     const Halide::Target target(c.target);
     if (!c.runtime_stem.empty()) {
@@ -255,7 +258,7 @@ int run(const ir::Problem& planned, const CommandLine& c) {
     for (std::size_t i = 1; i < modules.size(); ++i)
         for (const auto& f : modules[i].functions()) declarations.append(f);
     declarations.compile({{Halide::OutputFileType::c_header, stem + "_pipelines.h"}});
-    write_file(stem + ".h", solver_header(p, c.name, c.target, plan_text(p), e.header));
+    write_file(stem + ".h", solver_header(p, c.name, c.target, plan_text(p), e.header, sources));
     std::printf("generator: %s for %s in %.2f s\n", c.name.c_str(), c.target.c_str(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return 0;
@@ -263,15 +266,30 @@ int run(const ir::Problem& planned, const CommandLine& c) {
 
 }  // namespace
 
-int generator_main(const ir::Problem& planned, int argc, char** argv) {
+namespace {
+int run_reporting(const std::function<int()>& f) {
     try {
-        return run(planned, parse(argc, argv));
+        return f();
     } catch (const proxgen::Error& e) {
         std::fprintf(stderr, "%s\n", e.what());
     } catch (const Halide::Error& e) {
         std::fprintf(stderr, "generator: Halide: %s\n", e.what());
     }
     return 1;
+}
+}  // namespace
+
+int generator_main(const ir::Problem& planned, int argc, char** argv) {
+    return run_reporting([&] { return run(planned, parse(argc, argv), nullptr); });
+}
+
+int generator_main(const rt::Problem& problem, Algorithm a, int argc, char** argv) {
+    return run_reporting([&] {
+        const CommandLine c = parse(argc, argv);
+        if (!c.runtime_stem.empty()) return run(ir::Problem{}, c, nullptr);
+        const DataSources sources = data_sources(problem, a);
+        return run(rt::plan(problem, a).ir(), c, &sources);
+    });
 }
 
 }  // namespace proxgen::aot

@@ -11,6 +11,7 @@
 #include "../lower/lowering.hpp"
 #include "../solve/engine.hpp"
 #include "proxgen/catalogue/card.hpp"
+#include "proxgen/error.hpp"
 #include "slot_formulas.hpp"
 
 namespace proxgen::aot {
@@ -120,8 +121,70 @@ SlotTable slot_table(const ir::Problem& p) {
 }
 
 std::string solver_header(const ir::Problem& p, const std::string& name, const std::string& target,
-                          const std::string& plan_text, const SolverSteps& steps) {
-    const SlotTable slots = slot_table(p);
+                          const std::string& plan_text, const SolverSteps& steps, const DataSources* sources) {
+    SlotTable slots = slot_table(p);
+    // the user's named data: one field each (inputs, then parameters), the slots they make
+    // named after them in the init's sentences
+    const std::size_t n_images = slots.images.size(), n_scalars = slots.scalars.size();
+    std::vector<std::vector<SlotSource>> image_sources(n_images), scalar_sources(n_scalars);
+    if (sources) {
+        PROXGEN_INTERNAL_ASSERT(sources->images.size() == n_images && sources->scalars.size() == n_scalars);
+        image_sources = sources->images;
+        scalar_sources = sources->scalars;
+        // a named value spelled like a derived field of another slot would declare it twice: then
+        // every slot keeps its derived field
+        std::vector<std::string> derived;
+        for (std::size_t i = 0; i < n_images; ++i)
+            if (image_sources[i].empty()) derived.push_back(slots.images[i].name);
+        for (std::size_t i = 0; i < n_scalars; ++i)
+            if (scalar_sources[i].empty()) derived.push_back(slots.scalars[i].name);
+        bool clash = false;
+        for (const auto* list : {&image_sources, &scalar_sources})
+            for (const auto& srcs : *list)
+                for (const auto& s : srcs) clash = clash || std::find(derived.begin(), derived.end(), s.name) != derived.end();
+        if (clash) {
+            image_sources.assign(n_images, {});
+            scalar_sources.assign(n_scalars, {});
+        }
+    }
+    struct NamedField {
+        std::string name, doc;
+        int rank = 0;
+        double value = 0;
+    };
+    std::vector<NamedField> named_inputs, named_parameters;
+    auto add_named = [](std::vector<NamedField>& list, const SlotSource& s, const std::string& use, int rank) {
+        auto f = std::find_if(list.begin(), list.end(), [&](const NamedField& n) { return n.name == s.name; });
+        if (f == list.end()) {
+            list.push_back({s.name, use, rank, s.value});
+        } else {
+            f->doc += "; " + use;
+        }
+    };
+    auto joined = [](const std::vector<SlotSource>& list) {
+        std::string s;
+        for (const auto& src : list) s += (s.empty() ? "" : ", ") + src.name;
+        return s;
+    };
+    auto formula = [](const std::vector<SlotSource>& list) {
+        std::string s;
+        for (const auto& src : list)
+            s += (s.empty() ? "" : " + ") + (src.factor == 1 ? src.name : fmt::format("{:.9g}*{}", src.factor, src.name));
+        return s;
+    };
+    for (std::size_t i = 0; i < n_images; ++i)
+        if (!image_sources[i].empty()) {
+            for (const auto& src : image_sources[i])
+                add_named(named_inputs, src, fmt::format("{} = {}", slots.images[i].doc, formula(image_sources[i])),
+                          slots.images[i].rank);
+            slots.images[i].name = joined(image_sources[i]);
+        }
+    for (std::size_t i = 0; i < n_scalars; ++i)
+        if (!scalar_sources[i].empty()) {
+            const SlotSource& src = scalar_sources[i].front();
+            add_named(named_parameters, src, fmt::format("{} = {}", slots.scalars[i].doc, formula(scalar_sources[i])), 0);
+            slots.scalars[i].name = src.name;
+        }
     std::string h;
     auto line = [&](const std::string& s) { h += s + "\n"; };
     line(fmt::format("// {}.h: the ahead-of-time solver '{}' for Halide target {}.", name, name, target));
@@ -147,14 +210,28 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("");
     line(fmt::format("namespace {} {{", name));
     line("");
-    line("/// The problem's data, named after the terms of the plan (the values after ProxGen's rewrite");
-    line("/// rules, e.g. an offset `- b` is the term's `offset` = -b). Images: dense float32, x fastest.");
+    line("/// The problem's data: the inputs and parameters the problem names, as the user has them (init");
+    line("/// applies ProxGen's rewrite rules to them), then any other data named after the terms of the plan");
+    line("/// (the values after the rewrite rules, e.g. an offset `- b` is the term's `offset` = -b).");
+    line("/// Images: dense float32, x fastest.");
     line("struct Data {");
-    for (const auto& s : slots.images) {
+    for (const auto& f : named_inputs) {
+        line(fmt::format("    /// input '{}' of the problem (rank {}): {}", f.name, f.rank, f.doc));
+        line(fmt::format("    Halide::Runtime::Buffer<float> {};", f.name));
+    }
+    for (const auto& f : named_parameters) {
+        line(fmt::format("    /// parameter '{}' of the problem: {}", f.name, f.doc));
+        line(fmt::format("    float {} = {};", f.name, float_literal(float(f.value))));
+    }
+    for (std::size_t i = 0; i < n_images; ++i) {
+        if (!image_sources[i].empty()) continue;
+        const auto& s = slots.images[i];
         line(fmt::format("    /// {} (rank {})", s.doc, s.rank));
         line(fmt::format("    Halide::Runtime::Buffer<float> {};", s.name));
     }
-    for (const auto& s : slots.scalars) {
+    for (std::size_t i = 0; i < n_scalars; ++i) {
+        if (!scalar_sources[i].empty()) continue;
+        const auto& s = slots.scalars[i];
         line(fmt::format("    /// {}", s.doc));
         line(fmt::format("    float {} = {};", s.name, float_literal(s.default_value)));
     }
@@ -187,12 +264,29 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     list("bool", "scalar_is_weight", [](const SlotInfo& s) { return std::string(s.weight ? "true" : "false"); },
          slots.scalars);
     line("");
-    line("    static void bind(Data& d, halide_buffer_t** images, float* scalars) {");
-    for (std::size_t i = 0; i < slots.images.size(); ++i)
-        line(fmt::format("        images[{}] = d.{}.raw_buffer();", i, slots.images[i].name));
-    for (std::size_t i = 0; i < slots.scalars.size(); ++i)
-        line(fmt::format("        scalars[{}] = d.{};", i, slots.scalars[i].name));
-    line("        (void)images, (void)scalars;");
+    line("    /// The plan's data slots from Data: named data with the rewrite rules applied (slots made here");
+    line("    /// are kept in `made`; a slot whose named images are not dense float32 of one size is null).");
+    line("    static void bind(Data& d, halide_buffer_t** images, float* scalars,");
+    line("                     std::vector<Halide::Runtime::Buffer<float>>& made) {");
+    for (std::size_t i = 0; i < n_images; ++i) {
+        const auto& src = image_sources[i];
+        if (src.empty()) {
+            line(fmt::format("        images[{}] = d.{}.raw_buffer();", i, slots.images[i].name));
+        } else if (src.size() == 1 && src.front().factor == 1) {
+            line(fmt::format("        images[{}] = d.{}.raw_buffer();", i, src.front().name));
+        } else {
+            std::string terms;
+            for (const auto& s : src) terms += fmt::format("{}{{d.{}.raw_buffer(), {:.17g}}}", terms.empty() ? "" : ", ", s.name, s.factor);
+            line(fmt::format("        images[{}] = proxgen::aot::combine(made, {{{}}});", i, terms));
+        }
+    }
+    for (std::size_t i = 0; i < n_scalars; ++i) {
+        const auto& src = scalar_sources[i];
+        if (src.empty()) line(fmt::format("        scalars[{}] = d.{};", i, slots.scalars[i].name));
+        else if (src.front().factor == 1) line(fmt::format("        scalars[{}] = d.{};", i, src.front().name));
+        else line(fmt::format("        scalars[{}] = float({:.17g} * double(d.{}));", i, src.front().factor, src.front().name));
+    }
+    line("        (void)d, (void)images, (void)scalars, (void)made;");
     line("    }");
     line("    /// The extents data image `slot` must have (empty: any).");
     line("    static std::vector<int> image_shape(int slot, const Extents& v, halide_buffer_t* const* images) {");

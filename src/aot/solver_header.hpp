@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "data_sources.hpp"
 #include "proxgen/ir/ir.hpp"
 
 namespace proxgen::aot {
@@ -44,8 +45,11 @@ struct SolverSteps {
     std::optional<int> solution_term;
 };
 
-/// The header <name>.h for one target.
+/// The header <name>.h for one target. With `sources` (a run-time problem's named data, by slot of
+/// p), Data has a field per named input and parameter, as the user has them, and bind() makes the
+/// slots from them; the other slots keep their derived fields.
 std::string solver_header(const ir::Problem& p, const std::string& name, const std::string& target,
-                          const std::string& plan_text, const SolverSteps& steps);
+                          const std::string& plan_text, const SolverSteps& steps,
+                          const DataSources* sources = nullptr);
 
 }  // namespace proxgen::aot

@@ -15,13 +15,13 @@
 namespace proxgen::cli {
 
 namespace {
-/// Runs the generator's command line in process.
-int run_generator(const ir::Problem& planned, std::vector<std::string> args) {
+/// Runs the generator's command line in process (the problem's named data become Data's fields).
+int run_generator(const rt::Problem& problem, Algorithm algorithm, std::vector<std::string> args) {
     args.insert(args.begin(), "proxgen generate");
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    return aot::generator_main(planned, int(args.size()), argv.data());
+    return aot::generator_main(problem, algorithm, int(args.size()), argv.data());
 }
 }  // namespace
 
@@ -48,8 +48,9 @@ int generate(const GenerateOptions& o) {
     for (const auto& target : o.targets) {
         const std::string dir = (std::filesystem::path(o.out_dir) / target).string();
         stage(bad_input, [&] { return std::filesystem::create_directories(dir); });
-        if (run_generator(planned, {"-o", dir, "-n", o.name, "-t", target, "-i", std::to_string(o.iterations_per_call)}) != 0 ||
-            run_generator(planned, {"-o", dir, "-r", "halide_runtime", "-t", target}) != 0)
+        if (run_generator(problem, algorithm,
+                          {"-o", dir, "-n", o.name, "-t", target, "-i", std::to_string(o.iterations_per_call)}) != 0 ||
+            run_generator(problem, algorithm, {"-o", dir, "-r", "halide_runtime", "-t", target}) != 0)
             throw Stop(failed, fmt::format("generating {} for target {} failed (the reason is printed above)", o.name, target));
         fmt::print("{0}: {0}.a {0}.h {0}_pipelines.h halide_runtime.a in {1}\n", o.name, dir);
     }

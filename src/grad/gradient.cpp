@@ -15,6 +15,7 @@
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/typed/solve.hpp"
+#include "../plan/slot_jacobian.hpp"
 #include "../runtime/nodes.hpp"
 #include "checkpoint.hpp"
 #include "steppers.hpp"
@@ -25,49 +26,7 @@ namespace {
 
 // ---- the planning map's derivative ------------------------------------------------------------------
 
-/// d(slot values)/d(one named value), per slot: scalars, and images per pixel (a named image
-/// folds into a slot pixel by pixel: offsets, weights, kernels are elementwise functions of it).
-struct SlotJacobian {
-    std::vector<double> scalar;               // by scalar slot
-    std::vector<std::vector<double>> image;   // by image slot (empty: no dependence)
-    bool depends() const {
-        for (double d : scalar)
-            if (d != 0) return true;
-        for (const auto& i : image)
-            if (!i.empty()) return true;
-        return false;
-    }
-};
-
-/// Read off a plan whose terms carry their tangents (rt::detail::plan_with_tangent): each slot's
-/// derivative, exact (the rewrite rules' own derivatives, ir::Term::Tangent).
-SlotJacobian jacobian(const ir::Problem& p) {
-    SlotJacobian J;
-    J.scalar.assign(std::size_t(p.scalar_slots), 0.0);
-    J.image.resize(std::size_t(p.image_slots));
-    auto per_pixel = [](const Image& d) {
-        std::vector<double> v(d.data(), d.data() + d.size());
-        return std::any_of(v.begin(), v.end(), [](double x) { return x != 0; }) ? v : std::vector<double>{};
-    };
-    auto ones = [](std::size_t n) { return std::vector<double>(n, 1.0); };
-    for (const auto* terms : {&p.omega, &p.psi})
-        for (const auto& t : *terms) {
-            PROXGEN_INTERNAL_ASSERT(t.tangent);
-            const ir::Term::Tangent& d = *t.tangent;
-            J.scalar[std::size_t(t.weight_slot)] = d.weight;
-            J.scalar[std::size_t(t.beta_slot)] = d.beta;
-            if (t.arg_weight_slot >= 0 && !d.arg_weight.empty()) J.image[std::size_t(t.arg_weight_slot)] = per_pixel(d.arg_weight);
-            if (t.offset_slot >= 0 && !d.offset.empty()) J.image[std::size_t(t.offset_slot)] = per_pixel(d.offset);
-            if (t.data_slot >= 0 && t.data_name == d.of) J.image[std::size_t(t.data_slot)] = ones(t.data.size());
-            // the operators' own data: held by name, unchanged by the rules
-            ir::for_each_node(t.expr, [&](const ir::Node& n) {
-                if (n.name != d.of) return;
-                if (n.image_slot >= 0) J.image[std::size_t(n.image_slot)] = ones(n.image.size());
-                if (n.scalar_slot >= 0) J.scalar[std::size_t(n.scalar_slot)] = 1.0;
-            });
-        }
-    return J;
-}
+using plan::SlotJacobian;
 
 struct Named {
     std::string name;
@@ -87,7 +46,7 @@ Named differentiate_plan(const rt::Problem& prob, Algorithm a, const std::string
         const ir::Problem pt = rt::detail::plan_with_tangent(prob, a, name);
         PROXGEN_INTERNAL_ASSERT(ir::signature(pt) == ir::signature(p0) && pt.image_slots == p0.image_slots &&
                                 pt.scalar_slots == p0.scalar_slots);
-        n.J = jacobian(pt);
+        n.J = plan::slot_jacobian(pt);
         if (parameter) return n;
         const Image& img = prob.input(name);
         n.shape = img.sizes();

@@ -8,6 +8,10 @@
 #include "proxgen/ir/ir.hpp"
 #include "proxgen/typed/solve.hpp"
 
+namespace proxgen::rt {
+class Problem;
+}
+
 namespace proxgen::aot {
 
 /// The plan the generated solvers run: the algorithm's plan, except that a spectral (FFT / DCT)
@@ -29,6 +33,12 @@ std::string solver_name_problem(const std::string& name);
 /// solver interface), <dir>/<name>_pipelines.h (Halide's declarations). Returns the exit status;
 /// errors are printed as one sentence.
 int generator_main(const ir::Problem& planned, int argc, char** argv);
+
+/// The same for a run-time problem (a problem file, rt::input): its named inputs and parameters
+/// are the generated Data's fields, as the user has them (`data.b = b`, `data.lambda = 0.004f`),
+/// and the generated init applies the rewrite rules to them (−b for `… − b`); the data the problem
+/// does not name keep their derived fields.
+int generator_main(const rt::Problem& problem, Algorithm a, int argc, char** argv);
 
 /// The same from a typed problem: plans it for A (compile time), lowers to the IR, then runs the
 /// command line above. This is all a user's generator main() calls.

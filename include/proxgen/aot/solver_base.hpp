@@ -115,7 +115,12 @@ protected:
             if (std::string m = rules::option(name, value); !m.empty()) return fail(Status::invalid_argument, "Options: " + m);
         data_ = data;
         shapes_ = variable_extents;
-        Description::bind(data_, images_.data(), scalars_.data());
+        made_.clear();
+        try {
+            Description::bind(data_, images_.data(), scalars_.data(), made_);
+        } catch (const std::bad_alloc&) {
+            return fail(Status::out_of_memory, "cannot allocate the data the rewrite rules make of the inputs");
+        }
         for (int i = 0; i < Description::image_slots; ++i) {
             const halide_buffer_t* b = images_[i];
             const std::string what = std::string("data image '") + Description::image_names[i] + "'";
@@ -287,6 +292,7 @@ protected:
     Extents shapes_;  // each variable's extents
     std::array<halide_buffer_t*, image_count> images_{};
     std::array<float, scalar_count> scalars_{};
+    std::vector<Buffer> made_;  // data slots init made of the named inputs (Description::bind)
     Buffer no_variable_;        // what x(j) returns for a j the problem does not have
     Status error_ = Status::ok;  // why the last runner call failed
     bool ready_ = false;

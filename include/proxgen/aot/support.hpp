@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <new>
 #include <string>
 #include <utility>
@@ -147,6 +148,25 @@ inline double term_data_peak(const halide_buffer_t* c, const halide_buffer_t* w,
     const std::size_t n = element_count(c);
     const float* weights = w && element_count(w) == n ? floats(w) : nullptr;
     return algorithms::term_data_peak(floats(c), n, weights, beta);
+}
+
+/// A data slot made of the user's named images, Σ factor · image (what the rewrite rules make of
+/// them: −b for `… − b`), summed in float64 in the sources' order and kept in `made`; null when a
+/// source is not a dense float32 buffer or the sources' extents differ (init then names the field).
+inline halide_buffer_t* combine(std::vector<Halide::Runtime::Buffer<float>>& made,
+                                std::initializer_list<std::pair<const halide_buffer_t*, double>> sources) {
+    const halide_buffer_t* first = sources.begin()->first;
+    for (const auto& [b, f] : sources)
+        if (!dense_float(b) || extents(b) != extents(first)) return nullptr;
+    Halide::Runtime::Buffer<float> out = state_buffer(extents(first));
+    float* o = out.data();
+    for (std::size_t i = 0, n = element_count(first); i < n; ++i) {
+        double v = 0;
+        for (const auto& [b, f] : sources) v += f * floats(b)[i];
+        o[i] = float(v);
+    }
+    made.push_back(out);
+    return made.back().raw_buffer();
 }
 
 /// ‖a‖₂ in float64, in memory order (as the JIT's norm2, so both sum alike).

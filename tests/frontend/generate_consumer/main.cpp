@@ -19,13 +19,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "deblur_app: %s\n", error.c_str());
         return 1;
     }
-    // The data term is sum_squares(conv(k, x) + c) with c = -b (the generator's rewrite rules).
-    Halide::Runtime::Buffer<float> offset(b.width(), b.height());
-    offset.for_each_element([&](int x, int y) { offset(x, y) = -b(x, y); });
+    // The data as the problem file names them: its inputs b and k, its parameter lambda (the
+    // generated init applies the rewrite rules, e.g. the offset -b of the data term).
     deblur_cli::Data data;
-    data.sum_squares_offset = offset;
-    data.sum_squares_kernel = k;
-    data.group_norm1_weight = float(std::atof(argv[3]));
+    data.b = b;
+    data.k = k;
+    data.lambda = float(std::atof(argv[3]));
     deblur_cli::Options options;
     options.max_iters = 1000;
     deblur_cli::Solver solver;
