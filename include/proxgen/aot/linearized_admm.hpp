@@ -40,14 +40,10 @@ public:
     /// vector per variable, in the order of Description::variable_names (the problem's order of
     /// first use).
     Status init_variables(const Extents& variable_extents, const Data& data, const Options& options = {}) {
-        this->begin_init();
-        if (Status s = check_library(); s != Status::ok) return s;
         const std::array<std::pair<const char*, double>, 6> ranges{
             {{"max_iters", double(options.max_iters)}, {"check_every", double(options.check_every)},
              {"eps_abs", options.eps_abs}, {"eps_rel", options.eps_rel}, {"lambda", options.lambda}, {"mu", options.mu}}};
-        if (Status s = this->check_inputs(variable_extents, data, ranges); s != Status::ok) return s;
-        options_ = options;
-        if (Status s = compute_steps(); s != Status::ok) return s;
+        if (Status s = this->begin_init(variable_extents, data, options, ranges); s != Status::ok) return s;
         try {
             x_ = variables_buffers();
             x_next_ = variables_buffers();
@@ -165,15 +161,8 @@ private:
 
     /// state() from the card's progress and steps.
     void sync_state() {
-        const algorithms::Progress& p = loop_.progress();
         const algorithms::LADMMSteps s = loop_.steps();
-        state_.iterations = p.iterations;
-        state_.converged = p.converged;
-        state_.finished = p.finished;
-        state_.primal_residual = p.last.primal;
-        state_.dual_residual = p.last.dual;
-        state_.eps_primal = p.last.eps_primal;
-        state_.eps_dual = p.last.eps_dual;
+        this->sync_progress();
         state_.lambda = s.lambda;
         state_.mu = s.mu;
     }
@@ -214,9 +203,8 @@ private:
         rho_ = float(1.0 / s.lambda);  // the separate (z, u) step's penalty, as the JIT's
     }
 
-    // The card's Runner (proxgen/algorithms/linearized_admm.hpp).
-    int iterations_per_call() const { return Description::iterations_per_call; }
-
+    // The card's Runner (proxgen/algorithms/linearized_admm.hpp); iterations_per_call, record and
+    // after_iteration are SolverBase's.
     bool run_step(const algorithms::LADMMSteps& now, bool measure) {
         set(now);
         if constexpr (Description::fused) {
@@ -275,14 +263,6 @@ private:
         return true;
     }
 
-    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool met) {
-        if (!r.finite()) {
-            error_ = fail(Status::diverged, "diverged at iteration " + std::to_string(it) + "; reduce the step sizes");
-            return algorithms::Verdict::failed;
-        }
-        return met ? algorithms::Verdict::converged : algorithms::Verdict::go_on;
-    }
-
     /// u ← u · factor: read so by the next fused kernel, else scaled here (as the JIT's).
     void rescale_dual(double factor) {
         if constexpr (Description::fused) {
@@ -297,7 +277,6 @@ private:
         }
     }
 
-    bool after_iteration(int) { return true; }
 
     Options options_;
     Variables x_, x_next_;

@@ -44,14 +44,10 @@ public:
     /// vector per variable, in the order of Description::variable_names (the problem's order of
     /// first use).
     Status init_variables(const Extents& variable_extents, const Data& data, const Options& options = {}) {
-        this->begin_init();
-        if (Status s = check_library(); s != Status::ok) return s;
         const std::array<std::pair<const char*, double>, 6> ranges{
             {{"max_iters", double(options.max_iters)}, {"check_every", double(options.check_every)},
              {"eps_abs", options.eps_abs}, {"eps_rel", options.eps_rel}, {"tau", options.tau}, {"sigma", options.sigma}}};
-        if (Status s = this->check_inputs(variable_extents, data, ranges); s != Status::ok) return s;
-        options_ = options;
-        if (Status s = compute_steps(); s != Status::ok) return s;
+        if (Status s = this->begin_init(variable_extents, data, options, ranges); s != Status::ok) return s;
         try {
             x_ = variables_buffers();
             for (auto& b : x_) b.fill(0.0f);
@@ -194,15 +190,8 @@ private:
 
     /// state() from the card's progress and steps.
     void sync_state() {
-        const algorithms::Progress& p = loop_.progress();
         const algorithms::PCSteps s = loop_.steps();
-        state_.iterations = p.iterations;
-        state_.converged = p.converged;
-        state_.finished = p.finished;
-        state_.primal_residual = p.last.primal;
-        state_.dual_residual = p.last.dual;
-        state_.eps_primal = p.last.eps_primal;
-        state_.eps_dual = p.last.eps_dual;
+        this->sync_progress();
         state_.tau = s.tau;
         state_.sigma = s.sigma;
         state_.theta = s.theta;
@@ -240,9 +229,8 @@ private:
         std::swap(y_views_, y_next_views_);
     }
 
-    // The card's Runner (proxgen/algorithms/pock_chambolle.hpp).
-    int iterations_per_call() const { return Description::iterations_per_call; }
-
+    // The card's Runner (proxgen/algorithms/pock_chambolle.hpp); iterations_per_call, record and
+    // after_iteration are SolverBase's.
     /// One step (with `measure`, the one whose residuals are checked next).
     bool run_step(const algorithms::PCSteps& now, bool measure) {
         // sigma, tau, theta, res_sigma, res_tau, res_theta, as the JIT sets its float Params
@@ -306,15 +294,6 @@ private:
         return true;
     }
 
-    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool met) {
-        if (!r.finite()) {
-            error_ = fail(Status::diverged, "diverged at iteration " + std::to_string(it) + "; reduce the step sizes");
-            return algorithms::Verdict::failed;
-        }
-        return met ? algorithms::Verdict::converged : algorithms::Verdict::go_on;
-    }
-
-    bool after_iteration(int) { return true; }
 
     Options options_;
     Variables x_, x_prev_, x_prev2_, x_next_, x_spare_;  // x_spare_: x_{n−1} of a block

@@ -98,15 +98,47 @@ protected:
         return s;
     }
 
-    /// The start of every init: the handler installed, no earlier failure's message, not ready.
-    void begin_init() {
+    /// The start of every init_variables: the error handler installed, no earlier failure's message,
+    /// not ready; the linked library, the variables' extents, the options' ranges
+    /// (proxgen/check/rules.hpp: `names_values`, the algorithm's options with their values) and the
+    /// data checked, kept and bound; then the algorithm's steps (Solver::compute_steps).
+    template <std::size_t N>
+    Status begin_init(const Extents& variable_extents, const Data& data, const Options& options,
+                      const std::array<std::pair<const char*, double>, N>& names_values) {
         install_error_handler();
         last_error_message().clear();
         ready_ = false;
+        if (Status s = self().check_library(); s != Status::ok) return s;
+        if (Status s = check_inputs(variable_extents, data, names_values); s != Status::ok) return s;
+        self().options_ = options;
+        return self().compute_steps();
     }
 
-    /// The variables' extents, the options' ranges (proxgen/check/rules.hpp: `names_values`, the
-    /// algorithm's options with their values) and the data: kept and bound when they pass.
+    /// Copies the card's progress into state() (Solver::sync_state adds the algorithm's steps).
+    void sync_progress() {
+        const algorithms::Progress& p = self().loop_.progress();
+        state_.iterations = p.iterations;
+        state_.converged = p.converged;
+        state_.finished = p.finished;
+        state_.primal_residual = p.last.primal;
+        state_.dual_residual = p.last.dual;
+        state_.eps_primal = p.last.eps_primal;
+        state_.eps_dual = p.last.eps_dual;
+    }
+
+    // What every card's Runner answers alike (proxgen/algorithms/loop.hpp).
+    int iterations_per_call() const { return Description::iterations_per_call; }
+    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool met) {
+        if (!r.finite()) {
+            error_ = fail(Status::diverged, "diverged at iteration " + std::to_string(it) + "; reduce the step sizes");
+            return algorithms::Verdict::failed;
+        }
+        return met ? algorithms::Verdict::converged : algorithms::Verdict::go_on;
+    }
+    bool after_iteration(int) { return true; }
+
+private:
+    /// The variables' extents, the options' ranges and the data: kept and bound when they pass.
     template <std::size_t N>
     Status check_inputs(const Extents& variable_extents, const Data& data,
                         const std::array<std::pair<const char*, double>, N>& names_values) {
@@ -151,6 +183,7 @@ protected:
         return Status::ok;
     }
 
+protected:
     /// set_x0's checks: one dense, finite start per variable with its extents.
     Status check_x0(const std::vector<Buffer>& x0) {
         if (!ready_) return fail(Status::not_initialized, "set_x0 before a successful init");
