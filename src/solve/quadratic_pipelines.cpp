@@ -1,0 +1,176 @@
+// ADMM's and HQS's step pipelines; see quadratic_pipelines.hpp and, for the iteration, admm.cpp.
+#include "quadratic_pipelines.hpp"
+
+#include "proxgen/catalogue/card.hpp"
+#include "proxgen/error.hpp"
+
+namespace proxgen::detail {
+
+using namespace Halide;
+using lower::Lowered;
+using lower::Part;
+using lower::Stages;
+
+namespace {
+
+/// x = A⁻¹ r per pixel for the k×k (k ≤ plan::max_pixel_block) symmetric positive definite A whose
+/// column j is `column[j]` (the Gram matrix applied to the indicator of variable j): Cramer's rule
+/// with the adjugate written out, a few dozen flops per pixel and no loop.
+std::vector<Expr> pixel_block_solve(const std::vector<std::vector<Expr>>& column, const std::vector<Expr>& r) {
+    const std::size_t k = r.size();
+    auto a = [&](std::size_t i, std::size_t j) { return column[j][i]; };
+    if (k == 2) {
+        const Expr det = a(0, 0) * a(1, 1) - a(0, 1) * a(1, 0);
+        return {(a(1, 1) * r[0] - a(0, 1) * r[1]) / det, (a(0, 0) * r[1] - a(1, 0) * r[0]) / det};
+    }
+    PROXGEN_INTERNAL_ASSERT(k == 3);
+    // cofactors by the cyclic rule (the sign is in the index rotation)
+    auto cof = [&](std::size_t i, std::size_t j) {
+        const std::size_t i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+        return a(i1, j1) * a(i2, j2) - a(i1, j2) * a(i2, j1);
+    };
+    const Expr det = a(0, 0) * cof(0, 0) + a(0, 1) * cof(0, 1) + a(0, 2) * cof(0, 2);
+    std::vector<Expr> x;
+    for (std::size_t i = 0; i < 3; ++i) x.push_back((cof(0, i) * r[0] + cof(1, i) * r[1] + cof(2, i) * r[2]) / det);
+    return x;
+}
+
+/// One output per variable named base, base_v1, …, each over its variable's domain, scheduled.
+Pipeline per_variable(const std::string& base, const lower::State& like, const std::vector<Expr>& values,
+                      const Stages& st) {
+    std::vector<Func> outs;
+    std::vector<int> ranks;
+    for (std::size_t j = 0; j < like.size(); ++j) {
+        Func f(jit::state_name(base, int(j)));
+        f(lower::args(like[j].rank())) = values[j];
+        outs.push_back(f);
+        ranks.push_back(like[j].rank());
+    }
+    lower::schedule_outputs(outs, ranks, st);
+    return Pipeline(outs);
+}
+
+}  // namespace
+
+/// The operator with every Neumann grad made periodic: the circulant matrix CG's preconditioner
+/// inverts by FFT (it differs from the true one only near the image border, so preconditioned CG
+/// needs a few iterations). nullopt where no circulant stands in (elementwise weights, subsampling).
+std::optional<ir::Node> circulant_approximation(const ir::Node& n) {
+    // each node's card gives its circulant stand-in (none for mul_elemwise, subsample and most of
+    // the wider catalogue: crop, warp, colour matrices, user operators…)
+    std::optional<ir::Node> c = catalogue::card_of(n).circulant(n);
+    if (!c) return std::nullopt;
+    for (auto& a : c->args) {
+        auto approx = circulant_approximation(a);
+        if (!approx) return std::nullopt;
+        a = std::move(*approx);
+    }
+    return c;
+}
+
+std::optional<ir::Problem> circulant_problem(const ir::Problem& p) {
+    if (ir::variable_shapes(p).size() > 1) return std::nullopt;
+    ir::Problem c = p;
+    for (auto* terms : {&c.omega, &c.psi})
+        for (auto& t : *terms) {
+            auto approx = circulant_approximation(t.expr);
+            if (!approx || (terms == &c.omega && !t.arg_weight.empty())) return std::nullopt;
+            t.expr = std::move(*approx);
+        }
+    return c;
+}
+
+QuadraticPipelines::QuadraticPipelines(const ir::Problem& p) : params(p), x(p, "x"), direction(p, "direction") {
+    const lower::State xin = x.lowered();
+    lower::Lowerer L(p, params, xin);
+    split = std::make_unique<SplitPipelines>(p, L, x);
+
+    // G v = Σ_Ω 2α Aᵀ(a² ⊙ A v) + ρ Σ_Ψ KᵀK v;  rhs = −Σ_Ω 2α Aᵀ(a ⊙ g) + ρ Σ_Ψ Kᵀ(z − u)
+    auto gram = [&](const lower::State& v, Stages& st) { return split_gram(L, p, xin, v, rho, st); };
+    Stages st;
+    std::vector<Lowered> zs, us;
+    for (std::size_t i = 0; i < p.psi.size(); ++i) {
+        zs.push_back(lower::input(split->z[i]));
+        us.push_back(lower::input(split->u[i]));
+    }
+    std::vector<Expr> out = split_rhs(L, p, xin, zs, us, rho, st);
+    bool any_elementwise = false;
+    for (std::size_t j = 0; j < xin.size(); ++j)
+        any_elementwise = any_elementwise || ir::block_update(p, int(j)) == plan::XUpdate::elementwise;
+    if (any_elementwise) {
+        // G is diagonal on those blocks, so their diagonal is G·1 (spectral blocks keep their
+        // right-hand side: SpectralGram solves them)
+        lower::State ones;
+        for (const auto& v : xin) ones.push_back(lower::constant_like(1.0f, v.extents));
+        const std::vector<Expr> diagonal = gram(ones, st);
+        for (std::size_t j = 0; j < out.size(); ++j)
+            if (ir::block_update(p, int(j)) == plan::XUpdate::elementwise) out[j] = out[j] / diagonal[j];
+    }
+    if (p.x_update == plan::XUpdate::pixel_block) {
+        // the variables share one shape: G's column j at a pixel is G applied to the
+        // indicator of variable j, evaluated there
+        std::vector<std::vector<Expr>> column;
+        for (std::size_t j = 0; j < xin.size(); ++j) {
+            lower::State indicator;
+            for (std::size_t i = 0; i < xin.size(); ++i)
+                indicator.push_back(lower::constant_like(i == j ? 1.0f : 0.0f, xin[i].extents));
+            column.push_back(gram(indicator, st));
+        }
+        out = pixel_block_solve(column, out);
+    }
+    if (p.x_update != plan::XUpdate::cg) {  // CG starts from its own residual pipeline below
+        rhs_or_x = per_variable("x_rhs", xin, out, st);
+        if (plan::spectral(p.x_update)) {
+            // the Gram's two parts, which a generated solver applies to an impulse for its eigenvalues
+            Stages sg, sp;
+            gram_apply = per_variable("gram_apply", xin, gram(direction.lowered(), sg), sg);
+            ir::Problem psi_only = p;
+            psi_only.omega.clear();
+            gram_psi = per_variable("gram_psi", xin, split_gram(L, psi_only, xin, direction.lowered(), Expr(1.0f), sp), sp);
+        }
+        return;
+    }
+    Stages sg;
+    gram_apply = per_variable("gram_apply", xin, gram(direction.lowered(), sg), sg);
+    // r = Σ_Ω Aᵀ(−2α a ⊙ (c + a ⊙ A x)) + ρ Σ_Ψ Kᵀ(z − u − K x): the differences are formed
+    // before the adjoints, so no large ρKᵀz and ρKᵀKx cancel in float32
+    Stages sr;
+    std::vector<Expr> r(xin.size(), Expr(0.0f));
+    for (const auto& t : p.omega) {
+        const lower::ProxSpec f = L.prox_spec(t, xin, sr);
+        Lowered ax = L.forward(t.expr, xin, Part::linear, sr);
+        const auto a = lower::args(ax.rank());
+        Lowered w{Func("omega_residual_arg"), ax.extents};
+        w.f(a) = -2.0f * f.alpha * (*f.a)(a) * ((f.c ? (*f.c)(a) : Expr(0.0f)) + (*f.a)(a) * ax.f(a));
+        lower::add_adjoint(r, L.adjoint_state(t.expr, w, sr), L);
+    }
+    for (std::size_t i = 0; i < p.psi.size(); ++i) {
+        const Lowered zi = lower::input(split->z[i]), ui = lower::input(split->u[i]);
+        Lowered kx = L.forward(p.psi[i].expr, xin, Part::linear, sr);
+        const auto a = lower::args(zi.rank());
+        Lowered w{Func("psi_residual_arg"), zi.extents};
+        w.f(a) = zi.f(a) - ui.f(a) - kx.f(a);
+        lower::add_adjoint(r, L.adjoint_state(p.psi[i].expr, w, sr), L, rho);
+    }
+    residual = per_variable("cg_residual", xin, r, sr);
+    if (const std::optional<ir::Problem> c = circulant_problem(p)) {
+        lower::Lowerer Lc(*c, params, xin);
+        ir::Problem c_psi = *c;
+        c_psi.omega.clear();
+        Stages s1, s2;
+        precond_gram = per_variable("precond_gram", xin, split_gram(Lc, *c, xin, direction.lowered(), rho, s1), s1);
+        precond_gram_psi =
+            per_variable("precond_gram_psi", xin, split_gram(Lc, c_psi, xin, direction.lowered(), Expr(1.0f), s2), s2);
+    }
+}
+
+std::vector<Argument> QuadraticPipelines::arguments() const {
+    auto a = params.arguments();
+    x.append_to(a);
+    direction.append_to(a);
+    a.emplace_back(rho);
+    for (auto& s : split->arguments()) a.push_back(s);
+    return a;
+}
+
+}  // namespace proxgen::detail

@@ -1,0 +1,58 @@
+// ADMM's and HQS's step pipelines (the x-update of the quadratic split), defined once and used
+// twice: compiled in-process by the JIT loop (admm.cpp) and emitted ahead of time per target by
+// the generator (src/aot/). Schedules follow the active lower::ScheduleScope.
+//
+// The x-update solves (G_Ω + ρ Σ K_iᵀK_i) x = rhs by the plan's strategy:
+//  - elementwise / pixel_block: `rhs_or_x` writes x itself;
+//  - fft / dct: `rhs_or_x` writes the right-hand side, which a transform solves; the Gram's
+//    eigenvalues come from `gram_apply` (rho_x = 0: Ω's part) and `gram_psi` (Ψ's part per unit ρ)
+//    applied to an impulse, for the generated solvers, which have no transfer functions;
+//  - cg: `residual` writes rhs − G x at the warm start, `gram_apply` G d; where the operators have
+//    circulant stand-ins (circulant_problem), `precond_gram` and `precond_gram_psi` are the stand-in
+//    Gram's two parts, whose eigenvalues a generated solver's preconditioner takes (the JIT's reads
+//    them off the cards).
+// In several variables every x-sized output is one output per variable (lower::StateParams' layout).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <Halide.h>
+
+#include "split_steps.hpp"
+
+namespace proxgen::detail {
+
+/// The operator with every Neumann grad made periodic: the circulant matrix CG's preconditioner
+/// inverts by FFT (it differs from the true one only near the image border, so preconditioned CG
+/// needs a few iterations). nullopt where no circulant stands in (elementwise weights, subsampling).
+std::optional<ir::Node> circulant_approximation(const ir::Node& n);
+
+/// The problem whose Gram CG's preconditioner inverts: every term's operator replaced by its
+/// circulant_approximation. nullopt where a term has none, an Ω term weighs its argument
+/// elementwise, or the problem has several variables (the preconditioner solves one image).
+std::optional<ir::Problem> circulant_problem(const ir::Problem& p);
+
+/// The pipelines (built, not compiled); every one takes arguments(), then its outputs.
+struct QuadraticPipelines {
+    lower::Params params;
+    lower::StateParams x;
+    lower::StateParams direction;  // the vector G is applied to
+    Halide::Param<float> rho{"rho_x"};
+    Halide::Pipeline rhs_or_x;    // elementwise: x itself; FFT / DCT: the right-hand side
+    Halide::Pipeline gram_apply;  // CG and spectral plans: G · direction
+    Halide::Pipeline gram_psi;    // spectral plans: Σ_Ψ K_iᵀK_i · direction (rho_x = 1)
+    Halide::Pipeline residual;    // CG only: rhs − G x at the warm start, one adjoint per term
+    /// CG with a circulant stand-in: its Gram · direction (Ω's part at rho_x = 0) and Ψ's part
+    Halide::Pipeline precond_gram, precond_gram_psi;
+    std::unique_ptr<SplitPipelines> split;
+
+    explicit QuadraticPipelines(const ir::Problem& p);
+    /// Every input of every pipeline, in one order: data images by slot, scalars by slot, x (per
+    /// variable), direction (per variable), rho_x, then the split's (z_i, z_prev_i, u_i per Ψ term,
+    /// rho).
+    std::vector<Halide::Argument> arguments() const;
+};
+
+}  // namespace proxgen::detail
