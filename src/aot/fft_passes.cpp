@@ -468,6 +468,10 @@ std::vector<PassPipeline> pass_pipelines() {
     p.push_back(dct_post_pass(s));
     p.push_back(dct_pre_pass(false, s));
     p.push_back(dct_pre_pass(true, s));
+    // a pass is named after its output Func, which Halide makes unique in the process ("name$1"
+    // where a Func of that name was made before, e.g. by an earlier call): the entry points keep
+    // the plain name the driver's header expects
+    for (PassPipeline& pass : p) pass.name = pass.name.substr(0, pass.name.find('$'));
     return p;
 }
 
