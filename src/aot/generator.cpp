@@ -18,9 +18,11 @@
 #include "../solve/engine.hpp"
 #include "../solve/ladmm_pipelines.hpp"
 #include "../solve/pc_pipelines.hpp"
+#include "../solve/quadratic_pipelines.hpp"
 #include "proxgen/aot/generator.hpp"
 #include "proxgen/error.hpp"
 #include "data_sources.hpp"
+#include "fft_passes.hpp"
 #include "proxgen/runtime.hpp"
 #include "solver_header.hpp"
 
@@ -220,6 +222,54 @@ Emitted ladmm_steps(const ir::Problem& p, const CommandLine& c, const Halide::Ta
     return e;
 }
 
+Emitted admm_steps(const ir::Problem& p, const CommandLine& c, const Halide::Target&, int n) {
+    if (!c.autoscheduler.empty())
+        fail("generator: the autoschedulers are wired to pock_chambolle's pipelines only; generate ADMM with the hand "
+             "schedules (no -s / AUTOSCHEDULER)");
+    if (n > 1)
+        fail("generator: iterations per call (-i / ITERATIONS_PER_CALL) {} chains fused iterations, which ADMM's "
+             "separate x-update and (z, u) steps do not have; use 1",
+             n);
+    const bool spectral = plan::spectral(p.x_update);
+    if (spectral && p.variables.size() > 1)
+        fail("generator: ADMM's FFT / DCT x-update is generated for problems in one variable; this one has {} (the "
+             "JIT solves it)",
+             p.variables.size());
+    detail::QuadraticPipelines q(p);
+    Emitted e;
+    e.header = {"proxgen/aot/admm.hpp", "proxgen::aot::ADMM",
+                {"x_update", "gram", "gram_psi", "cg_residual", "precond_gram", "precond_gram_psi", "zu_step", "residual"}, {}, false, 1,
+                detail::split_solution_term(p)};
+    e.header.x_update = p.x_update == plan::XUpdate::cg    ? "cg"
+                        : p.x_update == plan::XUpdate::fft ? "fft"
+                        : p.x_update == plan::XUpdate::dct ? "dct"
+                                                           : "direct";
+    auto add = [&](const Halide::Pipeline& pipe, const char* step) {
+        e.pipelines.emplace_back(pipe, step, q.arguments());
+        e.header.generated.push_back(step);
+    };
+    if (p.x_update == plan::XUpdate::cg) {
+        add(q.residual, "cg_residual");
+        add(q.gram_apply, "gram");
+        if (q.precond_gram.defined()) {  // as the JIT's: preconditioned by a circulant stand-in, by FFT
+            add(q.precond_gram, "precond_gram");
+            add(q.precond_gram_psi, "precond_gram_psi");
+            e.header.cg_preconditioned = true;
+            e.header.fft_prefix = c.name + "_fft";
+        }
+    } else {
+        add(q.rhs_or_x, "x_update");
+    }
+    if (spectral) {
+        add(q.gram_apply, "gram");
+        add(q.gram_psi, "gram_psi");
+        e.header.fft_prefix = c.name + "_fft";
+    }
+    add(q.split->zu_step, "zu_step");
+    add(q.split->residual, "residual");
+    return e;
+}
+
 int run(const ir::Problem& planned, const CommandLine& c, const DataSources* sources) {
     const auto t0 = std::chrono::steady_clock::now();
     const Halide::Target target(c.target);
@@ -238,8 +288,9 @@ int run(const ir::Problem& planned, const CommandLine& c, const DataSources* sou
     const Halide::Target lib_target = target.with_feature(Halide::Target::NoRuntime);
     lower::ScheduleScope scope(lib_target, autoschedule);
     const int iterations_per_call = std::atoi(c.iterations_per_call.c_str());
-    Emitted e = p.algorithm == Algorithm::ladmm ? ladmm_steps(p, c, lib_target, iterations_per_call)
-                                                      : pc_steps(p, c, lib_target, iterations_per_call);
+    Emitted e = p.algorithm == Algorithm::ladmm  ? ladmm_steps(p, c, lib_target, iterations_per_call)
+                : p.algorithm == Algorithm::admm ? admm_steps(p, c, lib_target, iterations_per_call)
+                                                 : pc_steps(p, c, lib_target, iterations_per_call);
     const std::string stem = c.out_dir + "/" + c.name;
     // One object per step: a GPU module keeps its kernels in a buffer named after the GPU API
     // alone ("cuda_gpu_source_kernels"), so steps merged into one module would all share the
@@ -250,6 +301,16 @@ int run(const ir::Problem& planned, const CommandLine& c, const DataSources* sou
         modules.push_back(pipe.compile_to_module(inputs, c.name + "_" + step, lib_target));
         objects.push_back(stem + "_" + step + (lib_target.os == Halide::Target::Windows ? ".obj" : ".o"));
         modules.back().compile({{Halide::OutputFileType::object, objects.back()}});
+    }
+    // the transforms of a spectral x-update: the FFT passes, in the same library
+    if (!e.header.fft_prefix.empty()) {
+        for (Halide::Module& m : fft::pass_modules(e.header.fft_prefix, lib_target)) {
+            objects.push_back(c.out_dir + "/" + m.name() + (lib_target.os == Halide::Target::Windows ? ".obj" : ".o"));
+            m.compile({{Halide::OutputFileType::object, objects.back()}});
+            modules.push_back(std::move(m));
+        }
+        write_file(c.out_dir + "/" + e.header.fft_prefix + ".h",
+                   fft::kernels_header(e.header.fft_prefix, c.name + "_pipelines.h", lib_target));
     }
     Halide::create_static_library(objects, lib_target, stem + ".a");
     for (const auto& o : objects) std::remove(o.c_str());

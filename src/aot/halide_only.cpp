@@ -31,10 +31,11 @@ bool spectral_update(const ir::Problem& p) {
 }  // namespace
 
 ir::Problem halide_only(ir::Problem p) {
-    if (p.algorithm != Algorithm::pock_chambolle && p.algorithm != Algorithm::ladmm)
-        fail("ahead-of-time solvers: only pock_chambolle and ladmm have a generated loop so far, not {}",
+    if (p.algorithm != Algorithm::pock_chambolle && p.algorithm != Algorithm::ladmm && p.algorithm != Algorithm::admm)
+        fail("ahead-of-time solvers: only pock_chambolle, ladmm and admm have a generated loop so far, not {}",
              name(p.algorithm));
-    if (!spectral_update(p)) return p;
+    // ADMM solves its spectral x-update through the generated FFT passes
+    if (!spectral_update(p) || p.algorithm == Algorithm::admm) return p;
     std::vector<ir::Term> all = std::move(p.omega);
     for (auto& t : p.psi) all.push_back(std::move(t));
     p.omega.clear();

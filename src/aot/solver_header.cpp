@@ -200,6 +200,7 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("#pragma once");
     line("");
     line("#include <" + steps.include + ">");
+    if (!steps.fft_prefix.empty()) line("#include \"" + steps.fft_prefix + ".h\"");
     line("");
     line("extern \"C\" {");
     for (const std::string& step : steps.generated) {
@@ -383,6 +384,16 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     if (steps.solution_term) {
         line("    /// the Ψ term whose split copy z (which meets x's only constraint exactly) x() returns; -1: x");
         line(fmt::format("    static constexpr int solution_term = {};", *steps.solution_term));
+    }
+    if (!steps.x_update.empty()) {
+        line("    /// how the x-update solves its quadratic (the plan's x-update)");
+        line("    static constexpr proxgen::aot::XUpdate x_update_kind = proxgen::aot::XUpdate::" + steps.x_update + ";");
+        line("    /// cg: preconditioned by the FFT inverse of a circulant stand-in for its operator (precond_gram)");
+        line(fmt::format("    static constexpr bool cg_preconditioned = {};", steps.cg_preconditioned ? "true" : "false"));
+    }
+    if (!steps.fft_prefix.empty()) {
+        line("    /// the FFT / DCT passes the x-update's transforms run");
+        line(fmt::format("    static proxgen::aot::fft::Kernels fft_kernels() {{ return ::{}_kernels(); }}", steps.fft_prefix));
     }
     for (const std::string& step : steps.all) {
         if (generated(step)) continue;

@@ -43,6 +43,14 @@ struct SolverSteps {
     /// Split algorithms: the Ψ term whose z is the returned solution (detail::split_solution_term),
     /// −1: x itself; not written for Pock–Chambolle (its `feasible` step projects x instead).
     std::optional<int> solution_term;
+    /// ADMM: the x-update's strategy as proxgen::aot::XUpdate's enumerator (direct, fft, dct, cg);
+    /// "" for the algorithms without one.
+    std::string x_update;
+    /// cg x-updates: preconditioned by a circulant stand-in (the precond_gram steps), by FFT.
+    bool cg_preconditioned = false;
+    /// fft / dct x-updates: the FFT pass library's prefix (its header <prefix>.h defines
+    /// <prefix>_kernels(), which Description::fft_kernels returns); "" when none.
+    std::string fft_prefix;
 };
 
 /// The header <name>.h for one target. With `sources` (a run-time problem's named data, by slot of

@@ -29,7 +29,7 @@ int generate(const GenerateOptions& o) {
     const Algorithm algorithm = algorithm_option(o.algorithm);
     if (algorithm == Algorithm::automatic)
         throw Stop(bad_input, "-a auto chooses the algorithm when solving, by probing; a generated solver runs one "
-                              "algorithm: name it (pc)");
+                              "algorithm: name it (pc, ladmm or admm)");
     if (std::string m = aot::solver_name_problem(o.name); !m.empty()) throw Stop(bad_input, "--name: " + m);
     if (o.targets.empty()) throw Stop(bad_input, "--targets: give at least one Halide target, e.g. x86-64-linux-avx2");
     for (const auto& t : o.targets)
@@ -52,7 +52,9 @@ int generate(const GenerateOptions& o) {
                           {"-o", dir, "-n", o.name, "-t", target, "-i", std::to_string(o.iterations_per_call)}) != 0 ||
             run_generator(problem, algorithm, {"-o", dir, "-r", "halide_runtime", "-t", target}) != 0)
             throw Stop(failed, fmt::format("generating {} for target {} failed (the reason is printed above)", o.name, target));
-        fmt::print("{0}: {0}.a {0}.h {0}_pipelines.h halide_runtime.a in {1}\n", o.name, dir);
+        const bool fft = std::filesystem::exists(std::filesystem::path(dir) / (o.name + "_fft.h"));
+        fmt::print("{0}: {0}.a {0}.h {0}_pipelines.h{2} halide_runtime.a in {1}\n", o.name, dir,
+                   fft ? fmt::format(" {}_fft.h", o.name) : "");
     }
     fmt::print("link a program with NAME.a, halide_runtime.a, -lpthread -ldl; include NAME.h with ProxGen's include "
                "folder and HalideBuffer.h on the path (docs/deploy.md)\n");

@@ -14,12 +14,13 @@ class Problem;
 
 namespace proxgen::aot {
 
-/// The plan the generated solvers run: the algorithm's plan, except that a spectral (FFT / DCT)
-/// x-update (several variables: any variable's block), which needs FFTW on the host, is replaced by
-/// the Halide-only plan of the same algorithm: every term without a per-pixel closed-form prox is
-/// split into Ψ and proxed, so every step is a Halide pipeline (portable to any Halide target, GPUs
-/// included). Plans that are already Halide-only come back unchanged. Throws proxgen::Error for
-/// algorithms without an ahead-of-time loop (Pock–Chambolle and linearized ADMM have one).
+/// The plan the generated solvers run: the algorithm's plan, except that for Pock–Chambolle and
+/// linearized ADMM a spectral (FFT / DCT) x-update (several variables: any variable's block) is
+/// replaced by the Halide-only plan of the same algorithm: every term without a per-pixel
+/// closed-form prox is split into Ψ and proxed, so every step is a Halide pipeline (portable to any
+/// Halide target, GPUs included). ADMM keeps its plan: its spectral x-update runs on the generated
+/// FFT passes. Plans that are already Halide-only come back unchanged. Throws proxgen::Error for
+/// algorithms without an ahead-of-time loop (Pock–Chambolle, linearized ADMM and ADMM have one).
 ir::Problem halide_only(ir::Problem p);
 
 /// Why `name` cannot name a generated solver (it becomes a C++ namespace and prefixes C symbols):

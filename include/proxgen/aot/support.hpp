@@ -58,6 +58,10 @@ struct Options {
     int check_every = 10;  ///< residuals are measured every check_every iterations and at the last
     double tau = 0, sigma = 0;  ///< Pock–Chambolle steps (0: from the plan, as pg::solve)
     double lambda = 0, mu = 0;  ///< linearized ADMM steps (0: from the plan, as pg::solve)
+    double rho = 0;             ///< ADMM's penalty ρ₀ (0: from the plan, as pg::solve)
+    bool adaptive_rho = true;   ///< ADMM: residual balancing of ρ (where Ω is not empty, as pg::solve)
+    double cg_tol = 1e-3;       ///< CG x-updates: the residual reduction from the warm start
+    int cg_max_iters = 50;      ///< CG x-updates: iterations per x-update at most
     bool accelerate = true;     ///< Chambolle & Pock's Algorithm 2 when Ω is strongly convex
     bool precondition = false;  ///< block-diagonal dual steps per split term, as proxgen::Options
 };
@@ -71,6 +75,7 @@ struct State {
     double eps_primal = NAN, eps_dual = NAN;
     double tau = 0, sigma = 0, theta = 1;  ///< Pock–Chambolle's steps for the next iteration
     double lambda = 0, mu = 0;             ///< linearized ADMM's steps for the next iteration
+    double rho = 0;                        ///< ADMM's penalty for the next iteration
 };
 
 /// The message of the last error on this thread ("" when none).

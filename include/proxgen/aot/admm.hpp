@@ -1,0 +1,363 @@
+// The ADMM solver of a generated library: the algorithm's card (proxgen/algorithms/admm.hpp: the
+// loop the JIT runs too) over a runner calling the ahead-of-time step pipelines that the generated
+// header `Description` names. Runtime-only (no libHalide).
+//
+// Every pipeline takes the same inputs in one order (detail::QuadraticPipelines::arguments): data
+// images, scalars, x (one buffer per variable), direction (per variable), rho_x, z_i, z_prev_i, u_i
+// (per Ψ term), rho; then its outputs. The x-update (Description::x_update_kind) is the plan's:
+//  - direct (elementwise, per-pixel blocks): `x_update` writes x⁺;
+//  - fft / dct: `x_update` writes the right-hand side, which SpectralSolve (proxgen/aot/
+//    spectral_solve.hpp) solves through the generated FFT passes; its eigenvalues from `gram`
+//    (at ρ = 0: Ω's part) and `gram_psi` applied to an impulse;
+//  - cg: `cg_residual` (rhs − G x at the warm start) and `gram` (G d) in a conjugate gradient
+//    loop whose vector updates and inner products (float64) run here, as the JIT's; where the
+//    operators have circulant stand-ins (Description::cg_preconditioned), preconditioned as the
+//    JIT's by the stand-in Gram's FFT inverse (eigenvalues from `precond_gram`, `precond_gram_psi`).
+//    A GPU library's FFT passes are not driven (proxgen/aot/fft.hpp runs CPU libraries): there CG
+//    runs unpreconditioned, and a spectral x-update fails at init with a sentence.
+// Then `zu_step` ((z⁺, u⁺) per term) and, at checks, `residual` (the partial sums).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "proxgen/algorithms/admm.hpp"
+#include "proxgen/aot/solver_base.hpp"
+#include "proxgen/aot/spectral_solve.hpp"
+#include "proxgen/solve/step_rules.hpp"
+
+namespace proxgen::aot {
+
+/// How a generated ADMM solver's x-update solves its quadratic (the plan's x-update).
+enum class XUpdate { direct, fft, dct, cg };
+
+template <class Description>
+class ADMM : public SolverBase<Description, ADMM<Description>> {
+    using Base = SolverBase<Description, ADMM<Description>>;
+    friend Base;
+    using Base::fail, Base::ran, Base::data_arguments, Base::variables_buffers;
+    using Base::shapes_, Base::images_, Base::scalars_, Base::no_variable_, Base::error_, Base::ready_, Base::n_var, Base::state_;
+    using typename Base::Variables;
+
+public:
+    using typename Base::Data;
+    using typename Base::Buffer;
+    using typename Base::Extents;
+    using Base::x;  // x() beside x(j) below
+
+    /// init (in proxgen/aot/solver_base.hpp) for a problem in any number of variables: one extents
+    /// vector per variable, in the order of Description::variable_names.
+    Status init_variables(const Extents& variable_extents, const Data& data, const Options& options = {}) {
+        const std::array<std::pair<const char*, double>, 7> ranges{
+            {{"max_iters", double(options.max_iters)}, {"check_every", double(options.check_every)},
+             {"eps_abs", options.eps_abs}, {"eps_rel", options.eps_rel}, {"rho", options.rho},
+             {"cg_tol", options.cg_tol}, {"cg_max_iters", double(options.cg_max_iters)}}};
+        if (Status s = this->begin_init(variable_extents, data, options, ranges); s != Status::ok) return s;
+        try {
+            x_ = variables_buffers();
+            if constexpr (x_update == XUpdate::direct) x_next_ = variables_buffers();
+            if constexpr (x_update != XUpdate::direct) d_ = variables_buffers();
+            if constexpr (x_update == XUpdate::cg) r_ = variables_buffers(), gd_ = variables_buffers();
+            if constexpr (preconditioned) s_ = variables_buffers();
+            if constexpr (spectral) rhs_ = variables_buffers();
+            for (auto* list : {&z_, &z_next_, &u_, &u_next_}) list->clear();
+            psi_elements_ = 0;
+            std::vector<std::vector<int>> psi_shapes;
+            for (int i = 0; i < n_psi; ++i) {
+                const std::vector<int> s = Description::psi_shape(i, shapes_, images_.data());
+                for (auto* list : {&z_, &z_next_, &u_, &u_next_}) list->push_back(state_buffer(s));
+                psi_elements_ += z_.back().number_of_elements();
+                psi_shapes.push_back(s);
+            }
+            partials_ = this->partial_sums_buffer(psi_shapes, residual_quantities);  // (split_residual_shapes)
+        } catch (const std::bad_alloc&) {
+            return fail(Status::out_of_memory, "cannot allocate the solver's state for extents " + Base::extents_text(shapes_));
+        }
+        for (auto& b : x_) b.fill(0.0f);
+        restart();
+        if (Status s = init_spectral(); s != Status::ok) return s;
+        ready_ = true;
+        return Status::ok;
+    }
+
+    /// set_x0 for several variables: one start per variable, in init_variables' order.
+    Status set_x0_variables(const std::vector<Buffer>& x0) {
+        last_error_message().clear();
+        if (Status s = this->check_x0(x0); s != Status::ok) return s;
+        for (int j = 0; j < n_var; ++j) {
+            x_[j].copy_from(x0[j]);
+            x_[j].set_host_dirty();
+        }
+        restart();
+        return Status::ok;
+    }
+
+    /// Variable j's value (Description::variable_names[j]), copied back from the device for GPU
+    /// targets, or, where x's only constraint is split as a term on x itself
+    /// (Description::solution_term), its split copy z, which meets the constraint exactly — what
+    /// pg::solve returns. An empty buffer, and a message in last_error(), for a j out of range.
+    const Buffer& x(int j) {
+        if (!this->variable_index(j) || !ready_) return no_variable_;
+        Buffer& b = Description::solution_term >= 0 ? z_[Description::solution_term] : x_[j];
+        b.copy_to_host();
+        return b;
+    }
+
+    /// CG iterations run so far (cg x-updates; 0 for the others).
+    int cg_iterations() const { return cg_total_; }
+
+private:
+    // the card runs the steps below (its Runner)
+    friend class algorithms::ADMM;
+    friend class algorithms::Loop<algorithms::ADMM>;
+    static constexpr int n_psi = Description::psi_terms;
+    static constexpr XUpdate x_update = Description::x_update_kind;
+    static constexpr bool spectral = x_update == XUpdate::fft || x_update == XUpdate::dct;
+    static constexpr bool preconditioned = x_update == XUpdate::cg && Description::cg_preconditioned;
+    /// The residual's quantities (split_residual_shapes): Kᵀ(z − z_prev) and Kᵀu per variable,
+    /// then (K_i x − z_i, K_i x, z_i) per Ψ term.
+    static constexpr int residual_quantities = 2 * n_var + 3 * n_psi;
+
+    Status check_library() {
+        const int inputs = Description::image_slots + Description::scalar_slots + 2 * n_var + 3 * n_psi + 2;
+        auto arguments = &Base::arguments_of;
+        bool ok = (n_psi == 0 || arguments(Description::zu_step_metadata()) == inputs + 2 * n_psi) &&
+                  arguments(Description::residual_metadata()) == inputs + 1;
+        if constexpr (x_update != XUpdate::cg) ok = ok && arguments(Description::x_update_metadata()) == inputs + n_var;
+        if constexpr (x_update != XUpdate::direct) ok = ok && arguments(Description::gram_metadata()) == inputs + n_var;
+        if constexpr (x_update == XUpdate::cg) ok = ok && arguments(Description::cg_residual_metadata()) == inputs + n_var;
+        if constexpr (spectral) ok = ok && arguments(Description::gram_psi_metadata()) == inputs + n_var;
+        if constexpr (preconditioned)
+            ok = ok && arguments(Description::precond_gram_metadata()) == inputs + n_var &&
+                 arguments(Description::precond_gram_psi_metadata()) == inputs + n_var;
+        if (!ok) return fail(Status::bad_library, "the linked step pipelines do not match this header; regenerate both");
+        return Status::ok;
+    }
+
+    // Same rules as the JIT's (detail::admm_rho, steps::balance_residuals).
+    Status compute_steps() {
+        steps::Inputs in;
+        std::array<double, (n_psi > 0 ? n_psi : 1)> norms{};
+        if (Status s = this->stacked_norm(in.norm, norms.data()); s != Status::ok) return s;
+        in.curvature_scale = Description::curvature_scale(images_.data(), scalars_.data());
+        in.adapt = options_.adaptive_rho;
+        in.omega_empty = Description::omega_terms == 0;
+        const double rho0 = options_.rho > 0 ? options_.rho : steps::initial_rho(in.curvature_scale, in.norm);
+        loop_ = algorithms::ADMM(rho0, steps::balance_residuals(in), this->loop_options(options_));
+        return Status::ok;
+    }
+
+    /// The eigenvalues of the x-update's Gram (spectral) or of its circulant stand-in (CG's
+    /// preconditioner) from their parts applied to the impulse at (0, 0).
+    Status init_spectral() {
+        if constexpr (spectral || preconditioned) {
+            if constexpr (n_var > 1) return fail(Status::bad_library, "a spectral x-update in several variables is not generated");
+            use_preconditioner_ = false;
+            if (preconditioned && Description::fft_kernels().gpu) return Status::ok;  // (see the top of this file)
+            Buffer& delta = d_.front();
+            delta.fill(0.0f);
+            delta.data()[0] = 1.0f;
+            delta.set_host_dirty();
+            Variables g_omega = variables_buffers(), g_psi = variables_buffers();
+            rho_ = 0;  // G at ρ = 0 is G_Ω
+            if (!call(spectral ? &Description::gram : &Description::precond_gram, g_omega) ||
+                !call(spectral ? &Description::gram_psi : &Description::precond_gram_psi, g_psi))
+                return error_;
+            g_omega.front().copy_to_host();
+            g_psi.front().copy_to_host();
+            const SpectralBasis basis = x_update == XUpdate::dct ? SpectralBasis::dct : SpectralBasis::fft;
+            if (Status s = spectral_.init(Description::fft_kernels(), basis, g_omega.front(), g_psi.front()); s != Status::ok)
+                return fail(s, std::string("the x-update's transforms: ") + last_error_message());
+            use_preconditioner_ = preconditioned;
+        }
+        return Status::ok;
+    }
+
+    void restart() {  // allocates nothing: init made every buffer
+        for (auto* list : {&z_, &z_next_, &u_, &u_next_})
+            for (Buffer& b : *list) {
+                b.set_device_dirty(false);  // overwritten whole: what a GPU last wrote there is stale
+                b.fill(0.0f);
+                b.set_host_dirty();
+            }
+        loop_.restart();
+        sync_state();
+    }
+
+    /// state() from the card's progress and penalty.
+    void sync_state() {
+        this->sync_progress();
+        state_.rho = loop_.rho();
+    }
+
+    /// The argument vector every pipeline shares; outputs are appended by the caller. z_prev is
+    /// z_next_, which holds the previous z after a step; the direction is d_ (x where no step reads it).
+    std::vector<void*> inputs() {
+        std::vector<void*> a;
+        data_arguments(a);
+        for (Buffer& b : x_) a.push_back(b.raw_buffer());
+        for (Buffer& b : (d_.empty() ? x_ : d_)) a.push_back(b.raw_buffer());
+        a.push_back(&rho_);
+        for (auto* list : {&z_, &z_next_, &u_})
+            for (Buffer& b : *list) a.push_back(b.raw_buffer());
+        a.push_back(&rho_);
+        return a;
+    }
+
+    /// Runs a step whose outputs are one buffer per variable.
+    bool call(int (*pipeline)(void**), Variables& out) {
+        auto args = inputs();
+        for (Buffer& b : out) args.push_back(b.raw_buffer());
+        return ran(pipeline, args);
+    }
+
+    // ---- the x-update ----
+    bool solve_x(double rho) {
+        if constexpr (x_update == XUpdate::direct) {
+            if (!call(&Description::x_update, x_next_)) return false;
+            std::swap(x_, x_next_);
+            return true;
+        } else if constexpr (spectral) {
+            if (!call(&Description::x_update, rhs_)) return false;
+            rhs_.front().copy_to_host();
+            if (Status s = spectral_.solve(rhs_.front(), x_.front(), rho); s != Status::ok) {
+                error_ = fail(s, std::string("the x-update's transforms: ") + last_error_message());
+                return false;
+            }
+            x_.front().set_host_dirty();
+            return true;
+        } else {
+            return conjugate_gradient(rho);
+        }
+    }
+
+    static double dot(Variables& a, Variables& b) {
+        double s = 0;
+        for (std::size_t j = 0; j < a.size(); ++j) {
+            const float *pa = a[j].data(), *pb = b[j].data();
+            for (std::size_t i = 0, n = a[j].number_of_elements(); i < n; ++i) s += double(pa[i]) * double(pb[i]);
+        }
+        return s;
+    }
+
+    /// s = M⁻¹ r by the circulant stand-in's FFT inverse; false (error_ set) on a failure.
+    bool precondition(double rho) {
+        r_.front().set_host_dirty();
+        if (Status st = spectral_.solve(r_.front(), s_.front(), rho); st != Status::ok) {
+            error_ = fail(st, std::string("the x-update's preconditioner: ") + last_error_message());
+            return false;
+        }
+        return true;
+    }
+
+    /// (Preconditioned) conjugate gradient on G x = rhs from the current x (warm start), as the
+    /// JIT's: stops when the residual fell by cg_tol or after cg_max_iters.
+    bool conjugate_gradient(double rho) {
+        if (!call(&Description::cg_residual, r_)) return false;  // r = rhs − G x
+        for (int j = 0; j < n_var; ++j) {
+            r_[j].copy_to_host();
+            x_[j].copy_to_host();
+        }
+        // s = M⁻¹ r (r itself without a preconditioner)
+        Variables& s = use_preconditioner_ ? s_ : r_;
+        if (use_preconditioner_ && !precondition(rho)) return false;
+        for (int j = 0; j < n_var; ++j) {
+            d_[j].copy_from(s[j]);
+            d_[j].set_host_dirty();
+        }
+        double rs = dot(r_, s);
+        // relative to the warm start's residual, as the JIT's
+        const double r0 = dot(r_, r_), stop = options_.cg_tol * options_.cg_tol * r0;
+        double rr = r0;
+        for (int k = 0; k < options_.cg_max_iters && r0 > 0 && rr > stop; ++k) {
+            if (!call(&Description::gram, gd_)) return false;  // gd = G d
+            for (Buffer& b : gd_) b.copy_to_host();
+            const double dgd = dot(d_, gd_);
+            if (!(dgd > 0) || !(rs > 0)) break;  // G is positive semi-definite: d is in its null space
+            const float step = float(rs / dgd);
+            rr = 0;
+            for (int j = 0; j < n_var; ++j) {
+                float *px = x_[j].data(), *pr = r_[j].data();
+                const float *pd = d_[j].data(), *pg = gd_[j].data();
+                for (std::size_t i = 0, n = x_[j].number_of_elements(); i < n; ++i) {
+                    px[i] += step * pd[i];
+                    pr[i] -= step * pg[i];
+                    rr += double(pr[i]) * double(pr[i]);
+                }
+            }
+            if (use_preconditioner_ && !precondition(rho)) return false;
+            const double rs_next = use_preconditioner_ ? dot(r_, s) : rr;
+            const float beta = float(rs_next / rs);
+            for (int j = 0; j < n_var; ++j) {
+                float* pd = d_[j].data();
+                const float* ps = s[j].data();
+                for (std::size_t i = 0, n = d_[j].number_of_elements(); i < n; ++i) pd[i] = ps[i] + beta * pd[i];
+                d_[j].set_host_dirty();
+            }
+            rs = rs_next;
+            ++cg_total_;
+        }
+        for (Buffer& b : x_) b.set_host_dirty();
+        return true;
+    }
+
+    // The card's Runner (proxgen/algorithms/admm.hpp); iterations_per_call, record and
+    // after_iteration are SolverBase's.
+    bool run_step(double rho, bool measure) {
+        rho_ = float(rho);
+        if (!solve_x(rho)) return false;
+        if (n_psi > 0) {
+            auto args = inputs();
+            for (int i = 0; i < n_psi; ++i) {
+                args.push_back(z_next_[i].raw_buffer());
+                args.push_back(u_next_[i].raw_buffer());
+            }
+            if (!ran(&Description::zu_step, args)) return false;
+            std::swap(z_, z_next_);  // z_next_ now holds the previous z
+            std::swap(u_, u_next_);
+        }
+        if (measure) {
+            auto args = inputs();
+            args.push_back(partials_.raw_buffer());
+            if (!ran(&Description::residual, args)) return false;
+        }
+        return true;
+    }
+
+    /// The last measured step's sums of squares, from the pipelines' partial sums.
+    bool sums(algorithms::SplitSums& out) {
+        double totals[residual_quantities] = {};
+        Base::partial_totals(partials_, totals);
+        std::size_t n = 0;
+        for (int j = 0; j < n_var; ++j) n += x_[j].number_of_elements();
+        out = algorithms::split_sums(totals, n_var, n_psi, double(n), double(psi_elements_));
+        return true;
+    }
+
+    /// u ← u · factor (ρ changed: the scaled dual follows), as the JIT's.
+    void rescale_dual(double factor) {
+        for (Buffer& u : u_) {
+            u.copy_to_host();
+            float* d = u.data();
+            for (std::size_t k = 0, n = u.number_of_elements(); k < n; ++k) d[k] = float(d[k] * factor);
+            u.set_host_dirty();
+        }
+    }
+
+    Options options_;
+    Variables x_, x_next_;  // x_next_: the direct x-update's output
+    Variables d_, r_, gd_, s_;  // CG's direction, residual, G d and M⁻¹ r (d_: the spectral impulse)
+    Variables rhs_;         // spectral: the right-hand side
+    std::vector<Buffer> z_, z_next_, u_, u_next_;  // per Ψ term
+    Buffer partials_;  // the residual quantities' partial sums of squares
+    std::size_t psi_elements_ = 0;
+    float rho_ = 0;
+    int cg_total_ = 0;
+    SpectralSolve spectral_;  // the spectral x-update, or CG's preconditioner
+    bool use_preconditioner_ = false;
+    algorithms::ADMM loop_;  // the algorithm's state and rules
+};
+
+}  // namespace proxgen::aot

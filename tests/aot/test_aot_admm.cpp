@@ -1,0 +1,260 @@
+// Generated ADMM solvers against the JIT engine on the plan they run (the admm plan itself: its
+// x-update is the JIT's, the spectral ones through the generated FFT passes instead of FFTW): TV
+// denoising (DCT x-update), TV deconvolution with periodic differences (FFT), TV deconvolution
+// with nonnegativity, masked super-resolution and a problem in two variables of different sizes
+// (CG), a masked sparse fit (elementwise); the same iterates, the same stopping iteration, and
+// bad input as a status.
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include <proxgen/aot/generator.hpp>
+#include <proxgen/proxgen.hpp>
+
+#include "../../examples/deploy/deblur_problem.hpp"
+#include "deblur_admm.h"
+#include "denoise_admm.h"
+#include "denoise_problem.hpp"
+#include "periodic_deblur_admm.h"
+#include "periodic_deblur_problem.hpp"
+#include "reference_problems.hpp"
+#include "solver_test_support.hpp"
+#include "sparse_admm.h"
+#include "sparse_problem.hpp"
+#include "superres_admm.h"
+#include "superres_problem.hpp"
+#include "two_sizes_admm.h"
+#include "variables_problems.hpp"
+
+namespace pg = proxgen;
+using Buffer = pg::aot_test::Buffer;
+
+namespace {
+
+using pg::aot_test::negated;
+using pg::aot_test::to_buffer;
+
+/// The JIT on the plan a generated ADMM solver runs.
+template <class P>
+pg::Result jit_admm(const P& problem, const pg::Options& opt) {
+    const pg::ir::Problem ir =
+        pg::aot::halide_only(pg::detail::plan_for<pg::Algorithm::admm>(pg::detail::normalized(problem)));
+    return pg::detail::solve_ir(ir, opt, nullptr);
+}
+
+/// ‖x − x_jit‖ / ‖x_jit‖ over the first `count` values of x_jit's flat state from `offset`.
+double relative_difference(const Buffer& x, const pg::Image& jit, std::size_t offset = 0) {
+    double d2 = 0, n2 = 0;
+    const std::size_t n = x.number_of_elements();
+    for (std::size_t i = 0; i < n; ++i) {
+        const double diff = double(x.data()[i]) - jit.data()[offset + i];
+        d2 += diff * diff;
+        n2 += double(jit.data()[offset + i]) * jit.data()[offset + i];
+    }
+    return std::sqrt(d2 / n2);
+}
+
+pg::Options fixed(int iterations) {
+    pg::Options o;
+    o.max_iters = iterations;
+    o.eps_abs = o.eps_rel = 0;
+    return o;
+}
+
+template <class Options>
+Options fixed_aot(int iterations) {
+    Options o;
+    o.max_iters = iterations;
+    o.eps_abs = o.eps_rel = 0;
+    return o;
+}
+
+struct Superres {
+    pg::Image mask{{32, 32}}, kernel{{5, 5}}, b{{32, 32}};
+    Superres() {
+        const auto truth = pg::reference::make_denoise(64).clean;
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 5; ++x) kernel(x, y) = 1.0f / 25;
+        unsigned state = 12345;
+        for (int y = 0; y < 32; ++y)
+            for (int x = 0; x < 32; ++x) {
+                state = state * 1103515245u + 12345u;
+                mask(x, y) = (state >> 16) % 4 != 0 ? 1.0f : 0.0f;  // three samples in four kept
+                float s = 0;
+                for (int j = -2; j <= 2; ++j)
+                    for (int i = -2; i <= 2; ++i) s += truth((2 * x + i + 64) % 64, (2 * y + j + 64) % 64) / 25;
+                b(x, y) = mask(x, y) * s;
+            }
+    }
+    superres_admm::Data data(float lambda) const {
+        superres_admm::Data d;
+        d.sum_squares_arg_weight = to_buffer(mask);
+        d.sum_squares_kernel = to_buffer(kernel);
+        d.sum_squares_offset = negated(b);
+        d.group_norm1_weight = lambda;
+        return d;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("admm solver: TV denoising (DCT x-update through the generated passes) runs the JIT's iterations") {
+    const auto noisy = pg::reference::make_denoise(96).b;
+    const pg::Result jit = jit_admm(denoise_problem(noisy, 0.1f), fixed(150));
+
+    denoise_admm::Data d;
+    d.sum_squares_offset = negated(noisy);
+    d.group_norm1_weight = 0.1f;
+    denoise_admm::Solver s;
+    STATIC_REQUIRE(denoise_admm::Description::x_update_kind == pg::aot::XUpdate::dct);
+    REQUIRE(denoise_admm_init(s, {96, 96}, d, fixed_aot<denoise_admm::Options>(150)) == denoise_admm::Status::ok);
+    REQUIRE(denoise_admm_solve(s) == denoise_admm::Status::ok);
+    CHECK(denoise_admm_state(s).iterations == 150);
+    const double e = relative_difference(s.x(), jit.x);
+    std::printf("admm denoise (DCT) 96x96, 150 iterations: x %.2e from the JIT's (FFTW)\n", e);
+    CHECK(e <= 1e-5);
+    CHECK(std::abs(s.state().rho - jit.steps.at(0)) <= 1e-6 * jit.steps.at(0));
+}
+
+TEST_CASE("admm solver: TV deconvolution with periodic differences (FFT x-update) runs the JIT's iterations") {
+    const auto deconv = pg::reference::make_deconv(64);
+    const pg::Result jit = jit_admm(periodic_deblur_problem(deconv.kernel, deconv.b, 0.002f), fixed(200));
+
+    periodic_deblur_admm::Data d;
+    d.sum_squares_kernel = to_buffer(deconv.kernel);
+    d.sum_squares_offset = negated(deconv.b);
+    d.group_norm1_weight = 0.002f;
+    periodic_deblur_admm::Solver s;
+    STATIC_REQUIRE(periodic_deblur_admm::Description::x_update_kind == pg::aot::XUpdate::fft);
+    REQUIRE(s.init({64, 64}, d, fixed_aot<periodic_deblur_admm::Options>(200)) == periodic_deblur_admm::Status::ok);
+    REQUIRE(s.solve() == periodic_deblur_admm::Status::ok);
+    const double e = relative_difference(s.x(), jit.x);
+    std::printf("admm periodic deconvolution (FFT) 64x64, 200 iterations: x %.2e from the JIT's (FFTW)\n", e);
+    CHECK(e <= 1e-5);
+    CHECK(std::abs(s.state().dual_residual - jit.dual_residual) <= 1e-3 * jit.dual_residual);
+
+    // and with the default tolerances: the same stopping iteration
+    const pg::Result stopped = jit_admm(periodic_deblur_problem(deconv.kernel, deconv.b, 0.002f), pg::Options{});
+    periodic_deblur_admm::Solver t;
+    REQUIRE(t.init({64, 64}, d) == periodic_deblur_admm::Status::ok);
+    REQUIRE(t.solve() == periodic_deblur_admm::Status::ok);
+    CHECK(t.state().iterations == stopped.iterations);
+    CHECK(t.state().converged == stopped.converged);
+    CHECK(relative_difference(t.x(), stopped.x) <= 1e-5);
+}
+
+TEST_CASE("admm solver: TV deconvolution with nonnegativity (CG x-update) runs the JIT's iterations") {
+    const auto deconv = pg::reference::make_deconv(64);
+    const pg::Result jit = jit_admm(deblur_problem(deconv.kernel, deconv.b, 0.002f), fixed(100));
+
+    deblur_admm::Data d;
+    d.sum_squares_kernel = to_buffer(deconv.kernel);
+    d.sum_squares_offset = negated(deconv.b);
+    d.group_norm1_weight = 0.002f;
+    deblur_admm::Solver s;
+    STATIC_REQUIRE(deblur_admm::Description::x_update_kind == pg::aot::XUpdate::cg);
+    REQUIRE(s.init({64, 64}, d, fixed_aot<deblur_admm::Options>(100)) == deblur_admm::Status::ok);
+    REQUIRE(s.solve() == deblur_admm::Status::ok);
+    const double e = relative_difference(s.x(), jit.x);
+    std::printf("admm deconvolution (CG) 64x64, 100 iterations: x %.2e from the JIT's; CG iterations %d vs %d\n", e,
+                s.cg_iterations(), jit.cg_iterations);
+    CHECK(e <= 1e-5);
+    // preconditioned as the JIT's (a circulant stand-in inverted by the generated FFT passes)
+    STATIC_REQUIRE(deblur_admm::Description::cg_preconditioned);
+    CHECK(s.cg_iterations() == jit.cg_iterations);
+}
+
+TEST_CASE("admm solver: masked super-resolution (CG x-update) runs the JIT's iterations") {
+    const Superres sr;
+    const pg::Result jit = jit_admm(superres_problem(sr.mask, sr.kernel, sr.b, 0.01f), fixed(100));
+
+    superres_admm::Solver s;
+    STATIC_REQUIRE(superres_admm::Description::x_update_kind == pg::aot::XUpdate::cg);
+    REQUIRE(s.init({64, 64}, sr.data(0.01f), fixed_aot<superres_admm::Options>(100)) == superres_admm::Status::ok);
+    REQUIRE(s.solve() == superres_admm::Status::ok);
+    const double e = relative_difference(s.x(), jit.x);
+    std::printf("admm super-resolution (CG) 64x64, 100 iterations: x %.2e from the JIT's; CG iterations %d vs %d\n", e,
+                s.cg_iterations(), jit.cg_iterations);
+    CHECK(e <= 1e-5);
+    CHECK(s.cg_iterations() == jit.cg_iterations);
+}
+
+TEST_CASE("admm solver: a masked sparse fit (elementwise x-update) runs the JIT's iterations") {
+    const auto noisy = pg::reference::make_denoise(48).b;
+    pg::Image mask({48, 48});
+    for (int y = 0; y < 48; ++y)
+        for (int x = 0; x < 48; ++x) mask(x, y) = (x * 7 + y * 3) % 5 == 0 ? 0.0f : 1.0f;
+    const pg::Result jit = jit_admm(sparse_problem(mask, noisy, 0.05f), fixed(80));
+
+    sparse_admm::Data d;
+    d.sum_squares_arg_weight = to_buffer(mask);
+    d.sum_squares_offset = negated(noisy);
+    d.norm1_weight = 0.05f;
+    sparse_admm::Solver s;
+    STATIC_REQUIRE(sparse_admm::Description::x_update_kind == pg::aot::XUpdate::direct);
+    REQUIRE(s.init({48, 48}, d, fixed_aot<sparse_admm::Options>(80)) == sparse_admm::Status::ok);
+    REQUIRE(s.solve() == sparse_admm::Status::ok);
+    CHECK(relative_difference(s.x(), jit.x) <= 1e-5);
+}
+
+TEST_CASE("admm solver: two variables of different sizes (CG over both) run the JIT's iterations") {
+    const pg::Image b = pg::reference::make_denoise(32).b;
+    pg::Image c({16, 16});
+    for (int y = 0; y < 16; ++y)
+        for (int x = 0; x < 16; ++x) c(x, y) = b(2 * x, 2 * y) + 0.25f * float((x + 2 * y) % 5) / 4.0f;
+    const pg::Result jit = jit_admm(two_sizes_problem(b, c, 0.1f), fixed(60));
+
+    two_sizes_admm::Data d;
+    d.sum_squares_offset = negated(c);
+    d.sum_squares_2_offset = negated(b);
+    two_sizes_admm::Solver s;
+    REQUIRE(two_sizes_admm_init_variables(s, {{32, 32}, {16, 16}}, d, fixed_aot<two_sizes_admm::Options>(60)) ==
+            two_sizes_admm::Status::ok);
+    REQUIRE(two_sizes_admm_solve(s) == two_sizes_admm::Status::ok);
+    // the JIT's x is the variables stacked in order
+    CHECK(relative_difference(s.variable("x"), jit.x) <= 1e-5);
+    CHECK(relative_difference(s.variable("y"), jit.x, 32 * 32) <= 1e-5);
+}
+
+TEST_CASE("admm solver: step() in pieces equals solve(), and bad input returns a status naming the field") {
+    const Superres sr;
+    superres_admm::Solver whole, pieces;
+    REQUIRE(whole.init({64, 64}, sr.data(0.01f)) == superres_admm::Status::ok);
+    REQUIRE(whole.solve() == superres_admm::Status::ok);
+    REQUIRE(pieces.init({64, 64}, sr.data(0.01f)) == superres_admm::Status::ok);
+    while (!pieces.state().finished) REQUIRE(pieces.step(7) == superres_admm::Status::ok);
+    CHECK(pieces.state().iterations == whole.state().iterations);
+    bool same = true;
+    pieces.x().for_each_element([&](int i, int j) { same = same && pieces.x()(i, j) == whole.x()(i, j); });
+    CHECK(same);
+
+    superres_admm::Solver s;
+    CHECK(s.solve() == superres_admm::Status::not_initialized);
+    superres_admm::Data d = sr.data(0.01f);
+    CHECK(s.init({64, 62}, d) == superres_admm::Status::shape_mismatch);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'sum_squares_arg_weight' is 32x32"));
+    superres_admm::Data nan = d;
+    nan.sum_squares_offset = d.sum_squares_offset.copy();
+    nan.sum_squares_offset(3, 4) = std::numeric_limits<float>::quiet_NaN();
+    CHECK(s.init({64, 64}, nan) == superres_admm::Status::non_finite_input);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("sum_squares_offset"));
+    superres_admm::Data null = d;
+    null.sum_squares_kernel = Buffer();
+    CHECK(s.init({64, 64}, null) == superres_admm::Status::invalid_argument);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("sum_squares_kernel"));
+    superres_admm::Data negative = d;
+    negative.group_norm1_weight = -1;
+    CHECK(s.init({64, 64}, negative) == superres_admm::Status::invalid_argument);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("group_norm1_weight"));
+    superres_admm::Options bad_cg;
+    bad_cg.cg_tol = 1.5;
+    CHECK(s.init({64, 64}, d, bad_cg) == superres_admm::Status::invalid_argument);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("cg_tol"));
+    superres_admm::Options bad_rho;
+    bad_rho.rho = -2;
+    CHECK(s.init({64, 64}, d, bad_rho) == superres_admm::Status::invalid_argument);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("rho"));
+}
