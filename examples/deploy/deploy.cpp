@@ -1,6 +1,6 @@
 // A deployed deblurring program: links only a generated solver library (examples/deploy's
 // `deblur`, Pock–Chambolle, or with PROXGEN_DEPLOY_LADMM defined `deblur_ladmm`, linearized ADMM,
-// of the same problem) and the Halide runtime. Usage:
+// with PROXGEN_DEPLOY_ADMM `deblur_admm`, ADMM, of the same problem) and the Halide runtime. Usage:
 //   proxgen_deploy <b.npy> <kernel.npy> <lambda> <iterations> <x_out.npy> [--warmup]
 // Runs exactly <iterations> iterations (tolerances 0), writes x, and prints
 // ms/iteration. --warmup first runs one iteration on a throwaway solver, so that one-time costs
@@ -11,9 +11,12 @@
 #include <string>
 
 #include "npy_float32.hpp"
-#ifdef PROXGEN_DEPLOY_LADMM
+#if defined(PROXGEN_DEPLOY_LADMM)
 #include "deblur_ladmm.h"
 namespace generated = deblur_ladmm;
+#elif defined(PROXGEN_DEPLOY_ADMM)
+#include "deblur_admm.h"
+namespace generated = deblur_admm;
 #else
 #include "deblur.h"
 namespace generated = deblur;

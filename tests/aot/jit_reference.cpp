@@ -1,9 +1,9 @@
 // The JIT side of the deployment test: writes the deconvolution problem of gen_inputs.py
 // (make_deconv) as b.npy / kernel.npy, solves it with the JIT engine on the plan the generated
-// solvers run (aot::halide_only of the algorithm's plan: pc, the default, or ladmm), exactly
+// solvers run (aot::halide_only of the algorithm's plan: pc, the default, ladmm or admm), exactly
 // <iterations> iterations, and writes x_jit.npy. Prints JIT ms/iteration (compilation excluded).
 // With 0 iterations it only writes the inputs.
-//   proxgen_aot_jit_reference <width> <lambda> <iterations> <out dir> [pc|ladmm]
+//   proxgen_aot_jit_reference <width> <lambda> <iterations> <out dir> [pc|ladmm|admm]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,9 +16,9 @@
 
 int main(int argc, char** argv) {
     namespace pg = proxgen;
-    const bool ladmm = argc == 6 && std::string(argv[5]) == "ladmm";
-    if (argc != 5 && !(argc == 6 && (ladmm || std::string(argv[5]) == "pc"))) {
-        std::fprintf(stderr, "usage: %s <width> <lambda> <iterations> <out dir> [pc|ladmm]\n", argv[0]);
+    const std::string algorithm = argc == 6 ? argv[5] : "pc";
+    if ((argc != 5 && argc != 6) || (algorithm != "pc" && algorithm != "ladmm" && algorithm != "admm")) {
+        std::fprintf(stderr, "usage: %s <width> <lambda> <iterations> <out dir> [pc|ladmm|admm]\n", argv[0]);
         return 2;
     }
     const int width = std::atoi(argv[1]);
@@ -36,8 +36,9 @@ int main(int argc, char** argv) {
         auto problem = deblur_problem(deconv.kernel, deconv.b, lambda);
         const auto normalized = pg::detail::normalized(problem);
         const pg::ir::Problem ir =
-            pg::aot::halide_only(ladmm ? pg::detail::plan_for<pg::Algorithm::ladmm>(normalized)
-                                       : pg::detail::plan_for<pg::Algorithm::pock_chambolle>(normalized));
+            pg::aot::halide_only(algorithm == "ladmm"  ? pg::detail::plan_for<pg::Algorithm::ladmm>(normalized)
+                                 : algorithm == "admm" ? pg::detail::plan_for<pg::Algorithm::admm>(normalized)
+                                                       : pg::detail::plan_for<pg::Algorithm::pock_chambolle>(normalized));
         pg::Options opt;
         opt.max_iters = iterations;
         opt.eps_abs = opt.eps_rel = 0;
