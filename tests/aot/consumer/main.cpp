@@ -1,10 +1,11 @@
-// Denoises a noisy step image with the generated solvers (Pock–Chambolle and linearized ADMM of one
-// problem): checks that each converges, that each result is closer to the clean image than the
-// noisy one is, and that the two agree. Exit 0 on success.
+// Denoises a noisy step image with the generated solvers (Pock–Chambolle, linearized ADMM and ADMM
+// of one problem): checks that each converges, that each result is closer to the clean image than
+// the noisy one is, and that they agree. Exit 0 on success.
 #include <cmath>
 #include <cstdio>
 
 #include "tv.h"
+#include "tv_admm.h"
 #include "tv_ladmm.h"
 
 namespace {
@@ -48,15 +49,21 @@ int main() {
     });
     tv::Solver pc;
     tv_ladmm::Solver ladmm;
+    tv_admm::Solver admm;
     if (!denoise<tv::Solver, tv::Data, tv::Options>("tv", pc, offset, clean, noisy_err) ||
-        !denoise<tv_ladmm::Solver, tv_ladmm::Data, tv_ladmm::Options>("tv_ladmm", ladmm, offset, clean, noisy_err))
+        !denoise<tv_ladmm::Solver, tv_ladmm::Data, tv_ladmm::Options>("tv_ladmm", ladmm, offset, clean, noisy_err) ||
+        !denoise<tv_admm::Solver, tv_admm::Data, tv_admm::Options>("tv_admm", admm, offset, clean, noisy_err))
         return 1;
-    // both reach the one optimum (to their tolerances)
-    double d2 = 0, n2 = 0;
-    pc.x().for_each_element([&](int i, int j) {
-        d2 += std::pow(double(pc.x()(i, j)) - ladmm.x()(i, j), 2);
-        n2 += std::pow(double(pc.x()(i, j)), 2);
-    });
-    std::printf("tv vs tv_ladmm: relative difference %.3g\n", std::sqrt(d2 / n2));
-    return std::sqrt(d2 / n2) < 1e-2 ? 0 : 1;
+    // all reach the one optimum (to their tolerances)
+    auto difference = [&](const Buffer& x) {
+        double d2 = 0, n2 = 0;
+        pc.x().for_each_element([&](int i, int j) {
+            d2 += std::pow(double(pc.x()(i, j)) - x(i, j), 2);
+            n2 += std::pow(double(pc.x()(i, j)), 2);
+        });
+        return std::sqrt(d2 / n2);
+    };
+    const double d_ladmm = difference(ladmm.x()), d_admm = difference(admm.x());
+    std::printf("tv vs tv_ladmm: relative difference %.3g; tv vs tv_admm: %.3g\n", d_ladmm, d_admm);
+    return d_ladmm < 1e-2 && d_admm < 1e-2 ? 0 : 1;
 }
