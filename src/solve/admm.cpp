@@ -11,6 +11,7 @@
 #include <string>
 
 #include "proxgen/algorithms/admm.hpp"
+#include "proxgen/algorithms/conjugate_gradient.hpp"
 #include "proxgen/algorithms/hqs.hpp"
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
@@ -60,7 +61,7 @@ double dot(const Image& a, const Image& b) {
 }
 
 /// x += step d, r −= step gd; returns ‖r‖² after the update.
-double cg_update(Image& x, Image& r, const Image& d, const Image& gd, double step) {
+double cg_update(Image& x, Image& r, const Image& d, const Image& gd, float step) {
     float *px = x.data(), *pr = r.data();
     const float *pd = d.data(), *pg = gd.data();
     const float s = float(step);
@@ -76,7 +77,7 @@ double cg_update(Image& x, Image& r, const Image& d, const Image& gd, double ste
 }
 
 /// d = s + beta d.
-void cg_direction(Image& d, const Image& s, double beta) {
+void cg_direction(Image& d, const Image& s, float beta) {
     float* pd = d.data();
     const float* ps = s.data();
     const float b = float(beta);
@@ -108,7 +109,6 @@ public:
             for (const auto* terms : {&c->omega, &c->psi})
                 for (const auto& t : *terms) approx_.push_back(t.expr);
     }
-    bool preconditioned() const { return !approx_.empty() || (p_.omega.empty() && p_.psi.empty()); }
     /// The "direction" input of kernels that do not use it (every kernel takes it).
     const Image& direction() const { return d_.empty() ? rhs_ : d_; }
 
@@ -123,7 +123,7 @@ public:
             rhs_or_x_.run();
             spectral_.solve(rhs_, x, 0.0, 1.0, rho);
             return;
-        case plan::XUpdate::cg: residual_.run(); conjugate_gradient(x, rho); return;
+        case plan::XUpdate::cg: conjugate_gradient(x, rho); return;
         case plan::XUpdate::closed_form_prox: break;
         }
         PROXGEN_INTERNAL_ASSERT(false);
@@ -132,12 +132,9 @@ public:
 
 private:
 
-    /// s = M⁻¹ r: the circulant preconditioner (FFT solve), or s = r without one.
+    /// s = M⁻¹ r: the circulant preconditioner (FFT solve); without one s is r itself.
     void precondition(double rho) {
-        if (approx_.empty()) {
-            std::copy(r_.data(), r_.data() + r_.size(), s_.data());
-            return;
-        }
+        if (approx_.empty()) return;
         if (!precond_ || precond_rho_ != rho) {
             precond_ = std::make_unique<spectral::GramSolver>(spectral::Basis::fft, p_.variable_shape);
             std::size_t i = 0;
@@ -149,27 +146,28 @@ private:
         precond_->solve(r_, s_);
     }
 
-    /// Preconditioned conjugate gradient on G x = rhs from the current x (warm start); stops when
-    /// the residual fell by opt.cg_tol or after opt.cg_max_iters.
+    /// The conjugate gradient card's runner (proxgen/algorithms/conjugate_gradient.hpp) over this
+    /// x-update's kernels and buffers, for one solve at penalty ρ.
+    struct CG {
+        XUpdate& u;
+        Image& x;
+        double rho;
+        const Image& s() const { return u.approx_.empty() ? u.r_ : u.s_; }
+        bool residual() { return u.residual_.run(), true; }
+        bool precondition() { return u.precondition(rho), true; }
+        bool preconditioned() const { return !u.approx_.empty(); }
+        bool start_direction() { return std::copy(s().data(), s().data() + s().size(), u.d_.data()), true; }
+        bool gram() { return u.gram_.run(), true; }
+        double dot_r_s() { return dot(u.r_, s()); }
+        double dot_r_r() { return dot(u.r_, u.r_); }
+        double dot_d_gd() { return dot(u.d_, u.gd_); }
+        double update(float step) { return cg_update(x, u.r_, u.d_, u.gd_, step); }
+        bool direction(float beta) { return cg_direction(u.d_, s(), beta), true; }
+    };
+
     void conjugate_gradient(Image& x, double rho) {
-        precondition(rho);  // r_ = rhs − G x already (QuadraticKernels::residual)
-        std::copy(s_.data(), s_.data() + s_.size(), d_.data());
-        double rs = dot(r_, s_);
-        // relative to the warm start's residual, not to ‖rhs‖: once ρ is large, ‖rhs‖ is dominated
-        // by ρKᵀz and a tolerance on it would freeze x (HQS stalled that way)
-        const double r0 = dot(r_, r_), stop = opt_.cg_tol * opt_.cg_tol * r0;
-        double rr = r0;
-        for (int k = 0; k < opt_.cg_max_iters && r0 > 0 && rr > stop; ++k) {
-            gram_.run();  // gd = G d
-            const double dgd = dot(d_, gd_);
-            if (!(dgd > 0) || !(rs > 0)) break;  // G is positive semi-definite: d is in its null space
-            rr = cg_update(x, r_, d_, gd_, rs / dgd);
-            precondition(rho);
-            const double rs_next = dot(r_, s_);
-            cg_direction(d_, s_, rs_next / rs);
-            rs = rs_next;
-            ++cg_total_;
-        }
+        CG run{*this, x, rho};
+        algorithms::conjugate_gradient(run, {opt_.cg_tol, opt_.cg_max_iters}, cg_total_);
     }
 
     const ir::Problem& p_;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "proxgen/algorithms/admm.hpp"
+#include "proxgen/algorithms/conjugate_gradient.hpp"
 #include "proxgen/aot/solver_base.hpp"
 #include "proxgen/aot/spectral_solve.hpp"
 #include "proxgen/solve/step_rules.hpp"
@@ -233,13 +234,20 @@ private:
         }
     }
 
+    /// Σ a·b in float64 over every variable, in four interleaved partial sums (a fixed order the
+    /// compiler may vectorize without reassociating: the same bits on every target).
     static double dot(Variables& a, Variables& b) {
-        double s = 0;
+        double total = 0;
         for (std::size_t j = 0; j < a.size(); ++j) {
             const float *pa = a[j].data(), *pb = b[j].data();
-            for (std::size_t i = 0, n = a[j].number_of_elements(); i < n; ++i) s += double(pa[i]) * double(pb[i]);
+            const std::size_t n = a[j].number_of_elements(), n4 = n - n % 4;
+            double s[4] = {0, 0, 0, 0};
+            for (std::size_t i = 0; i < n4; i += 4)
+                for (int k = 0; k < 4; ++k) s[k] += double(pa[i + k]) * double(pb[i + k]);
+            for (std::size_t i = n4; i < n; ++i) s[0] += double(pa[i]) * double(pb[i]);
+            total += (s[0] + s[1]) + (s[2] + s[3]);
         }
-        return s;
+        return total;
     }
 
     /// s = M⁻¹ r by the circulant stand-in's FFT inverse; false (error_ set) on a failure.
@@ -252,55 +260,71 @@ private:
         return true;
     }
 
-    /// (Preconditioned) conjugate gradient on G x = rhs from the current x (warm start), as the
-    /// JIT's: stops when the residual fell by cg_tol or after cg_max_iters.
-    bool conjugate_gradient(double rho) {
-        if (!call(&Description::cg_residual, r_)) return false;  // r = rhs − G x
-        for (int j = 0; j < n_var; ++j) {
-            r_[j].copy_to_host();
-            x_[j].copy_to_host();
-        }
-        // s = M⁻¹ r (r itself without a preconditioner)
-        Variables& s = use_preconditioner_ ? s_ : r_;
-        if (use_preconditioner_ && !precondition(rho)) return false;
-        for (int j = 0; j < n_var; ++j) {
-            d_[j].copy_from(s[j]);
-            d_[j].set_host_dirty();
-        }
-        double rs = dot(r_, s);
-        // relative to the warm start's residual, as the JIT's
-        const double r0 = dot(r_, r_), stop = options_.cg_tol * options_.cg_tol * r0;
-        double rr = r0;
-        for (int k = 0; k < options_.cg_max_iters && r0 > 0 && rr > stop; ++k) {
-            if (!call(&Description::gram, gd_)) return false;  // gd = G d
-            for (Buffer& b : gd_) b.copy_to_host();
-            const double dgd = dot(d_, gd_);
-            if (!(dgd > 0) || !(rs > 0)) break;  // G is positive semi-definite: d is in its null space
-            const float step = float(rs / dgd);
-            rr = 0;
+    /// The conjugate gradient card's runner (proxgen/algorithms/conjugate_gradient.hpp): the
+    /// operator and the preconditioner are pipelines, the vector updates run here on the host.
+    struct CG {
+        ADMM& a;
+        double rho;
+        Variables& s() { return a.use_preconditioner_ ? a.s_ : a.r_; }
+        bool residual() {
+            if (!a.call(&Description::cg_residual, a.r_)) return false;  // r = rhs − G x
             for (int j = 0; j < n_var; ++j) {
-                float *px = x_[j].data(), *pr = r_[j].data();
-                const float *pd = d_[j].data(), *pg = gd_[j].data();
-                for (std::size_t i = 0, n = x_[j].number_of_elements(); i < n; ++i) {
+                a.r_[j].copy_to_host();
+                a.x_[j].copy_to_host();
+            }
+            return true;
+        }
+        bool precondition() { return !a.use_preconditioner_ || a.precondition(rho); }
+        bool preconditioned() const { return a.use_preconditioner_; }
+        bool start_direction() {
+            for (int j = 0; j < n_var; ++j) {
+                a.d_[j].copy_from(s()[j]);
+                a.d_[j].set_host_dirty();
+            }
+            return true;
+        }
+        bool gram() {
+            if (!a.call(&Description::gram, a.gd_)) return false;  // gd = G d
+            for (Buffer& b : a.gd_) b.copy_to_host();
+            return true;
+        }
+        double dot_r_s() { return dot(a.r_, s()); }
+        double dot_r_r() { return dot(a.r_, a.r_); }
+        double dot_d_gd() { return dot(a.d_, a.gd_); }
+        double update(float step) {
+            double total = 0;
+            for (int j = 0; j < n_var; ++j) {
+                float *px = a.x_[j].data(), *pr = a.r_[j].data();
+                const float *pd = a.d_[j].data(), *pg = a.gd_[j].data();
+                const std::size_t n = a.x_[j].number_of_elements(), n4 = n - n % 4;
+                double rr[4] = {0, 0, 0, 0};
+                auto at = [&](std::size_t i, int k) {
                     px[i] += step * pd[i];
                     pr[i] -= step * pg[i];
-                    rr += double(pr[i]) * double(pr[i]);
-                }
+                    rr[k] += double(pr[i]) * double(pr[i]);
+                };
+                for (std::size_t i = 0; i < n4; i += 4)
+                    for (int k = 0; k < 4; ++k) at(i + std::size_t(k), k);
+                for (std::size_t i = n4; i < n; ++i) at(i, 0);
+                total += (rr[0] + rr[1]) + (rr[2] + rr[3]);
+                a.x_[j].set_host_dirty();
             }
-            if (use_preconditioner_ && !precondition(rho)) return false;
-            const double rs_next = use_preconditioner_ ? dot(r_, s) : rr;
-            const float beta = float(rs_next / rs);
-            for (int j = 0; j < n_var; ++j) {
-                float* pd = d_[j].data();
-                const float* ps = s[j].data();
-                for (std::size_t i = 0, n = d_[j].number_of_elements(); i < n; ++i) pd[i] = ps[i] + beta * pd[i];
-                d_[j].set_host_dirty();
-            }
-            rs = rs_next;
-            ++cg_total_;
+            return total;
         }
-        for (Buffer& b : x_) b.set_host_dirty();
-        return true;
+        bool direction(float beta) {
+            for (int j = 0; j < n_var; ++j) {
+                float* pd = a.d_[j].data();
+                const float* ps = s()[j].data();
+                for (std::size_t i = 0, n = a.d_[j].number_of_elements(); i < n; ++i) pd[i] = ps[i] + beta * pd[i];
+                a.d_[j].set_host_dirty();
+            }
+            return true;
+        }
+    };
+
+    bool conjugate_gradient(double rho) {
+        CG run{*this, rho};
+        return algorithms::conjugate_gradient(run, {options_.cg_tol, options_.cg_max_iters}, cg_total_);
     }
 
     // The card's Runner (proxgen/algorithms/admm.hpp); iterations_per_call, record and
