@@ -2,8 +2,9 @@
 // (make_deconv) as b.npy / kernel.npy, solves it with the JIT engine on the plan the generated
 // solvers run (aot::halide_only of the algorithm's plan: pc, the default, ladmm or admm), exactly
 // <iterations> iterations, and writes x_jit.npy. Prints JIT ms/iteration (compilation excluded).
-// With 0 iterations it only writes the inputs.
-//   proxgen_aot_jit_reference <width> <lambda> <iterations> <out dir> [pc|ladmm|admm]
+// With 0 iterations it only writes the inputs. admm_periodic: ADMM on the same deconvolution with
+// periodic differences (tests/aot/periodic_deblur_problem.hpp), whose x-update is exact by FFT.
+//   proxgen_aot_jit_reference <width> <lambda> <iterations> <out dir> [pc|ladmm|admm|admm_periodic]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -12,13 +13,16 @@
 #include <proxgen/proxgen.hpp>
 
 #include "../../examples/deploy/deblur_problem.hpp"
+#include "periodic_deblur_problem.hpp"
 #include "reference_problems.hpp"
 
 int main(int argc, char** argv) {
     namespace pg = proxgen;
     const std::string algorithm = argc == 6 ? argv[5] : "pc";
-    if ((argc != 5 && argc != 6) || (algorithm != "pc" && algorithm != "ladmm" && algorithm != "admm")) {
-        std::fprintf(stderr, "usage: %s <width> <lambda> <iterations> <out dir> [pc|ladmm|admm]\n", argv[0]);
+    if ((argc != 5 && argc != 6) ||
+        (algorithm != "pc" && algorithm != "ladmm" && algorithm != "admm" && algorithm != "admm_periodic")) {
+        std::fprintf(stderr, "usage: %s <width> <lambda> <iterations> <out dir> [pc|ladmm|admm|admm_periodic]\n",
+                     argv[0]);
         return 2;
     }
     const int width = std::atoi(argv[1]);
@@ -36,9 +40,12 @@ int main(int argc, char** argv) {
         auto problem = deblur_problem(deconv.kernel, deconv.b, lambda);
         const auto normalized = pg::detail::normalized(problem);
         const pg::ir::Problem ir =
-            pg::aot::halide_only(algorithm == "ladmm"  ? pg::detail::plan_for<pg::Algorithm::ladmm>(normalized)
-                                 : algorithm == "admm" ? pg::detail::plan_for<pg::Algorithm::admm>(normalized)
-                                                       : pg::detail::plan_for<pg::Algorithm::pock_chambolle>(normalized));
+            algorithm == "admm_periodic"
+                ? pg::detail::plan_for<pg::Algorithm::admm>(
+                      pg::detail::normalized(periodic_deblur_problem(deconv.kernel, deconv.b, lambda)))
+                : pg::aot::halide_only(algorithm == "ladmm"  ? pg::detail::plan_for<pg::Algorithm::ladmm>(normalized)
+                                       : algorithm == "admm" ? pg::detail::plan_for<pg::Algorithm::admm>(normalized)
+                                                             : pg::detail::plan_for<pg::Algorithm::pock_chambolle>(normalized));
         pg::Options opt;
         opt.max_iters = iterations;
         opt.eps_abs = opt.eps_rel = 0;
