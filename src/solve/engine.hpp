@@ -55,6 +55,18 @@ double norm2_diff(const Image& a, const Image& b);  // ‖a − b‖₂
 /// ‖K‖ of one Ψ term estimated on its data: Lanczos on KᵀK with an a-posteriori residual bound,
 /// × 1.003 (norm_estimate.cpp); cached per structure and data.
 double power_iteration_norm(const ir::Problem& p, const ir::Term& t);
+/// KᵀK v for one term t of p (built, not compiled), over p's data arguments: one output per
+/// variable. The JIT builds it on a problem holding t alone; a generated solver's init on its whole
+/// plan (the norm-estimate card, proxgen/algorithms/norm_estimate.hpp, applies it).
+struct GramOfTerm {
+    lower::Params params;
+    lower::StateParams v;
+    Halide::Pipeline pipe;
+    GramOfTerm(const ir::Problem& p, const ir::Term& t);
+    explicit GramOfTerm(const ir::Problem& single) : GramOfTerm(single, single.psi.front()) {}
+    /// p's data arguments, then v (per variable).
+    std::vector<Halide::Argument> arguments() const;
+};
 /// ‖[K_1; …; K_n]‖ of all Ψ operators, or of these, estimated the same way.
 double stacked_norm_estimate(const ir::Problem& p);
 double stacked_norm_estimate(const ir::Problem& p, const std::vector<const ir::Term*>& terms);

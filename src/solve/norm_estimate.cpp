@@ -9,13 +9,9 @@
 // when the top singular vectors coincide).
 //
 // Where a bound is not known to be exact (or there is none: user operators), ‖K‖ is estimated on
-// the actual operator and data by Lanczos on KᵀK (the Krylov acceleration of power iteration: the
-// same applications of K and Kᵀ, but the largest Ritz value converges in tens of steps where power
-// iteration needs thousands for convolutions, whose spectrum is dense near the top). Each step
-// gives an a-posteriori bound: the Ritz value θ plus its residual |β·s| bounds an eigenvalue of KᵀK
-// from above, so the estimate approaches ‖K‖² from above once the top eigenvalue is found (a random
-// start has it). The estimate is √(θ + |β·s|) × kMargin, kept only where it is below the planner's
-// bound (which stays a guarantee). Estimates are cached per structure and data fingerprint, so a
+// the actual operator and data by the norm-estimate card (proxgen/algorithms/norm_estimate.hpp:
+// Lanczos on KᵀK, approaching ‖K‖ from above), kept only where it is below the planner's bound
+// (which stays a guarantee). Estimates are cached per structure and data fingerprint, so a
 // re-solve with the same data does not repeat them.
 #include <algorithm>
 #include <optional>
@@ -31,6 +27,7 @@
 #include <random>
 
 #include "engine.hpp"
+#include "proxgen/algorithms/norm_estimate.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/plan/planner.hpp"
 
@@ -38,48 +35,33 @@ namespace proxgen::detail {
 
 using namespace Halide;
 
+GramOfTerm::GramOfTerm(const ir::Problem& p, const ir::Term& t) : params(p), v(p, "v") {
+    const lower::State vin = v.lowered();
+    lower::Lowerer L(p, params, vin);
+    lower::Stages st;
+    const lower::Lowered kv = L.forward(t.expr, vin, lower::Part::linear, st);
+    const auto back = L.adjoint_state(t.expr, kv, st);
+    std::vector<Func> outs;
+    std::vector<int> ranks;
+    for (std::size_t j = 0; j < vin.size(); ++j) {
+        Func out(jit::state_name("gram_of_term", int(j)));
+        const auto av = lower::args(vin[j].rank());
+        if (back[j]) out(av) = (*back[j])(av);
+        else out(av) = 0.0f;
+        outs.push_back(out);
+        ranks.push_back(vin[j].rank());
+    }
+    lower::schedule_outputs(outs, ranks, st);
+    pipe = Pipeline(outs);
+}
+
+std::vector<Argument> GramOfTerm::arguments() const {
+    auto a = params.arguments();
+    v.append_to(a);
+    return a;
+}
+
 namespace {
-
-/// Stop once the residual bound is below this fraction of θ (θ + residual then overestimates the
-/// top eigenvalue of KᵀK by at most 0.1 %, ‖K‖ by 0.05 %).
-constexpr double kRelativeResidual = 1e-3;
-/// Lanczos steps at most (each one application of every K_iᵀK_i).
-constexpr int kMaxSteps = 40;
-/// Covers float32 rounding in the Gram pipelines (relative ~1e-6 per application) and a Ritz value
-/// that has not yet met the top eigenvalue when the step limit stops it early (tested: within 1 %
-/// of the true norm on operators with known norms, never below).
-constexpr double kMargin = 1.003;
-
-/// KᵀK v for one term (built, not compiled): one output per variable.
-struct GramOfTerm {
-    lower::Params params;
-    lower::StateParams v;
-    Pipeline pipe;
-    explicit GramOfTerm(const ir::Problem& single) : params(single), v(single, "v") {
-        const lower::State vin = v.lowered();
-        lower::Lowerer L(single, params, vin);
-        lower::Stages st;
-        const lower::Lowered kv = L.forward(single.psi[0].expr, vin, lower::Part::linear, st);
-        const auto back = L.adjoint_state(single.psi[0].expr, kv, st);
-        std::vector<Func> outs;
-        std::vector<int> ranks;
-        for (std::size_t j = 0; j < vin.size(); ++j) {
-            Func out(jit::state_name("gram_of_term", int(j)));
-            const auto av = lower::args(vin[j].rank());
-            if (back[j]) out(av) = (*back[j])(av);
-            else out(av) = 0.0f;
-            outs.push_back(out);
-            ranks.push_back(vin[j].rank());
-        }
-        lower::schedule_outputs(outs, ranks, st);
-        pipe = Pipeline(outs);
-    }
-    std::vector<Argument> arguments() const {
-        auto a = params.arguments();
-        v.append_to(a);
-        return a;
-    }
-};
 
 /// A problem holding only term t, over p's variables.
 ir::Problem single_term(const ir::Problem& p, const ir::Term& t) {
@@ -129,53 +111,6 @@ std::map<std::string, double>& estimate_cache() {
     return cache;
 }
 
-/// Largest eigenvalue of the symmetric tridiagonal T (diagonal a, off-diagonal b) and the last
-/// component of its unit eigenvector, by Jacobi rotations on the dense matrix (T is at most
-/// kMaxSteps × kMaxSteps).
-std::pair<double, double> top_ritz_pair(const std::vector<double>& a, const std::vector<double>& b) {
-    const int m = int(a.size());
-    std::vector<double> A(std::size_t(m) * m, 0.0), V(std::size_t(m) * m, 0.0);
-    auto at = [m](std::vector<double>& M, int i, int j) -> double& { return M[std::size_t(i) * m + j]; };
-    for (int i = 0; i < m; ++i) {
-        at(A, i, i) = a[i];
-        at(V, i, i) = 1.0;
-        if (i + 1 < m) at(A, i, i + 1) = at(A, i + 1, i) = b[i];
-    }
-    for (int sweep = 0; sweep < 100; ++sweep) {
-        double off = 0, diag = 0;
-        for (int i = 0; i < m; ++i)
-            for (int j = 0; j < m; ++j) (i == j ? diag : off) += at(A, i, j) * at(A, i, j);
-        if (off <= 1e-30 * std::max(diag, 1e-300)) break;
-        for (int p = 0; p < m; ++p)
-            for (int q = p + 1; q < m; ++q) {
-                const double apq = at(A, p, q);
-                if (apq == 0) continue;
-                const double theta = (at(A, q, q) - at(A, p, p)) / (2 * apq);
-                const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1));
-                const double c = 1 / std::sqrt(t * t + 1), s = t * c;
-                for (int k = 0; k < m; ++k) {  // A ← Jᵀ A J
-                    const double akp = at(A, k, p), akq = at(A, k, q);
-                    at(A, k, p) = c * akp - s * akq;
-                    at(A, k, q) = s * akp + c * akq;
-                }
-                for (int k = 0; k < m; ++k) {
-                    const double apk = at(A, p, k), aqk = at(A, q, k);
-                    at(A, p, k) = c * apk - s * aqk;
-                    at(A, q, k) = s * apk + c * aqk;
-                }
-                for (int k = 0; k < m; ++k) {
-                    const double vkp = at(V, k, p), vkq = at(V, k, q);
-                    at(V, k, p) = c * vkp - s * vkq;
-                    at(V, k, q) = s * vkp + c * vkq;
-                }
-            }
-    }
-    int top = 0;
-    for (int i = 1; i < m; ++i)
-        if (at(A, i, i) > at(A, top, top)) top = i;
-    return {at(A, top, top), at(V, m - 1, top)};
-}
-
 jit::KernelPtr gram_kernel(const ir::Problem& single) {
     double compile_seconds = 0;
     return cached_as<jit::Kernel>("norm:" + ir::signature(single), [&] {
@@ -205,49 +140,26 @@ double lanczos_norm(const ir::Problem& p, const std::vector<const ir::Term*>& te
         data.back().bind(grams.back());
         grams.back().in_state("v", v, shapes).out_state(0, w[i], shapes);
     }
-    const std::size_t n = v.size();
-    std::vector<double> q(n), q_prev(n, 0.0), r(n);
-    std::mt19937 gen(12345);
-    std::normal_distribution<double> normal;
-    double nq = 0;
-    for (auto& e : q) {
-        e = normal(gen);
-        nq += e * e;
-    }
-    nq = std::sqrt(nq);
-    for (auto& e : q) e /= nq;
-    std::vector<double> alpha, beta;
-    double estimate = 0, beta_prev = 0;
-    for (int step = 0; step < kMaxSteps; ++step) {
-        for (std::size_t i = 0; i < n; ++i) v.data()[i] = float(q[i]);
-        for (auto& g : grams) g.run();
-        double a = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            double s = 0;
-            for (const Image& wi : w) s += wi.data()[i];
-            r[i] = s;
-            a += s * q[i];
+    struct Runner {
+        Image& v;
+        std::vector<Image>& w;
+        std::deque<jit::Call>& grams;
+        std::size_t size() const { return v.size(); }
+        bool apply(const std::vector<double>& q, std::vector<double>& out) {
+            for (std::size_t i = 0; i < q.size(); ++i) v.data()[i] = float(q[i]);
+            for (auto& g : grams) g.run();
+            for (std::size_t i = 0; i < q.size(); ++i) {
+                double s = 0;
+                for (const Image& wi : w) s += wi.data()[i];
+                out[i] = s;
+            }
+            return true;
         }
-        double bnext = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            r[i] -= a * q[i] + beta_prev * q_prev[i];
-            bnext += r[i] * r[i];
-        }
-        bnext = std::sqrt(bnext);
-        alpha.push_back(a);
-        const auto [theta, last] = top_ritz_pair(alpha, beta);
-        const double residual = std::abs(bnext * last);
-        if (!std::isfinite(theta) || !std::isfinite(residual))
-            fail("estimating ||K|| of {}: the operator produced non-finite values", what);
-        estimate = theta + residual;
-        if (theta <= 0 && bnext <= 0) return 0;  // K v = 0 from a random start: K is 0 (up to rounding)
-        if (residual <= kRelativeResidual * theta || bnext <= 1e-12 * std::max(theta, 1e-300)) break;
-        beta.push_back(bnext);
-        beta_prev = bnext;
-        std::swap(q_prev, q);
-        for (std::size_t i = 0; i < n; ++i) q[i] = r[i] / bnext;
-    }
-    return kMargin * std::sqrt(std::max(estimate, 0.0));
+    } runner{v, w, grams};
+    double norm = 0;
+    if (algorithms::lanczos_norm(runner, norm) == algorithms::NormEstimate::non_finite)
+        fail("estimating ||K|| of {}: the operator produced non-finite values", what);
+    return norm;
 }
 
 double cached_norm(const ir::Problem& p, const std::vector<const ir::Term*>& terms, const std::string& what) {
