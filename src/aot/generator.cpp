@@ -291,6 +291,13 @@ int run(const ir::Problem& planned, const CommandLine& c, const DataSources* sou
     Emitted e = p.algorithm == Algorithm::ladmm  ? ladmm_steps(p, c, lib_target, iterations_per_call)
                 : p.algorithm == Algorithm::admm ? admm_steps(p, c, lib_target, iterations_per_call)
                                                  : pc_steps(p, c, lib_target, iterations_per_call);
+    // the Gram pipelines of the ||K|| estimates the generated init makes (the JIT's rule)
+    const NormEstimates estimates = norm_estimates(p);
+    for (std::size_t k = 0; k < estimates.terms.size(); ++k) {
+        const NormEstimates::Term& t = estimates.terms[k];
+        detail::GramOfTerm g(p, t.psi ? p.psi[std::size_t(t.index)] : p.omega[std::size_t(t.index)]);
+        e.pipelines.emplace_back(g.pipe, "norm_gram" + std::to_string(k), g.arguments());
+    }
     const std::string stem = c.out_dir + "/" + c.name;
     // One object per step: a GPU module keeps its kernels in a buffer named after the GPU API
     // alone ("cuda_gpu_source_kernels"), so steps merged into one module would all share the

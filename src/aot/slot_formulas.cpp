@@ -37,7 +37,10 @@ std::string curvature_scale_code(const ir::Problem& p) {
         for (const ir::Term* t : block) {
             const Code c = card_of(*t).curvature_code(*t);
             if (c.text == "0") continue;  // a non-smooth penalty adds nothing
-            const Code bound = plan::norm_bound_code(t->expr);
+            // the term's ||K|| as init tightened it
+            const bool omega = t >= p.omega.data() && t < p.omega.data() + p.omega.size();
+            const Code bound{omega ? fmt::format("omega_norms[{}]", t - p.omega.data())
+                                   : fmt::format("psi_norms[{}]", t - p.psi.data())};
             const catalogue::Emitter d;
             group += fmt::format("            group += {};\n", (d.weight(*t) * d.beta(*t) * d.beta(*t) * bound * bound * c).text);
         }

@@ -15,7 +15,8 @@ namespace proxgen::aot {
 /// μ of Ω(x) − μ/2‖x‖² convex (plan::strong_convexity), as a function body.
 std::string strong_convexity_code(const ir::Problem& p);
 
-/// ω, the curvature scale of the smooth terms (detail::curvature_scale), as a function body.
+/// ω, the curvature scale of the smooth terms (detail::curvature_scale), as a function body reading
+/// the terms' ‖K‖ (as tightened at init) from psi_norms[i] and omega_norms[j].
 std::string curvature_scale_code(const ir::Problem& p);
 
 /// An upper bound on ‖K‖₂ of the node's linear part (plan::norm_bound).

@@ -120,6 +120,37 @@ SlotTable slot_table(const ir::Problem& p) {
     return s;
 }
 
+NormEstimates norm_estimates(const ir::Problem& p) {
+    NormEstimates e;
+    e.psi_gram.assign(p.psi.size(), -1);
+    e.omega_gram.assign(p.omega.size(), -1);
+    std::vector<bool> psi_needed(p.psi.size(), false);
+    for (const ir::Term& t : p.psi) {
+        e.psi_estimated.push_back(!plan::norm_bound_exact(t.expr));
+        e.psi_general.push_back(!plan::linear_facts(t.expr).scalar_identity);
+        psi_needed[std::size_t(&t - p.psi.data())] = e.psi_estimated.back();
+    }
+    for (const auto& block : detail::coupled_blocks(p, false)) {
+        int general = 0;
+        for (const ir::Term* t : block) general += e.psi_general[std::size_t(t - p.psi.data())] ? 1 : 0;
+        if (general >= 2)
+            for (const ir::Term* t : block) psi_needed[std::size_t(t - p.psi.data())] = true;
+    }
+    for (std::size_t i = 0; i < p.psi.size(); ++i)
+        if (psi_needed[i]) {
+            e.psi_gram[i] = int(e.terms.size());
+            e.terms.push_back({true, int(i)});
+        }
+    for (std::size_t j = 0; j < p.omega.size(); ++j) {
+        e.omega_estimated.push_back(!plan::norm_bound_exact(p.omega[j].expr));
+        if (e.omega_estimated.back()) {
+            e.omega_gram[j] = int(e.terms.size());
+            e.terms.push_back({false, int(j)});
+        }
+    }
+    return e;
+}
+
 std::string solver_header(const ir::Problem& p, const std::string& name, const std::string& target,
                           const std::string& plan_text, const SolverSteps& steps, const DataSources* sources) {
     SlotTable slots = slot_table(p);
@@ -206,6 +237,10 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     for (const std::string& step : steps.generated) {
         line(fmt::format("int {}_{}_argv(void** args);", name, step));
         line(fmt::format("const struct halide_filter_metadata_t* {}_{}_metadata();", name, step));
+    }
+    for (std::size_t k = 0; k < norm_estimates(p).terms.size(); ++k) {
+        line(fmt::format("int {}_norm_gram{}_argv(void** args);", name, k));
+        line(fmt::format("const struct halide_filter_metadata_t* {}_norm_gram{}_metadata();", name, k));
     }
     line("}");
     line("");
@@ -332,9 +367,46 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("        default: return 0.0;");
     line("        }");
     line("    }");
-    line("    static double curvature_scale(halide_buffer_t* const* images, const float* scalars) {");
+    line("    /// the planner's ||K|| bound of each Omega term (0: none known)");
+    line("    static double omega_norm_bound(int term, halide_buffer_t* const* images, const float* scalars) {");
     line("        (void)images, (void)scalars;");
+    line("        switch (term) {");
+    for (std::size_t j = 0; j < p.omega.size(); ++j)
+        line(fmt::format("        case {}: return {};", j, norm_bound_code(p.omega[j].expr)));
+    line("        default: return 0.0;");
+    line("        }");
+    line("    }");
+    line("    /// omega (the smooth terms' curvature per unit ||K||^2) from the terms' ||K|| (as tightened)");
+    line("    static double curvature_scale(halide_buffer_t* const* images, const float* scalars, const double* psi_norms,");
+    line("                                  const double* omega_norms) {");
+    line("        (void)images, (void)scalars, (void)psi_norms, (void)omega_norms;");
     line("        " + curvature_scale_code(p));
+    line("    }");
+    const NormEstimates est = norm_estimates(p);
+    auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+    auto number = [](int k) { return std::to_string(k); };
+    line("    /// ||K|| estimates at init (the JIT's rule): terms whose planner bound is not exact are tightened,");
+    line("    /// coupled groups of two or more general operators get an estimate of their stack; norm_gram(k)");
+    line("    /// applies one term's K^T K (psi_gram / omega_gram: a term's k, or -1)");
+    list("bool", "psi_norm_estimated", flag, est.psi_estimated);
+    list("bool", "psi_general", flag, est.psi_general);
+    list("int", "psi_gram", number, est.psi_gram);
+    list("bool", "omega_norm_estimated", flag, est.omega_estimated);
+    list("int", "omega_gram", number, est.omega_gram);
+    line(fmt::format("    static constexpr int norm_grams = {};", est.terms.size()));
+    line("    static int norm_gram(int k, void** args) {");
+    line("        switch (k) {");
+    for (std::size_t k = 0; k < est.terms.size(); ++k)
+        line(fmt::format("        case {0}: return ::{1}_norm_gram{0}_argv(args);", k, name));
+    line("        default: return -1;");
+    line("        }");
+    line("    }");
+    line("    static const halide_filter_metadata_t* norm_gram_metadata(int k) {");
+    line("        switch (k) {");
+    for (std::size_t k = 0; k < est.terms.size(); ++k)
+        line(fmt::format("        case {0}: return ::{1}_norm_gram{0}_metadata();", k, name));
+    line("        default: return nullptr;");
+    line("        }");
     line("    }");
     line("    static double strong_convexity(halide_buffer_t* const* images, const float* scalars) {");
     line("        (void)images, (void)scalars;");

@@ -53,6 +53,22 @@ struct SolverSteps {
     std::string fft_prefix;
 };
 
+/// The ‖K‖ estimates a generated init makes, by the JIT's rule (detail::estimate_norms): a term
+/// whose planner bound is not exact is tightened by an estimate (Ψ terms; Ω terms whose bound is
+/// known), and a coupled group of Ψ terms with two or more operators that are not multiples of the
+/// identity gets an estimate of its stack. Each term that any estimate applies gets a Gram pipeline
+/// (detail::GramOfTerm) `norm_gram<k>`, k in the order of `terms`.
+struct NormEstimates {
+    struct Term {
+        bool psi = true;  ///< a Ψ term (else Ω)
+        int index = 0;    ///< in p.psi or p.omega
+    };
+    std::vector<Term> terms;               ///< the Gram pipelines' terms
+    std::vector<int> psi_gram, omega_gram;  ///< per term: its pipeline k, or −1
+    std::vector<bool> psi_estimated, omega_estimated, psi_general;
+};
+NormEstimates norm_estimates(const ir::Problem& p);
+
 /// The header <name>.h for one target. With `sources` (a run-time problem's named data, by slot of
 /// p), Data has a field per named input and parameter, as the user has them, and bind() makes the
 /// slots from them; the other slots keep their derived fields.

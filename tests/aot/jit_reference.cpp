@@ -28,9 +28,6 @@ int main(int argc, char** argv) {
     const int width = std::atoi(argv[1]);
     const float lambda = std::strtof(argv[2], nullptr);
     const std::string dir = argv[4];
-    // Generated solvers take the planner's norm bounds; pg::solve would tighten loose ones by an
-    // estimate on the data (docs/algorithms.md). The comparison is of the same steps.
-    setenv("PROXGEN_TIGHT_NORMS", "0", 1);
     try {
         const auto deconv = pg::reference::make_deconv(width);
         pg::save_image(dir + "/b.npy", deconv.b);

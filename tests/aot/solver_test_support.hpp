@@ -1,5 +1,5 @@
-// What the tests of generated solvers share: the planner's norm bounds for the JIT they are
-// compared with, and images as Halide buffers.
+// What the tests of generated solvers share: images as Halide buffers. (Generated solvers estimate
+// ‖K‖ as pg::solve does, so the JIT they are compared with runs with its default, tight norms.)
 #pragma once
 
 #include <cstdlib>
@@ -10,11 +10,6 @@
 namespace proxgen::aot_test {
 
 using Buffer = Halide::Runtime::Buffer<float>;
-
-/// Generated solvers take the planner's norm bounds; pg::solve would tighten loose ones by an
-/// estimate on the data (docs/algorithms.md): the comparisons are of the same steps. Set at
-/// static initialisation, before any solve of the test program reads it.
-[[maybe_unused]] inline const bool planner_bounds = [] { return setenv("PROXGEN_TIGHT_NORMS", "0", 1) == 0; }();
 
 /// An image as a dense Halide buffer of its extents (x fastest, as Image).
 inline Buffer to_buffer(const Image& img) {

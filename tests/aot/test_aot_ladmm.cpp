@@ -141,6 +141,14 @@ TEST_CASE("ladmm solver: TV deconvolution with nonnegativity runs the JIT's iter
     REQUIRE(s.solve() == deblur_ladmm::Status::ok);
     CHECK(relative_difference(s.x(), jit.x) <= 1e-5);
     CHECK(std::abs(s.state().dual_residual - jit.dual_residual) <= 1e-4 * jit.dual_residual);
+    // the steps come from pg::solve's ||K||: the stack of the blur and the differences estimated at
+    // init (Lanczos through the generated norm_gram pipelines), below the planner's bound
+    // sqrt(||k||_1^2 + 8), as the JIT's
+    STATIC_REQUIRE(deblur_ladmm::Description::norm_grams == 2);
+    CHECK(std::abs(s.state().mu - jit.steps.at(1)) <= 1e-6 * jit.steps.at(1));
+    double k1 = 0;
+    for (std::size_t i = 0; i < deconv.kernel.size(); ++i) k1 += std::abs(deconv.kernel.data()[i]);
+    CHECK(s.state().mu / s.state().lambda > 1.001 / (k1 * k1 + 8));
     // the returned x meets the constraint as pg::solve's does
     float lowest = 0;
     s.x().for_each_value([&](float v) { lowest = std::min(lowest, v); });

@@ -142,7 +142,7 @@ private:
         steps::Inputs in;
         std::array<double, (n_psi > 0 ? n_psi : 1)> norms{};
         if (Status s = this->stacked_norm(in.norm, norms.data()); s != Status::ok) return s;
-        in.curvature_scale = Description::curvature_scale(images_.data(), scalars_.data());
+        in.curvature_scale = this->curvature_scale();
         in.adapt = options_.adaptive_rho;
         in.omega_empty = Description::omega_terms == 0;
         const double rho0 = options_.rho > 0 ? options_.rho : steps::initial_rho(in.curvature_scale, in.norm);

@@ -132,7 +132,7 @@ private:
         std::array<double, (n_psi > 0 ? n_psi : 1)> norms{};
         if (Status s = this->stacked_norm(in.norm, norms.data()); s != Status::ok) return s;
         in.strong_convexity = Description::strong_convexity(images_.data(), scalars_.data());
-        in.curvature_scale = Description::curvature_scale(images_.data(), scalars_.data());
+        in.curvature_scale = this->curvature_scale();
         in.lambda = options_.lambda;
         in.mu = options_.mu;
         in.omega_empty = Description::omega_terms == 0;

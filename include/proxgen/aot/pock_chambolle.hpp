@@ -163,7 +163,7 @@ private:
             if (const double lp = steps::block_preconditioning(norms.data(), n_psi, scales.data()); lp > 0) in.norm = lp;
         for (int i = 0; i < n_psi; ++i) sigma_scales_[i] = float(scales[i]);
         in.strong_convexity = Description::strong_convexity(images_.data(), scalars_.data());
-        in.curvature_scale = Description::curvature_scale(images_.data(), scalars_.data());
+        in.curvature_scale = this->curvature_scale();
         in.tau = options_.tau;
         in.sigma = options_.sigma;
         in.accelerate = options_.accelerate;

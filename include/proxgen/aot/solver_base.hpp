@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "proxgen/algorithms/norm_estimate.hpp"
 #include "proxgen/aot/support.hpp"
 #include "proxgen/check/rules.hpp"
 
@@ -109,6 +110,10 @@ protected:
         last_error_message().clear();
         ready_ = false;
         if (Status s = self().check_library(); s != Status::ok) return s;
+        for (int k = 0; k < Description::norm_grams; ++k)  // the ||K|| estimates' Gram pipelines
+            if (arguments_of(Description::norm_gram_metadata(k)) !=
+                Description::image_slots + Description::scalar_slots + 2 * n_var)
+                return fail(Status::bad_library, "the linked norm_gram pipelines do not match this header; regenerate both");
         if (Status s = check_inputs(variable_extents, data, names_values); s != Status::ok) return s;
         self().options_ = options;
         return self().compute_steps();
@@ -259,25 +264,58 @@ protected:
         return error_ == Status::ok;
     }
 
-    /// ‖K‖ of the stacked Ψ operators for the step rules, the JIT's rule: Σ‖K_i‖² within each coupled
-    /// group of terms (Description::psi_groups), the largest group's; each term's bound into
-    /// norms[i]. A bound that is not positive and finite (all-zero data) fails: no step sizes.
+    /// ‖K‖ of the stacked Ψ operators for the step rules, each Ψ term's into norms[i], and the Ω
+    /// terms' for curvature_scale(), by the JIT's rule (detail::estimate_norms): the planner's
+    /// bounds from the run-time data, each one that is not exact tightened by an estimate on the
+    /// operator and data (the norm-estimate card over the generated Gram pipelines), then Σ‖K_i‖²
+    /// within each coupled group of Ψ terms (Description::psi_groups), or the estimate of the
+    /// group's stack where it is smaller (two or more general operators), the largest group's. A Ψ
+    /// bound that is not positive and finite (all-zero data) fails: no step sizes.
     Status stacked_norm(double& norm, double* norms) {
-        constexpr int n_psi = Description::psi_terms;
+        constexpr int n_psi = Description::psi_terms, n_omega = Description::omega_terms;
+        psi_norms_.assign(std::size_t(n_psi), 0.0);
+        omega_norms_.assign(std::size_t(n_omega), 0.0);
         std::array<double, (n_psi > 0 ? n_psi : 1)> group_squares{};
+        std::array<int, (n_psi > 0 ? n_psi : 1)> group_general{};
         for (int i = 0; i < n_psi; ++i) {
-            const double b = norms[i] = Description::norm_bound(i, images_.data(), scalars_.data());
-            // pg::solve estimates a missing bound by power iteration, which needs K and Kᵀ
-            // pipelines a generated solver does not have
+            double b = Description::norm_bound(i, images_.data(), scalars_.data());
             if (!(b > 0) || !std::isfinite(b))
                 return fail(Status::invalid_argument, "the ||K|| bound of split term " + std::to_string(i) + " is " +
                                                           std::to_string(b) + " (all-zero data?); no step sizes");
+            if (Description::psi_norm_estimated[i])
+                if (Status s = tightened(b, {Description::psi_gram[i]}, "split term " + std::to_string(i)); s != Status::ok)
+                    return s;
+            psi_norms_[std::size_t(i)] = norms[i] = b;
             group_squares[Description::psi_groups[i]] += b * b;
+            group_general[Description::psi_groups[i]] += Description::psi_general[i] ? 1 : 0;
+        }
+        for (int j = 0; j < n_omega; ++j) {
+            double b = Description::omega_norm_bound(j, images_.data(), scalars_.data());
+            if (b > 0 && std::isfinite(b) && Description::omega_norm_estimated[j])
+                if (Status s = tightened(b, {Description::omega_gram[j]}, "absorbed term " + std::to_string(j)); s != Status::ok)
+                    return s;
+            omega_norms_[std::size_t(j)] = b;
         }
         double worst = 0;
-        for (double g : group_squares) worst = g > worst ? g : worst;
+        for (int g = 0; g < n_psi; ++g) {
+            double squares = group_squares[g];
+            if (group_general[g] >= 2) {
+                std::vector<int> grams;
+                for (int i = 0; i < n_psi; ++i)
+                    if (Description::psi_groups[i] == g) grams.push_back(Description::psi_gram[i]);
+                double stacked = std::sqrt(squares);
+                if (Status s = tightened(stacked, grams, "the stacked split terms"); s != Status::ok) return s;
+                squares = std::min(squares, stacked * stacked);
+            }
+            worst = std::max(worst, squares);
+        }
         norm = std::sqrt(worst);
         return Status::ok;
+    }
+
+    /// ω of the step rules (Description::curvature_scale) from the norms stacked_norm() found.
+    double curvature_scale() const {
+        return Description::curvature_scale(images_.data(), scalars_.data(), psi_norms_.data(), omega_norms_.data());
     }
 
     /// The loop's options from the solver's (as the JIT's loop_options).
@@ -330,8 +368,71 @@ protected:
     Status error_ = Status::ok;  // why the last runner call failed
     bool ready_ = false;
     State state_;  // the card's progress and steps as the last call left them (Solver::sync_state)
+    std::vector<double> psi_norms_, omega_norms_;  // each term's ‖K‖ as stacked_norm() tightened it
 
 private:
+    /// bound ← min(bound, the estimate of ‖[K_k…]‖ for these Gram pipelines).
+    Status tightened(double& bound, const std::vector<int>& grams, const std::string& what) {
+        struct Runner {
+            SolverBase& base;
+            const std::vector<int>& grams;
+            Variables v;
+            std::vector<Variables> w;
+            std::size_t n = 0;
+            std::size_t size() const { return n; }
+            bool apply(const std::vector<double>& q, std::vector<double>& out) {
+                std::size_t o = 0;
+                for (Buffer& b : v) {
+                    float* d = b.data();
+                    for (std::size_t i = 0, m = b.number_of_elements(); i < m; ++i) d[i] = float(q[o + i]);
+                    o += b.number_of_elements();
+                    b.set_host_dirty();
+                }
+                std::fill(out.begin(), out.end(), 0.0);
+                for (std::size_t k = 0; k < grams.size(); ++k) {
+                    std::vector<void*> args;
+                    base.data_arguments(args);
+                    for (Buffer& b : v) args.push_back(b.raw_buffer());
+                    for (Buffer& b : w[k]) args.push_back(b.raw_buffer());
+                    last_error_message().clear();
+                    if (const int rc = Description::norm_gram(grams[k], args.data()); rc != 0) {
+                        base.error_ = base.fail(status_of_pipeline_error(rc), "estimating ||K||: the Gram pipeline failed "
+                                                "(Halide error " + std::to_string(rc) + "): " + last_error_message());
+                        return false;
+                    }
+                }
+                // Σ_k in float64 in the terms' order, as the JIT's
+                o = 0;
+                for (int j = 0; j < n_var; ++j) {
+                    const std::size_t m = v[std::size_t(j)].number_of_elements();
+                    for (std::size_t i = 0; i < m; ++i) {
+                        double s = 0;
+                        for (auto& wk : w) s += wk[std::size_t(j)].data()[i];
+                        out[o + i] = s;
+                    }
+                    o += m;
+                }
+                return true;
+            }
+        };
+        try {
+            Runner run{*this, grams, variables_buffers(), {}, 0};
+            for (std::size_t k = 0; k < grams.size(); ++k) run.w.push_back(variables_buffers());
+            for (const Buffer& b : run.v) run.n += b.number_of_elements();
+            double estimate = 0;
+            switch (algorithms::lanczos_norm(run, estimate)) {
+            case algorithms::NormEstimate::failed: return error_;
+            case algorithms::NormEstimate::non_finite:
+                return fail(Status::invalid_argument, "estimating ||K|| of " + what + ": the operator produced non-finite values");
+            case algorithms::NormEstimate::ok: break;
+            }
+            bound = std::min(bound, estimate);
+        } catch (const std::bad_alloc&) {
+            return fail(Status::out_of_memory, "cannot allocate the ||K|| estimate's vectors");
+        }
+        return Status::ok;
+    }
+
     /// One extents vector per variable, each of its variable's rank and positive; the variable named.
     Status check_variable_extents(const Extents& e) {
         if (int(e.size()) != n_var) {
