@@ -25,8 +25,8 @@
 
 #include "proxgen/algorithms/admm.hpp"
 #include "proxgen/algorithms/conjugate_gradient.hpp"
-#include "proxgen/aot/solver_base.hpp"
 #include "proxgen/aot/spectral_solve.hpp"
+#include "proxgen/aot/split_solver.hpp"
 #include "proxgen/solve/step_rules.hpp"
 
 namespace proxgen::aot {
@@ -35,18 +35,20 @@ namespace proxgen::aot {
 enum class XUpdate { direct, fft, dct, cg };
 
 template <class Description>
-class ADMM : public SolverBase<Description, ADMM<Description>> {
+class ADMM : public SplitSolver<Description, ADMM<Description>> {
+    using Split = SplitSolver<Description, ADMM<Description>>;
     using Base = SolverBase<Description, ADMM<Description>>;
     friend Base;
+    friend Split;
     using Base::fail, Base::ran, Base::data_arguments, Base::variables_buffers;
-    using Base::shapes_, Base::images_, Base::scalars_, Base::no_variable_, Base::error_, Base::ready_, Base::n_var, Base::state_;
+    using Base::shapes_, Base::images_, Base::scalars_, Base::error_, Base::ready_, Base::n_var, Base::state_;
+    using Split::x_, Split::z_, Split::z_next_, Split::u_, Split::u_next_, Split::n_psi;
     using typename Base::Variables;
 
 public:
     using typename Base::Data;
     using typename Base::Buffer;
     using typename Base::Extents;
-    using Base::x;  // x() beside x(j) below
 
     /// init (in proxgen/aot/solver_base.hpp) for a problem in any number of variables: one extents
     /// vector per variable, in the order of Description::variable_names.
@@ -57,53 +59,19 @@ public:
              {"cg_tol", options.cg_tol}, {"cg_max_iters", double(options.cg_max_iters)}}};
         if (Status s = this->begin_init(variable_extents, data, options, ranges); s != Status::ok) return s;
         try {
-            x_ = variables_buffers();
+            this->allocate_split();
             if constexpr (x_update == XUpdate::direct) x_next_ = variables_buffers();
             if constexpr (x_update != XUpdate::direct) d_ = variables_buffers();
             if constexpr (x_update == XUpdate::cg) r_ = variables_buffers(), gd_ = variables_buffers();
             if constexpr (preconditioned) s_ = variables_buffers();
             if constexpr (spectral) rhs_ = variables_buffers();
-            for (auto* list : {&z_, &z_next_, &u_, &u_next_}) list->clear();
-            psi_elements_ = 0;
-            std::vector<std::vector<int>> psi_shapes;
-            for (int i = 0; i < n_psi; ++i) {
-                const std::vector<int> s = Description::psi_shape(i, shapes_, images_.data());
-                for (auto* list : {&z_, &z_next_, &u_, &u_next_}) list->push_back(state_buffer(s));
-                psi_elements_ += z_.back().number_of_elements();
-                psi_shapes.push_back(s);
-            }
-            partials_ = this->partial_sums_buffer(psi_shapes, residual_quantities);  // (split_residual_shapes)
         } catch (const std::bad_alloc&) {
             return fail(Status::out_of_memory, "cannot allocate the solver's state for extents " + Base::extents_text(shapes_));
         }
-        for (auto& b : x_) b.fill(0.0f);
         restart();
         if (Status s = init_spectral(); s != Status::ok) return s;
         ready_ = true;
         return Status::ok;
-    }
-
-    /// set_x0 for several variables: one start per variable, in init_variables' order.
-    Status set_x0_variables(const std::vector<Buffer>& x0) {
-        last_error_message().clear();
-        if (Status s = this->check_x0(x0); s != Status::ok) return s;
-        for (int j = 0; j < n_var; ++j) {
-            x_[j].copy_from(x0[j]);
-            x_[j].set_host_dirty();
-        }
-        restart();
-        return Status::ok;
-    }
-
-    /// Variable j's value (Description::variable_names[j]), copied back from the device for GPU
-    /// targets, or, where x's only constraint is split as a term on x itself
-    /// (Description::solution_term), its split copy z, which meets the constraint exactly — what
-    /// pg::solve returns. An empty buffer, and a message in last_error(), for a j out of range.
-    const Buffer& x(int j) {
-        if (!this->variable_index(j) || !ready_) return no_variable_;
-        Buffer& b = Description::solution_term >= 0 ? z_[Description::solution_term] : x_[j];
-        b.copy_to_host();
-        return b;
     }
 
     /// CG iterations run so far (cg x-updates; 0 for the others).
@@ -113,14 +81,9 @@ private:
     // the card runs the steps below (its Runner)
     friend class algorithms::ADMM;
     friend class algorithms::Loop<algorithms::ADMM>;
-    static constexpr int n_psi = Description::psi_terms;
     static constexpr XUpdate x_update = Description::x_update_kind;
     static constexpr bool spectral = x_update == XUpdate::fft || x_update == XUpdate::dct;
     static constexpr bool preconditioned = x_update == XUpdate::cg && Description::cg_preconditioned;
-    /// The residual's quantities (split_residual_shapes): Kᵀ(z − z_prev) and Kᵀu per variable,
-    /// then (K_i x − z_i, K_i x, z_i) per Ψ term.
-    static constexpr int residual_quantities = 2 * n_var + 3 * n_psi;
-
     Status check_library() {
         const int inputs = Description::image_slots + Description::scalar_slots + 2 * n_var + 3 * n_psi + 2;
         auto arguments = &Base::arguments_of;
@@ -176,13 +139,8 @@ private:
         return Status::ok;
     }
 
-    void restart() {  // allocates nothing: init made every buffer
-        for (auto* list : {&z_, &z_next_, &u_, &u_next_})
-            for (Buffer& b : *list) {
-                b.set_device_dirty(false);  // overwritten whole: what a GPU last wrote there is stale
-                b.fill(0.0f);
-                b.set_host_dirty();
-            }
+    void restart() {
+        this->reset_split();
         loop_.restart();
         sync_state();
     }
@@ -334,49 +292,26 @@ private:
         if (!solve_x(rho)) return false;
         if (n_psi > 0) {
             auto args = inputs();
-            for (int i = 0; i < n_psi; ++i) {
-                args.push_back(z_next_[i].raw_buffer());
-                args.push_back(u_next_[i].raw_buffer());
-            }
+            this->zu_outputs(args);
             if (!ran(&Description::zu_step, args)) return false;
-            std::swap(z_, z_next_);  // z_next_ now holds the previous z
-            std::swap(u_, u_next_);
+            this->advance_split(true);
         }
         if (measure) {
             auto args = inputs();
-            args.push_back(partials_.raw_buffer());
+            args.push_back(this->partials_.raw_buffer());
             if (!ran(&Description::residual, args)) return false;
         }
         return true;
     }
 
-    /// The last measured step's sums of squares, from the pipelines' partial sums.
-    bool sums(algorithms::SplitSums& out) {
-        double totals[residual_quantities] = {};
-        Base::partial_totals(partials_, totals);
-        std::size_t n = 0;
-        for (int j = 0; j < n_var; ++j) n += x_[j].number_of_elements();
-        out = algorithms::split_sums(totals, n_var, n_psi, double(n), double(psi_elements_));
-        return true;
-    }
-
     /// u ← u · factor (ρ changed: the scaled dual follows), as the JIT's.
-    void rescale_dual(double factor) {
-        for (Buffer& u : u_) {
-            u.copy_to_host();
-            float* d = u.data();
-            for (std::size_t k = 0, n = u.number_of_elements(); k < n; ++k) d[k] = float(d[k] * factor);
-            u.set_host_dirty();
-        }
-    }
+    void rescale_dual(double factor) { this->scale_dual(factor); }
+    using Split::sums;
 
     Options options_;
-    Variables x_, x_next_;  // x_next_: the direct x-update's output
+    Variables x_next_;      // the direct x-update's output
     Variables d_, r_, gd_, s_;  // CG's direction, residual, G d and M⁻¹ r (d_: the spectral impulse)
     Variables rhs_;         // spectral: the right-hand side
-    std::vector<Buffer> z_, z_next_, u_, u_next_;  // per Ψ term
-    Buffer partials_;  // the residual quantities' partial sums of squares
-    std::size_t psi_elements_ = 0;
     float rho_ = 0;
     int cg_total_ = 0;
     SpectralSolve spectral_;  // the spectral x-update, or CG's preconditioner

@@ -17,24 +17,26 @@
 #include <vector>
 
 #include "proxgen/algorithms/linearized_admm.hpp"
-#include "proxgen/aot/solver_base.hpp"
+#include "proxgen/aot/split_solver.hpp"
 #include "proxgen/solve/step_rules.hpp"
 
 namespace proxgen::aot {
 
 template <class Description>
-class LinearizedADMM : public SolverBase<Description, LinearizedADMM<Description>> {
+class LinearizedADMM : public SplitSolver<Description, LinearizedADMM<Description>> {
+    using Split = SplitSolver<Description, LinearizedADMM<Description>>;
     using Base = SolverBase<Description, LinearizedADMM<Description>>;
     friend Base;
+    friend Split;
     using Base::fail, Base::ran, Base::run, Base::data_arguments, Base::variables_buffers;
-    using Base::shapes_, Base::images_, Base::scalars_, Base::no_variable_, Base::error_, Base::ready_, Base::n_var, Base::state_;
+    using Base::shapes_, Base::images_, Base::scalars_, Base::error_, Base::ready_, Base::n_var, Base::state_;
+    using Split::x_, Split::z_, Split::z_next_, Split::u_, Split::u_next_, Split::n_psi;
     using typename Base::Variables;
 
 public:
     using typename Base::Data;
     using typename Base::Buffer;
     using typename Base::Extents;
-    using Base::x;  // x() beside x(j) below
 
     /// init (in proxgen/aot/solver_base.hpp) for a problem in any number of variables: one extents
     /// vector per variable, in the order of Description::variable_names (the problem's order of
@@ -45,66 +47,27 @@ public:
              {"eps_abs", options.eps_abs}, {"eps_rel", options.eps_rel}, {"lambda", options.lambda}, {"mu", options.mu}}};
         if (Status s = this->begin_init(variable_extents, data, options, ranges); s != Status::ok) return s;
         try {
-            x_ = variables_buffers();
+            this->allocate_split();
             x_next_ = variables_buffers();
-            for (auto* list : {&z_, &z_next_, &u_, &u_next_}) list->clear();
             for (auto* list : {&z_views_, &z_next_views_, &u_views_, &u_next_views_}) list->clear();
-            psi_elements_ = 0;
-            std::vector<std::vector<int>> psi_shapes;
-            for (int i = 0; i < n_psi; ++i) {
-                const std::vector<int> s = Description::psi_shape(i, shapes_, images_.data());
-                for (auto* list : {&z_, &z_next_, &u_, &u_next_}) list->push_back(state_buffer(s));
-                psi_elements_ += z_.back().number_of_elements();
-                psi_shapes.push_back(s);
-            }
-            for (int i = 0; i < n_psi; ++i) {  // (views after the last push_back: they point into the buffers)
+            for (int i = 0; i < n_psi; ++i) {  // (views after allocation: they point into the buffers)
                 z_views_.push_back(Base::component_views(z_[i]));
                 z_next_views_.push_back(Base::component_views(z_next_[i]));
                 u_views_.push_back(Base::component_views(u_[i]));
                 u_next_views_.push_back(Base::component_views(u_next_[i]));
             }
-            partials_ = this->partial_sums_buffer(psi_shapes, residual_quantities);  // (split_residual_shapes)
         } catch (const std::bad_alloc&) {
             return fail(Status::out_of_memory, "cannot allocate the solver's state for extents " + Base::extents_text(shapes_));
         }
-        for (auto& b : x_) b.fill(0.0f);
         restart();
         ready_ = true;
         return Status::ok;
-    }
-
-    /// set_x0 for several variables: one start per variable, in init_variables' order.
-    Status set_x0_variables(const std::vector<Buffer>& x0) {
-        last_error_message().clear();
-        if (Status s = this->check_x0(x0); s != Status::ok) return s;
-        for (int j = 0; j < n_var; ++j) {
-            x_[j].copy_from(x0[j]);
-            x_[j].set_host_dirty();
-        }
-        restart();
-        return Status::ok;
-    }
-
-    /// Variable j's value (Description::variable_names[j]; x() is x(0)), copied back from the device
-    /// for GPU targets, or, where x's only constraint is split as a term on x itself
-    /// (Description::solution_term), its split copy z, which meets the constraint exactly where x
-    /// may miss it by the primal residual — what pg::solve returns. An empty buffer, and a message
-    /// in last_error(), for a j out of range.
-    const Buffer& x(int j) {
-        if (!this->variable_index(j) || !ready_) return no_variable_;
-        Buffer& b = Description::solution_term >= 0 ? z_[Description::solution_term] : x_[j];
-        b.copy_to_host();
-        return b;
     }
 
 private:
     // the card runs the steps below (its Runner)
     friend class algorithms::LinearizedADMM;
     friend class algorithms::Loop<algorithms::LinearizedADMM>;
-    static constexpr int n_psi = Description::psi_terms;
-    /// The residual's quantities (split_residual_shapes): Kᵀ(z − z_prev) and Kᵀu per variable,
-    /// then (K_i x − z_i, K_i x, z_i) per Ψ term.
-    static constexpr int residual_quantities = 2 * n_var + 3 * n_psi;
 
     Status check_library() {
         const int inputs = Description::image_slots + Description::scalar_slots + n_var + 3 * n_psi + 4;
@@ -147,13 +110,8 @@ private:
         return Status::ok;
     }
 
-    void restart() {  // allocates nothing: init made every buffer
-        for (auto* list : {&z_, &z_next_, &u_, &u_next_})
-            for (Buffer& b : *list) {
-                b.set_device_dirty(false);  // overwritten whole: what a GPU last wrote there is stale
-                b.fill(0.0f);
-                b.set_host_dirty();
-            }
+    void restart() {
+        this->reset_split();
         u_scale_ = 1;
         loop_.restart();
         sync_state();
@@ -187,14 +145,11 @@ private:
         }
     }
 
-    /// After a step wrote z_next_ and u_next_: they become the state (z_next_: the previous z).
+    /// After a step wrote z_next_ and u_next_: they become the state, their views with them.
     void advance_split(bool keep_dual) {
-        std::swap(z_, z_next_);
+        Split::advance_split(keep_dual);
         std::swap(z_views_, z_next_views_);
-        if (keep_dual) {
-            std::swap(u_, u_next_);
-            std::swap(u_views_, u_next_views_);
-        }
+        if (keep_dual) std::swap(u_views_, u_next_views_);
     }
 
     void set(const algorithms::LADMMSteps& s) {
@@ -211,7 +166,7 @@ private:
             auto args = inputs();
             for (Buffer& b : x_next_) args.push_back(b.raw_buffer());
             fused_outputs(args);
-            if (measure) args.push_back(partials_.raw_buffer());
+            if (measure) args.push_back(this->partials_.raw_buffer());
             if (!ran(measure ? &Description::check : &Description::step, args)) return false;
             std::swap(x_, x_next_);
             advance_split(true);
@@ -225,16 +180,13 @@ private:
             }
             if (n_psi > 0) {
                 auto args = inputs();
-                for (int i = 0; i < n_psi; ++i) {
-                    args.push_back(z_next_[i].raw_buffer());
-                    args.push_back(u_next_[i].raw_buffer());
-                }
+                this->zu_outputs(args);
                 if (!ran(&Description::zu_step, args)) return false;
                 advance_split(true);
             }
             if (measure) {
                 auto args = inputs();
-                args.push_back(partials_.raw_buffer());
+                args.push_back(this->partials_.raw_buffer());
                 if (!ran(&Description::residual, args)) return false;
             }
         }
@@ -253,37 +205,21 @@ private:
         return true;
     }
 
-    /// The last measured step's sums of squares, from the pipelines' partial sums.
-    bool sums(algorithms::SplitSums& out) {
-        double totals[residual_quantities] = {};
-        Base::partial_totals(partials_, totals);
-        std::size_t n = 0;
-        for (int j = 0; j < n_var; ++j) n += x_[j].number_of_elements();
-        out = algorithms::split_sums(totals, n_var, n_psi, double(n), double(psi_elements_));
-        return true;
-    }
+    using Split::sums;
 
     /// u ← u · factor: read so by the next fused kernel, else scaled here (as the JIT's).
     void rescale_dual(double factor) {
         if constexpr (Description::fused) {
             u_scale_ = float(factor);
         } else {
-            for (Buffer& u : u_) {
-                u.copy_to_host();
-                float* d = u.data();
-                for (std::size_t k = 0, n = u.number_of_elements(); k < n; ++k) d[k] = float(d[k] * factor);
-                u.set_host_dirty();
-            }
+            this->scale_dual(factor);
         }
     }
 
 
     Options options_;
-    Variables x_, x_next_;
-    std::vector<Buffer> z_, z_next_, u_, u_next_;  // per Ψ term
+    Variables x_next_;
     std::vector<std::vector<Buffer>> z_views_, z_next_views_, u_views_, u_next_views_;  // fused kernels' Tuple elements
-    Buffer partials_;  // the residual quantities' partial sums of squares
-    std::size_t psi_elements_ = 0;
     float rho_ = 0, lambda_ = 0, mu_ = 0, u_scale_ = 1;
     algorithms::LinearizedADMM loop_;  // the algorithm's state and rules
 };
