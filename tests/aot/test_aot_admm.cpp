@@ -25,6 +25,7 @@
 #include "sparse_admm.h"
 #include "sparse_problem.hpp"
 #include "superres_admm.h"
+#include "superres_data.hpp"
 #include "superres_problem.hpp"
 #include "two_sizes_admm.h"
 #include "variables_problems.hpp"
@@ -35,6 +36,7 @@ using Buffer = pg::aot_test::Buffer;
 namespace {
 
 using pg::aot_test::negated;
+using pg::aot_test::Superres;
 using pg::aot_test::to_buffer;
 
 /// The JIT on the plan a generated ADMM solver runs.
@@ -72,32 +74,6 @@ Options fixed_aot(int iterations) {
     return o;
 }
 
-struct Superres {
-    pg::Image mask{{32, 32}}, kernel{{5, 5}}, b{{32, 32}};
-    Superres() {
-        const auto truth = pg::reference::make_denoise(64).clean;
-        for (int y = 0; y < 5; ++y)
-            for (int x = 0; x < 5; ++x) kernel(x, y) = 1.0f / 25;
-        unsigned state = 12345;
-        for (int y = 0; y < 32; ++y)
-            for (int x = 0; x < 32; ++x) {
-                state = state * 1103515245u + 12345u;
-                mask(x, y) = (state >> 16) % 4 != 0 ? 1.0f : 0.0f;  // three samples in four kept
-                float s = 0;
-                for (int j = -2; j <= 2; ++j)
-                    for (int i = -2; i <= 2; ++i) s += truth((2 * x + i + 64) % 64, (2 * y + j + 64) % 64) / 25;
-                b(x, y) = mask(x, y) * s;
-            }
-    }
-    superres_admm::Data data(float lambda) const {
-        superres_admm::Data d;
-        d.sum_squares_arg_weight = to_buffer(mask);
-        d.sum_squares_kernel = to_buffer(kernel);
-        d.sum_squares_offset = negated(b);
-        d.group_norm1_weight = lambda;
-        return d;
-    }
-};
 
 }  // namespace
 
@@ -173,7 +149,7 @@ TEST_CASE("admm solver: masked super-resolution (CG x-update) runs the JIT's ite
 
     superres_admm::Solver s;
     STATIC_REQUIRE(superres_admm::Description::x_update_kind == pg::aot::XUpdate::cg);
-    REQUIRE(s.init({64, 64}, sr.data(0.01f), fixed_aot<superres_admm::Options>(100)) == superres_admm::Status::ok);
+    REQUIRE(s.init({64, 64}, sr.data<superres_admm::Data>(0.01f), fixed_aot<superres_admm::Options>(100)) == superres_admm::Status::ok);
     REQUIRE(s.solve() == superres_admm::Status::ok);
     const double e = relative_difference(s.x(), jit.x);
     std::printf("admm super-resolution (CG) 64x64, 100 iterations: x %.2e from the JIT's; CG iterations %d vs %d\n", e,
@@ -222,9 +198,9 @@ TEST_CASE("admm solver: two variables of different sizes (CG over both) run the 
 TEST_CASE("admm solver: step() in pieces equals solve(), and bad input returns a status naming the field") {
     const Superres sr;
     superres_admm::Solver whole, pieces;
-    REQUIRE(whole.init({64, 64}, sr.data(0.01f)) == superres_admm::Status::ok);
+    REQUIRE(whole.init({64, 64}, sr.data<superres_admm::Data>(0.01f)) == superres_admm::Status::ok);
     REQUIRE(whole.solve() == superres_admm::Status::ok);
-    REQUIRE(pieces.init({64, 64}, sr.data(0.01f)) == superres_admm::Status::ok);
+    REQUIRE(pieces.init({64, 64}, sr.data<superres_admm::Data>(0.01f)) == superres_admm::Status::ok);
     while (!pieces.state().finished) REQUIRE(pieces.step(7) == superres_admm::Status::ok);
     CHECK(pieces.state().iterations == whole.state().iterations);
     bool same = true;
@@ -233,7 +209,7 @@ TEST_CASE("admm solver: step() in pieces equals solve(), and bad input returns a
 
     superres_admm::Solver s;
     CHECK(s.solve() == superres_admm::Status::not_initialized);
-    superres_admm::Data d = sr.data(0.01f);
+    superres_admm::Data d = sr.data<superres_admm::Data>(0.01f);
     CHECK(s.init({64, 62}, d) == superres_admm::Status::shape_mismatch);
     CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'sum_squares_arg_weight' is 32x32"));
     superres_admm::Data nan = d;

@@ -19,6 +19,7 @@
 #include "reference_problems.hpp"
 #include "solver_test_support.hpp"
 #include "superres_ladmm.h"
+#include "superres_data.hpp"
 #include "superres_problem.hpp"
 
 namespace pg = proxgen;
@@ -27,6 +28,7 @@ using Buffer = pg::aot_test::Buffer;
 namespace {
 
 using pg::aot_test::negated;
+using pg::aot_test::Superres;
 using pg::aot_test::to_buffer;
 
 /// The JIT on the plan a generated linearized ADMM solver runs.
@@ -48,33 +50,6 @@ double relative_difference(const Buffer& x, const pg::Image& jit) {
     return std::sqrt(d2 / n2);
 }
 
-struct Superres {
-    pg::Image mask{{32, 32}}, kernel{{5, 5}}, b{{32, 32}};
-    Superres() {
-        const auto truth = pg::reference::make_denoise(64).clean;
-        for (int y = 0; y < 5; ++y)
-            for (int x = 0; x < 5; ++x) kernel(x, y) = 1.0f / 25;
-        unsigned state = 12345;
-        for (int y = 0; y < 32; ++y)
-            for (int x = 0; x < 32; ++x) {
-                state = state * 1103515245u + 12345u;
-                mask(x, y) = (state >> 16) % 4 != 0 ? 1.0f : 0.0f;  // three samples in four kept
-                float s = 0;
-                for (int j = -2; j <= 2; ++j)
-                    for (int i = -2; i <= 2; ++i)
-                        s += truth((2 * x + i + 64) % 64, (2 * y + j + 64) % 64) / 25;
-                b(x, y) = mask(x, y) * s;
-            }
-    }
-    superres_ladmm::Data data(float lambda) const {
-        superres_ladmm::Data d;
-        d.sum_squares_arg_weight = to_buffer(mask);
-        d.sum_squares_kernel = to_buffer(kernel);
-        d.sum_squares_offset = negated(b);
-        d.group_norm1_weight = lambda;
-        return d;
-    }
-};
 
 }  // namespace
 
@@ -169,7 +144,7 @@ TEST_CASE("ladmm solver: masked super-resolution (separate steps) runs the JIT's
     o.eps_abs = o.eps_rel = 0;
     superres_ladmm::Solver s;
     STATIC_REQUIRE(!superres_ladmm::Description::fused);
-    REQUIRE(s.init({64, 64}, sr.data(0.01f), o) == superres_ladmm::Status::ok);
+    REQUIRE(s.init({64, 64}, sr.data<superres_ladmm::Data>(0.01f), o) == superres_ladmm::Status::ok);
     REQUIRE(s.solve() == superres_ladmm::Status::ok);
     CHECK(relative_difference(s.x(), jit.x) <= 1e-5);
     CHECK(std::abs(s.state().lambda - jit.steps.at(0)) <= 1e-6 * jit.steps.at(0));
@@ -177,7 +152,7 @@ TEST_CASE("ladmm solver: masked super-resolution (separate steps) runs the JIT's
     // and with the default tolerances: the same stopping iteration
     const pg::Result stopped = jit_ladmm(superres_problem(sr.mask, sr.kernel, sr.b, 0.01f), pg::Options{});
     superres_ladmm::Solver t;
-    REQUIRE(t.init({64, 64}, sr.data(0.01f)) == superres_ladmm::Status::ok);
+    REQUIRE(t.init({64, 64}, sr.data<superres_ladmm::Data>(0.01f)) == superres_ladmm::Status::ok);
     REQUIRE(t.solve() == superres_ladmm::Status::ok);
     CHECK(t.state().iterations == stopped.iterations);
     CHECK(t.state().converged == stopped.converged);
@@ -191,7 +166,7 @@ TEST_CASE("ladmm solver: bad input returns a status and a sentence naming the fi
     CHECK(s.step(1) == superres_ladmm::Status::not_initialized);
     CHECK(s.x().data() == nullptr);
 
-    superres_ladmm::Data d = sr.data(0.01f);
+    superres_ladmm::Data d = sr.data<superres_ladmm::Data>(0.01f);
     CHECK(s.init({64, 62}, d) == superres_ladmm::Status::shape_mismatch);  // the data are 32x32 samples
     CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'sum_squares_arg_weight' is 32x32"));
 
