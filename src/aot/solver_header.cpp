@@ -230,6 +230,7 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("// run-time inputs. Ahead of time the plan is Halide-only: see docs/deploy.md.)");
     line("#pragma once");
     line("");
+    const NormEstimates est = norm_estimates(p);  // the ||K|| estimates' Gram pipelines
     line("#include <" + steps.include + ">");
     if (!steps.fft_prefix.empty()) line("#include \"" + steps.fft_prefix + ".h\"");
     line("");
@@ -238,7 +239,7 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
         line(fmt::format("int {}_{}_argv(void** args);", name, step));
         line(fmt::format("const struct halide_filter_metadata_t* {}_{}_metadata();", name, step));
     }
-    for (std::size_t k = 0; k < norm_estimates(p).terms.size(); ++k) {
+    for (std::size_t k = 0; k < est.terms.size(); ++k) {
         line(fmt::format("int {}_norm_gram{}_argv(void** args);", name, k));
         line(fmt::format("const struct halide_filter_metadata_t* {}_norm_gram{}_metadata();", name, k));
     }
@@ -382,7 +383,6 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("        (void)images, (void)scalars, (void)psi_norms, (void)omega_norms;");
     line("        " + curvature_scale_code(p));
     line("    }");
-    const NormEstimates est = norm_estimates(p);
     auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
     auto number = [](int k) { return std::to_string(k); };
     line("    /// ||K|| estimates at init (the JIT's rule): terms whose planner bound is not exact are tightened,");

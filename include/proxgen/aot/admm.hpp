@@ -104,10 +104,8 @@ private:
     Status compute_steps() {
         steps::Inputs in;
         std::array<double, (n_psi > 0 ? n_psi : 1)> norms{};
-        if (Status s = this->stacked_norm(in.norm, norms.data()); s != Status::ok) return s;
-        in.curvature_scale = this->curvature_scale();
+        if (Status s = this->step_inputs(in, norms.data()); s != Status::ok) return s;
         in.adapt = options_.adaptive_rho;
-        in.omega_empty = Description::omega_terms == 0;
         const double rho0 = options_.rho > 0 ? options_.rho : steps::initial_rho(in.curvature_scale, in.norm);
         loop_ = algorithms::ADMM(rho0, steps::balance_residuals(in), this->loop_options(options_));
         return Status::ok;

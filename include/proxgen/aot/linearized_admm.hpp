@@ -93,12 +93,9 @@ private:
     Status compute_steps() {
         steps::Inputs in;
         std::array<double, (n_psi > 0 ? n_psi : 1)> norms{};
-        if (Status s = this->stacked_norm(in.norm, norms.data()); s != Status::ok) return s;
-        in.strong_convexity = Description::strong_convexity(images_.data(), scalars_.data());
-        in.curvature_scale = this->curvature_scale();
+        if (Status s = this->step_inputs(in, norms.data()); s != Status::ok) return s;
         in.lambda = options_.lambda;
         in.mu = options_.mu;
-        in.omega_empty = Description::omega_terms == 0;
         const steps::LinearizedADMM rule = steps::linearized_admm(in);
         if (steps::too_large(rule.product))
             return fail(Status::invalid_argument, "mu = " + std::to_string(rule.mu) + " exceeds lambda / ||K||^2 = " +

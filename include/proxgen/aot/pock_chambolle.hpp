@@ -156,18 +156,15 @@ private:
         // the JIT's step rules, read from this solver's data
         steps::Inputs in;
         std::array<double, (n_psi > 0 ? n_psi : 1)> norms{};
-        if (Status s = this->stacked_norm(in.norm, norms.data()); s != Status::ok) return s;
+        if (Status s = this->step_inputs(in, norms.data()); s != Status::ok) return s;
         std::array<double, (n_psi > 0 ? n_psi : 1)> scales{};
         scales.fill(1.0);
         if (options_.precondition && n_psi >= 2)
             if (const double lp = steps::block_preconditioning(norms.data(), n_psi, scales.data()); lp > 0) in.norm = lp;
         for (int i = 0; i < n_psi; ++i) sigma_scales_[i] = float(scales[i]);
-        in.strong_convexity = Description::strong_convexity(images_.data(), scalars_.data());
-        in.curvature_scale = this->curvature_scale();
         in.tau = options_.tau;
         in.sigma = options_.sigma;
         in.accelerate = options_.accelerate;
-        in.omega_empty = Description::omega_terms == 0;
         const steps::PockChambolle rule = steps::pock_chambolle(in);
         if (steps::too_large(rule.product))
             return fail(Status::invalid_argument, "tau * sigma * ||K||^2 = " + std::to_string(rule.product) +

@@ -21,6 +21,7 @@
 #include "proxgen/algorithms/norm_estimate.hpp"
 #include "proxgen/aot/support.hpp"
 #include "proxgen/check/rules.hpp"
+#include "proxgen/solve/step_rules.hpp"
 
 namespace proxgen::aot {
 
@@ -305,7 +306,7 @@ protected:
                     if (Description::psi_groups[i] == g) grams.push_back(Description::psi_gram[i]);
                 double stacked = std::sqrt(squares);
                 if (Status s = tightened(stacked, grams, "the stacked split terms"); s != Status::ok) return s;
-                squares = std::min(squares, stacked * stacked);
+                squares = stacked * stacked;
             }
             worst = std::max(worst, squares);
         }
@@ -313,9 +314,16 @@ protected:
         return Status::ok;
     }
 
-    /// ω of the step rules (Description::curvature_scale) from the norms stacked_norm() found.
-    double curvature_scale() const {
-        return Description::curvature_scale(images_.data(), scalars_.data(), psi_norms_.data(), omega_norms_.data());
+    /// What every algorithm's step rule reads of the plan and the data, as the JIT's step_inputs:
+    /// ‖K‖ (stacked_norm; each Ψ term's into norms), Ω's strong convexity and curvature scale ω (from
+    /// the norms as tightened), whether Ω is empty. The algorithm adds its own options.
+    Status step_inputs(steps::Inputs& in, double* norms) {
+        if (Status s = stacked_norm(in.norm, norms); s != Status::ok) return s;
+        in.strong_convexity = Description::strong_convexity(images_.data(), scalars_.data());
+        in.curvature_scale =
+            Description::curvature_scale(images_.data(), scalars_.data(), psi_norms_.data(), omega_norms_.data());
+        in.omega_empty = Description::omega_terms == 0;
+        return Status::ok;
     }
 
     /// The loop's options from the solver's (as the JIT's loop_options).

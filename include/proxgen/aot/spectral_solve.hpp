@@ -60,10 +60,6 @@ public:
         return Status::ok;
     }
 
-    /// The smallest and largest eigenvalue of the Gram at the last ρ solved with.
-    double min_eigenvalue() const { return lo_; }
-    double max_eigenvalue() const { return hi_; }
-
 private:
     /// Channel c of a dense (W, H[, C]) buffer as a dense W×H buffer with mins 0.
     Buffer channel(Buffer& b, int c) const {
@@ -74,16 +70,15 @@ private:
     Status set_rho(double rho) {
         // normalisation of the unnormalised inverse transforms (fft.hpp's conventions)
         const double norm = (basis_ == SpectralBasis::fft ? 1.0 : 4.0) * double(W_) * H_;
-        lo_ = INFINITY;
-        hi_ = 0;
+        double lo = INFINITY, hi = 0;
         for (std::size_t i = 0; i < omega_.size(); ++i) {
             const double l = omega_[i] + rho * psi_[i];
-            lo_ = std::min(lo_, l);
-            hi_ = std::max(hi_, l);
+            lo = std::min(lo, l);
+            hi = std::max(hi, l);
         }
-        if (!(lo_ > 1e-12 * hi_))
-            return fail("the x-update's Gram matrix is singular (smallest eigenvalue " + std::to_string(lo_) +
-                        ", largest " + std::to_string(hi_) + "): the terms absorbed into it leave a direction free");
+        if (!(lo > 1e-12 * hi))
+            return fail("the x-update's Gram matrix is singular (smallest eigenvalue " + std::to_string(lo) +
+                        ", largest " + std::to_string(hi) + "): the terms absorbed into it leave a direction free");
         float* g = gain_.data();
         for (std::size_t i = 0; i < omega_.size(); ++i) g[i] = float(1.0 / ((omega_[i] + rho * psi_[i]) * norm));
         gain_.set_host_dirty();
@@ -162,7 +157,7 @@ private:
     int W_ = 0, H_ = 0;
     std::vector<double> omega_, psi_;  // λ_Ω, λ_Ψ in the gain table's layout
     Buffer gain_, work_;
-    double rho_ = -1, lo_ = 0, hi_ = 0;
+    double rho_ = -1;
 };
 
 }  // namespace proxgen::aot
