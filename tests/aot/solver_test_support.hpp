@@ -1,7 +1,9 @@
-// What the tests of generated solvers share: images as Halide buffers. (Generated solvers estimate
+// What the tests of generated solvers share: images as Halide buffers, fixed iteration counts and
+// the distance from the JIT's result. (Generated solvers estimate
 // ‖K‖ as pg::solve does, so the JIT they are compared with runs with its default, tight norms.)
 #pragma once
 
+#include <cmath>
 #include <cstdlib>
 
 #include <HalideBuffer.h>
@@ -24,6 +26,27 @@ inline Buffer negated(const Image& img) {
     Buffer b = to_buffer(img);
     b.for_each_value([](float& v) { v = -v; });
     return b;
+}
+
+/// Options (pg::Options or a generated solver's) for exactly `iterations` iterations: tolerances 0.
+template <class Options>
+Options fixed(int iterations) {
+    Options o;
+    o.max_iters = iterations;
+    o.eps_abs = o.eps_rel = 0;
+    return o;
+}
+
+/// ‖x − x_jit‖ / ‖x_jit‖, x against the values of the JIT's flat state from `offset` (a later
+/// variable's in several).
+inline double relative_difference(const Buffer& x, const Image& jit, std::size_t offset = 0) {
+    double d2 = 0, n2 = 0;
+    for (std::size_t i = 0, n = x.number_of_elements(); i < n; ++i) {
+        const double diff = double(x.data()[i]) - jit.data()[offset + i];
+        d2 += diff * diff;
+        n2 += double(jit.data()[offset + i]) * jit.data()[offset + i];
+    }
+    return std::sqrt(d2 / n2);
 }
 
 }  // namespace proxgen::aot_test

@@ -35,7 +35,9 @@ using Buffer = pg::aot_test::Buffer;
 
 namespace {
 
+using pg::aot_test::fixed;
 using pg::aot_test::negated;
+using pg::aot_test::relative_difference;
 using pg::aot_test::Superres;
 using pg::aot_test::to_buffer;
 
@@ -47,46 +49,19 @@ pg::Result jit_admm(const P& problem, const pg::Options& opt) {
     return pg::detail::solve_ir(ir, opt, nullptr);
 }
 
-/// ‖x − x_jit‖ / ‖x_jit‖ over the first `count` values of x_jit's flat state from `offset`.
-double relative_difference(const Buffer& x, const pg::Image& jit, std::size_t offset = 0) {
-    double d2 = 0, n2 = 0;
-    const std::size_t n = x.number_of_elements();
-    for (std::size_t i = 0; i < n; ++i) {
-        const double diff = double(x.data()[i]) - jit.data()[offset + i];
-        d2 += diff * diff;
-        n2 += double(jit.data()[offset + i]) * jit.data()[offset + i];
-    }
-    return std::sqrt(d2 / n2);
-}
-
-pg::Options fixed(int iterations) {
-    pg::Options o;
-    o.max_iters = iterations;
-    o.eps_abs = o.eps_rel = 0;
-    return o;
-}
-
-template <class Options>
-Options fixed_aot(int iterations) {
-    Options o;
-    o.max_iters = iterations;
-    o.eps_abs = o.eps_rel = 0;
-    return o;
-}
-
 
 }  // namespace
 
 TEST_CASE("admm solver: TV denoising (DCT x-update through the generated passes) runs the JIT's iterations") {
     const auto noisy = pg::reference::make_denoise(96).b;
-    const pg::Result jit = jit_admm(denoise_problem(noisy, 0.1f), fixed(150));
+    const pg::Result jit = jit_admm(denoise_problem(noisy, 0.1f), fixed<pg::Options>(150));
 
     denoise_admm::Data d;
     d.sum_squares_offset = negated(noisy);
     d.group_norm1_weight = 0.1f;
     denoise_admm::Solver s;
     STATIC_REQUIRE(denoise_admm::Description::x_update_kind == pg::aot::XUpdate::dct);
-    REQUIRE(denoise_admm_init(s, {96, 96}, d, fixed_aot<denoise_admm::Options>(150)) == denoise_admm::Status::ok);
+    REQUIRE(denoise_admm_init(s, {96, 96}, d, fixed<denoise_admm::Options>(150)) == denoise_admm::Status::ok);
     REQUIRE(denoise_admm_solve(s) == denoise_admm::Status::ok);
     CHECK(denoise_admm_state(s).iterations == 150);
     const double e = relative_difference(s.x(), jit.x);
@@ -97,7 +72,7 @@ TEST_CASE("admm solver: TV denoising (DCT x-update through the generated passes)
 
 TEST_CASE("admm solver: TV deconvolution with periodic differences (FFT x-update) runs the JIT's iterations") {
     const auto deconv = pg::reference::make_deconv(64);
-    const pg::Result jit = jit_admm(periodic_deblur_problem(deconv.kernel, deconv.b, 0.002f), fixed(200));
+    const pg::Result jit = jit_admm(periodic_deblur_problem(deconv.kernel, deconv.b, 0.002f), fixed<pg::Options>(200));
 
     periodic_deblur_admm::Data d;
     d.sum_squares_kernel = to_buffer(deconv.kernel);
@@ -105,7 +80,7 @@ TEST_CASE("admm solver: TV deconvolution with periodic differences (FFT x-update
     d.group_norm1_weight = 0.002f;
     periodic_deblur_admm::Solver s;
     STATIC_REQUIRE(periodic_deblur_admm::Description::x_update_kind == pg::aot::XUpdate::fft);
-    REQUIRE(s.init({64, 64}, d, fixed_aot<periodic_deblur_admm::Options>(200)) == periodic_deblur_admm::Status::ok);
+    REQUIRE(s.init({64, 64}, d, fixed<periodic_deblur_admm::Options>(200)) == periodic_deblur_admm::Status::ok);
     REQUIRE(s.solve() == periodic_deblur_admm::Status::ok);
     const double e = relative_difference(s.x(), jit.x);
     std::printf("admm periodic deconvolution (FFT) 64x64, 200 iterations: x %.2e from the JIT's (FFTW)\n", e);
@@ -124,7 +99,7 @@ TEST_CASE("admm solver: TV deconvolution with periodic differences (FFT x-update
 
 TEST_CASE("admm solver: TV deconvolution with nonnegativity (CG x-update) runs the JIT's iterations") {
     const auto deconv = pg::reference::make_deconv(64);
-    const pg::Result jit = jit_admm(deblur_problem(deconv.kernel, deconv.b, 0.002f), fixed(100));
+    const pg::Result jit = jit_admm(deblur_problem(deconv.kernel, deconv.b, 0.002f), fixed<pg::Options>(100));
 
     deblur_admm::Data d;
     d.sum_squares_kernel = to_buffer(deconv.kernel);
@@ -132,7 +107,7 @@ TEST_CASE("admm solver: TV deconvolution with nonnegativity (CG x-update) runs t
     d.group_norm1_weight = 0.002f;
     deblur_admm::Solver s;
     STATIC_REQUIRE(deblur_admm::Description::x_update_kind == pg::aot::XUpdate::cg);
-    REQUIRE(s.init({64, 64}, d, fixed_aot<deblur_admm::Options>(100)) == deblur_admm::Status::ok);
+    REQUIRE(s.init({64, 64}, d, fixed<deblur_admm::Options>(100)) == deblur_admm::Status::ok);
     REQUIRE(s.solve() == deblur_admm::Status::ok);
     const double e = relative_difference(s.x(), jit.x);
     std::printf("admm deconvolution (CG) 64x64, 100 iterations: x %.2e from the JIT's; CG iterations %d vs %d\n", e,
@@ -145,11 +120,11 @@ TEST_CASE("admm solver: TV deconvolution with nonnegativity (CG x-update) runs t
 
 TEST_CASE("admm solver: masked super-resolution (CG x-update) runs the JIT's iterations") {
     const Superres sr;
-    const pg::Result jit = jit_admm(superres_problem(sr.mask, sr.kernel, sr.b, 0.01f), fixed(100));
+    const pg::Result jit = jit_admm(superres_problem(sr.mask, sr.kernel, sr.b, 0.01f), fixed<pg::Options>(100));
 
     superres_admm::Solver s;
     STATIC_REQUIRE(superres_admm::Description::x_update_kind == pg::aot::XUpdate::cg);
-    REQUIRE(s.init({64, 64}, sr.data<superres_admm::Data>(0.01f), fixed_aot<superres_admm::Options>(100)) == superres_admm::Status::ok);
+    REQUIRE(s.init({64, 64}, sr.data<superres_admm::Data>(0.01f), fixed<superres_admm::Options>(100)) == superres_admm::Status::ok);
     REQUIRE(s.solve() == superres_admm::Status::ok);
     const double e = relative_difference(s.x(), jit.x);
     std::printf("admm super-resolution (CG) 64x64, 100 iterations: x %.2e from the JIT's; CG iterations %d vs %d\n", e,
@@ -163,7 +138,7 @@ TEST_CASE("admm solver: a masked sparse fit (elementwise x-update) runs the JIT'
     pg::Image mask({48, 48});
     for (int y = 0; y < 48; ++y)
         for (int x = 0; x < 48; ++x) mask(x, y) = (x * 7 + y * 3) % 5 == 0 ? 0.0f : 1.0f;
-    const pg::Result jit = jit_admm(sparse_problem(mask, noisy, 0.05f), fixed(80));
+    const pg::Result jit = jit_admm(sparse_problem(mask, noisy, 0.05f), fixed<pg::Options>(80));
 
     sparse_admm::Data d;
     d.sum_squares_arg_weight = to_buffer(mask);
@@ -171,7 +146,7 @@ TEST_CASE("admm solver: a masked sparse fit (elementwise x-update) runs the JIT'
     d.norm1_weight = 0.05f;
     sparse_admm::Solver s;
     STATIC_REQUIRE(sparse_admm::Description::x_update_kind == pg::aot::XUpdate::direct);
-    REQUIRE(s.init({48, 48}, d, fixed_aot<sparse_admm::Options>(80)) == sparse_admm::Status::ok);
+    REQUIRE(s.init({48, 48}, d, fixed<sparse_admm::Options>(80)) == sparse_admm::Status::ok);
     REQUIRE(s.solve() == sparse_admm::Status::ok);
     CHECK(relative_difference(s.x(), jit.x) <= 1e-5);
 }
@@ -181,13 +156,13 @@ TEST_CASE("admm solver: two variables of different sizes (CG over both) run the 
     pg::Image c({16, 16});
     for (int y = 0; y < 16; ++y)
         for (int x = 0; x < 16; ++x) c(x, y) = b(2 * x, 2 * y) + 0.25f * float((x + 2 * y) % 5) / 4.0f;
-    const pg::Result jit = jit_admm(two_sizes_problem(b, c, 0.1f), fixed(60));
+    const pg::Result jit = jit_admm(two_sizes_problem(b, c, 0.1f), fixed<pg::Options>(60));
 
     two_sizes_admm::Data d;
     d.sum_squares_offset = negated(c);
     d.sum_squares_2_offset = negated(b);
     two_sizes_admm::Solver s;
-    REQUIRE(two_sizes_admm_init_variables(s, {{32, 32}, {16, 16}}, d, fixed_aot<two_sizes_admm::Options>(60)) ==
+    REQUIRE(two_sizes_admm_init_variables(s, {{32, 32}, {16, 16}}, d, fixed<two_sizes_admm::Options>(60)) ==
             two_sizes_admm::Status::ok);
     REQUIRE(two_sizes_admm_solve(s) == two_sizes_admm::Status::ok);
     // the JIT's x is the variables stacked in order

@@ -28,6 +28,7 @@ using Buffer = pg::aot_test::Buffer;
 namespace {
 
 using pg::aot_test::negated;
+using pg::aot_test::relative_difference;
 using pg::aot_test::Superres;
 using pg::aot_test::to_buffer;
 
@@ -38,18 +39,6 @@ pg::Result jit_ladmm(const P& problem, const pg::Options& opt) {
         pg::aot::halide_only(pg::detail::plan_for<pg::Algorithm::ladmm>(pg::detail::normalized(problem)));
     return pg::detail::solve_ir(ir, opt, nullptr);
 }
-
-/// ‖x − x_jit‖ / ‖x_jit‖.
-double relative_difference(const Buffer& x, const pg::Image& jit) {
-    double d2 = 0, n2 = 0;
-    x.for_each_element([&](int i, int j) {
-        const double diff = double(x(i, j)) - jit(i, j);
-        d2 += diff * diff;
-        n2 += double(jit(i, j)) * jit(i, j);
-    });
-    return std::sqrt(d2 / n2);
-}
-
 
 }  // namespace
 

@@ -25,6 +25,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
+using pg::aot_test::fixed;
 using pg::aot_test::negated;
 using pg::aot_test::to_buffer;
 
@@ -38,14 +39,6 @@ std::vector<pg::Image> jit_values(const P& problem, int iterations) {
     opt.max_iters = iterations;
     opt.eps_abs = opt.eps_rel = 0;
     return pg::ir::split_state(plan, pg::detail::solve_ir(plan, opt, nullptr).x);
-}
-
-template <class Options>
-Options fixed(int iterations) {
-    Options o;
-    o.max_iters = iterations;
-    o.eps_abs = o.eps_rel = 0;
-    return o;
 }
 
 /// Every variable of the generated solver equals the JIT's, within the one-variable tests'
