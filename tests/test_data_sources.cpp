@@ -9,10 +9,12 @@
 #include <fmt/format.h>
 
 #include <proxgen/proxgen.hpp>
+#include <proxgen/aot/generator.hpp>
 #include <proxgen/runtime.hpp>
 
 #include "aot/data_sources.hpp"
 #include "plan/slot_jacobian.hpp"
+#include "runtime/nodes.hpp"
 
 namespace pg = proxgen;
 namespace rt = pg::rt;
@@ -72,4 +74,69 @@ TEST_CASE("data sources: a slot the named data do not make alone keeps its deriv
     const pg::Image c = ramp(8, 8, 2.0f);
     const rt::Problem prob = rt::sum_squares(x - b - c) + 0.1 * rt::norm1(rt::grad(x));
     CHECK(described(pg::aot::data_sources(prob, pg::Algorithm::pock_chambolle)).empty());
+}
+
+// ---- typed problems name their data with pg::input and pg::parameter ------------------------------
+
+namespace {
+/// A typed problem's terms as written, as the run-time problem the generator makes of them.
+template <class P>
+rt::Problem as_named(const P& problem) {
+    const auto n = pg::detail::normalized(problem);
+    pg::aot::NamedWeights weights;
+    boost::hana::for_each(n.terms, [&](const auto& t) { weights.push_back(t.parameters); });
+    return rt::detail::problem_of_terms(pg::typed::to_draft(n), weights);
+}
+}  // namespace
+
+TEST_CASE("data sources: a typed problem's pg::input and pg::parameter are the named data of the run-time one") {
+    const pg::Image k = ramp(3, 3, 0.1f), b = ramp(16, 16, 1.0f);
+    auto x = pg::variable(16, 16);
+    const auto typed = pg::sum_squares(pg::conv(pg::input("k", k), x) - pg::input("b", b)) +
+                       pg::parameter("lambda", 0.002) * pg::group_norm1(pg::grad(x)) + pg::nonneg(x);
+    const rt::Problem named = as_named(typed);
+    CHECK(named.inputs() == std::vector<std::string>{"b", "k"});
+    CHECK(named.parameters() == std::vector<std::string>{"lambda"});
+    CHECK(named.input("b").data() == b.data());  // the user's image, not a copy
+    for (const pg::Algorithm a : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm, pg::Algorithm::admm}) {
+        CHECK(described(pg::aot::data_sources(named, a)) ==
+              std::vector<std::string>{"image b*-1", "image k*1", "scalar lambda*1"});
+        // the same plan as the typed front end's, weights included
+        const pg::ir::Problem from_typed = pg::detail::plan_for(pg::detail::normalized(typed), a);
+        const pg::ir::Problem from_named = rt::plan(named, a);
+        CHECK(pg::ir::signature(from_typed) == pg::ir::signature(from_named));
+        for (std::size_t i = 0; i < from_typed.psi.size(); ++i) CHECK(from_typed.psi[i].weight == from_named.psi[i].weight);
+        for (std::size_t i = 0; i < from_typed.omega.size(); ++i)
+            CHECK(from_typed.omega[i].weight == from_named.omega[i].weight);
+    }
+}
+
+TEST_CASE("data sources: pg::parameter weighs a problem's every term and scales like a number") {
+    const pg::Image b = ramp(8, 8, 1.0f);
+    auto x = pg::variable(8, 8);
+    const auto typed = 0.5 * (pg::parameter("mu", 0.3) * (pg::sum_squares(x - pg::input("b", b)) + pg::norm1(pg::grad(x))));
+    const auto plain = 0.5 * (0.3 * (pg::sum_squares(x - b) + pg::norm1(pg::grad(x))));
+    // solving ignores the names: the same iterates as the unnamed problem
+    pg::Options opt;
+    opt.max_iters = 20;
+    const pg::Result with_names = pg::solve(typed, opt), without = pg::solve(plain, opt);
+    CHECK(std::equal(with_names.x.data(), with_names.x.data() + with_names.x.size(), without.x.data()));
+    const rt::Problem named = as_named(typed);
+    CHECK(named.parameters() == std::vector<std::string>{"mu"});
+    const std::vector<std::string> sources = described(pg::aot::data_sources(named, pg::Algorithm::pock_chambolle));
+    CHECK(std::find(sources.begin(), sources.end(), "scalar mu*0.5") != sources.end());
+}
+
+TEST_CASE("data sources: bad names in a typed problem are errors naming them") {
+    const pg::Image b = ramp(8, 8, 1.0f);
+    auto x = pg::variable(8, 8);
+    CHECK_THROWS_WITH(pg::input("", b), Catch::Contains("the name is empty"));
+    CHECK_THROWS_WITH(pg::input("b", pg::Image()), Catch::Contains("input 'b': the image is empty"));
+    CHECK_THROWS_WITH(pg::parameter("", 1.0), Catch::Contains("the name is empty"));
+    // one name for two images, an input named like the variable, a named weight of 0
+    const pg::Image other = ramp(8, 8, 2.0f);
+    CHECK_THROWS_WITH(as_named(pg::sum_squares(x - pg::input("b", b)) + pg::norm1(x - pg::input("b", other))),
+                      Catch::Contains("input 'b' names two different images"));
+    CHECK_THROWS_WITH(as_named(pg::sum_squares(x - pg::input("x", b))), Catch::Contains("'x'"));
+    CHECK_THROWS_WITH(as_named(pg::parameter("mu", 0.0) * pg::sum_squares(x - b)), Catch::Contains("parameter 'mu' is 0"));
 }

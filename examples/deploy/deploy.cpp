@@ -35,14 +35,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", error.c_str());
         return 2;
     }
-    // The plan's data after ProxGen's rewrite rules: sum_squares(conv(k, x) - b) keeps -b as the
-    // term's offset (see the comments of Data in the generated header).
-    Halide::Runtime::Buffer<float> offset(b.width(), b.height());
-    offset.for_each_element([&](int x, int y) { offset(x, y) = -b(x, y); });
+    // The data by the names deblur_problem.hpp gives them (pg::input, pg::parameter), as the user
+    // has them: the generated init applies the rewrite rules (the term's offset is -b).
     generated::Data data;
-    data.sum_squares_kernel = k;
-    data.sum_squares_offset = offset;
-    data.group_norm1_weight = std::strtof(argv[3], nullptr);
+    data.k = k;
+    data.b = b;
+    data.lambda = std::strtof(argv[3], nullptr);
 
     generated::Options options;
     options.max_iters = std::atoi(argv[4]);

@@ -44,13 +44,24 @@ public:
     operator Buffer&() { return buf_; }
     operator const Buffer&() const { return buf_; }
 
-    /// A deep copy with its own storage.
+    /// A deep copy with its own storage (and no name: it is not the named data).
     Image copy() const;
+    /// The name a typed problem gives this image as its data (pg::input, proxgen/typed/named.hpp):
+    /// a generated solver's Data field of that name takes it as the user has it. "" for anonymous
+    /// data. Images sharing the storage through a copy of this handle keep it.
+    const std::string& name() const { return name_; }
+    /// This image (its storage shared) under `name`.
+    Image named(std::string name) const {
+        Image n = *this;
+        n.name_ = std::move(name);
+        return n;
+    }
     /// "512x512" or "512x512x3": used in error messages.
     std::string shape_string() const;
 
 private:
     Buffer buf_;
+    std::string name_;
 };
 
 /// "512x512x2" for a size list.

@@ -15,6 +15,7 @@
 #include "proxgen/typed/color.hpp"
 #include "proxgen/typed/layout.hpp"
 #include "proxgen/typed/linear.hpp"
+#include "proxgen/typed/named.hpp"
 #include "proxgen/typed/penalty.hpp"
 #include "proxgen/typed/plan.hpp"
 #include "proxgen/typed/sampling.hpp"

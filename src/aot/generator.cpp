@@ -25,6 +25,7 @@
 #include "fft_passes.hpp"
 #include "proxgen/runtime.hpp"
 #include "solver_header.hpp"
+#include "../runtime/nodes.hpp"
 
 namespace proxgen::aot {
 
@@ -351,13 +352,35 @@ int generator_main(const ir::Problem& planned, int argc, char** argv) {
     return run_reporting([&] { return run(planned, parse(argc, argv), nullptr); });
 }
 
+namespace {
+int run_named(const rt::Problem& problem, Algorithm a, int argc, char** argv) {
+    const CommandLine c = parse(argc, argv);
+    if (!c.runtime_stem.empty()) return run(ir::Problem{}, c, nullptr);
+    const DataSources sources = data_sources(problem, a);
+    return run(rt::plan(problem, a).ir(), c, &sources);
+}
+
+/// Whether a typed problem names any of its data.
+bool names_data(const plan::Draft& terms, const NamedWeights& weights) {
+    bool named = false;
+    for (const ir::Term& t : terms.terms) {
+        named = named || !t.arg_weight_name.empty() || !t.data_name.empty();
+        ir::for_each_node(t.expr, [&](const ir::Node& n) { named = named || (!n.is_variable() && !n.name.empty()); });
+    }
+    for (const auto& w : weights) named = named || !w.empty();
+    return named;
+}
+}  // namespace
+
 int generator_main(const rt::Problem& problem, Algorithm a, int argc, char** argv) {
-    return run_reporting([&] {
-        const CommandLine c = parse(argc, argv);
-        if (!c.runtime_stem.empty()) return run(ir::Problem{}, c, nullptr);
-        const DataSources sources = data_sources(problem, a);
-        return run(rt::plan(problem, a).ir(), c, &sources);
-    });
+    return run_reporting([&] { return run_named(problem, a, argc, argv); });
+}
+
+int generator_main(const ir::Problem& planned, const plan::Draft& terms, const NamedWeights& weights, int argc,
+                   char** argv) {
+    if (!names_data(terms, weights)) return generator_main(planned, argc, argv);
+    return run_reporting(
+        [&] { return run_named(rt::detail::problem_of_terms(terms, weights), planned.algorithm, argc, argv); });
 }
 
 }  // namespace proxgen::aot

@@ -304,7 +304,7 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("    /// The plan's data slots from Data: named data with the rewrite rules applied (slots made here");
     line("    /// are kept in `made`; a slot whose named images are not dense float32 of one size is null).");
     line("    static void bind(Data& d, halide_buffer_t** images, float* scalars,");
-    line("                     std::vector<Halide::Runtime::Buffer<float>>& made) {");
+    line("                     proxgen::aot::MadeData& made) {");
     for (std::size_t i = 0; i < n_images; ++i) {
         const auto& src = image_sources[i];
         if (src.empty()) {

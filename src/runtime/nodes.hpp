@@ -9,6 +9,7 @@
 
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/ir/ir.hpp"
+#include "proxgen/plan/planner.hpp"
 #include "proxgen/runtime.hpp"
 
 namespace proxgen::rt::detail {
@@ -75,5 +76,10 @@ double term_weight_derivative(const Term& t, const Names& names, const std::stri
 ir::Problem plan_with_tangent(const Problem& prob, Algorithm a, const std::string& name);
 /// Registers the named inputs a term's card bound (its weight image and its data).
 void register_term_inputs(const ir::Term& t, Names& names);
+/// A typed problem's terms as written (typed::to_draft) as a run-time problem: the names its data
+/// carry (Node::name, Term::arg_weight_name, data_name) become named inputs, and `parameters[i]`
+/// (term i's named weight factors, pg::parameter) named parameters, so that the run-time front
+/// end's machinery for names (a generated solver's Data fields) serves typed problems too.
+Problem problem_of_terms(const plan::Draft& terms, const std::vector<std::vector<std::pair<std::string, double>>>& parameters);
 
 }  // namespace proxgen::rt::detail

@@ -208,6 +208,40 @@ void for_each_node(ir::Node& n, F& f) {
 }
 }  // namespace
 
+namespace detail {
+
+Problem problem_of_terms(const plan::Draft& terms, const std::vector<std::vector<std::pair<std::string, double>>>& parameters) {
+    PROXGEN_INTERNAL_ASSERT(parameters.size() == terms.terms.size());
+    auto d = std::make_shared<ProblemData>();
+    for (const auto& v : terms.variables) d->names.add_variable(v.name, v.shape);
+    for (std::size_t i = 0; i < terms.terms.size(); ++i) {
+        Term t;
+        t.ir = terms.terms[i];
+        auto name_inputs = [&](ir::Node& n) {
+            if (!n.is_variable() && !n.name.empty() && !n.image.empty()) d->names.add_input(n.name, n.image);
+        };
+        for_each_node(t.ir.expr, name_inputs);
+        register_term_inputs(t.ir, d->names);
+        // weight = base · Π parameters: the base is what the numbers made of it
+        double base = t.ir.weight;
+        for (const auto& [name, value] : parameters[i]) {
+            if (value == 0)
+                fail("parameter '{}' is 0: a named weight of 0 leaves the rest of its term's weight unknown; give it "
+                     "the value the generated solver starts from",
+                     name);
+            d->names.add_parameter(name, value, true, false);
+            t.factors.push_back({1.0f, name});
+            base /= value;
+        }
+        t.base_weight = float(base);
+        t.ir.weight = term_weight(t, d->names);
+        d->terms.push_back(std::move(t));
+    }
+    return Problem(std::move(d));
+}
+
+}  // namespace detail
+
 const Image& Problem::input(const std::string& name) const {
     return find_name(data_->names.inputs, name, "input").image;
 }

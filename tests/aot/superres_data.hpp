@@ -26,14 +26,15 @@ struct Superres {
                 b(x, y) = mask(x, y) * s;
             }
     }
-    /// A generated solver's Data (its fields named after the plan's slots) for weight lambda.
+    /// A generated solver's Data for weight lambda: its fields are the names superres_problem.hpp
+    /// gives its data, and take them as written there (the solver's init makes the offset −b).
     template <class Data>
     Data data(float lambda) const {
         Data d;
-        d.sum_squares_arg_weight = to_buffer(mask);
-        d.sum_squares_kernel = to_buffer(kernel);
-        d.sum_squares_offset = negated(b);
-        d.group_norm1_weight = lambda;
+        d.mask = to_buffer(mask);
+        d.k = to_buffer(kernel);
+        d.b = to_buffer(b);
+        d.lambda = lambda;
         return d;
     }
 };

@@ -34,11 +34,10 @@ using pg::aot_test::to_buffer;
 
 deblur::Data deblur_data(int w) {
     const auto deconv = pg::reference::make_deconv(w);
-    deblur::Data d;
-    d.sum_squares_kernel = to_buffer(deconv.kernel);
-    d.sum_squares_offset = to_buffer(deconv.b);
-    d.sum_squares_offset.for_each_value([](float& v) { v = -v; });
-    d.group_norm1_weight = 0.002f;
+    deblur::Data d;  // by the names deblur_problem.hpp gives the data, as the user has them
+    d.k = to_buffer(deconv.kernel);
+    d.b = to_buffer(deconv.b);
+    d.lambda = 0.002f;
     return d;
 }
 
@@ -90,7 +89,7 @@ TEST_CASE("solver: bad input returns a status and a message, never aborts") {
     CHECK(deblur_init(s, {32}, d) == deblur::Status::invalid_argument);
     CHECK(deblur_init(s, {32, 0}, d) == deblur::Status::invalid_argument);
     CHECK(deblur_init(s, {32, 31}, d) == deblur::Status::shape_mismatch);
-    CHECK(std::string(s.last_error()).find("sum_squares_offset") != std::string::npos);
+    CHECK(std::string(s.last_error()).find("'b'") != std::string::npos);
 
     deblur::Options bad;
     bad.check_every = 0;
@@ -100,15 +99,15 @@ TEST_CASE("solver: bad input returns a status and a message, never aborts") {
     CHECK(deblur_init(s, {32, 32}, d, bad) == deblur::Status::invalid_argument);
 
     deblur::Data empty = d;
-    empty.sum_squares_kernel = Buffer();
+    empty.k = Buffer();
     CHECK(deblur_init(s, {32, 32}, empty) == deblur::Status::invalid_argument);
 
     deblur::Data nan = d;
-    nan.sum_squares_kernel = d.sum_squares_kernel.copy();
-    nan.sum_squares_kernel(4, 4) = std::numeric_limits<float>::quiet_NaN();
+    nan.k = d.k.copy();
+    nan.k(4, 4) = std::numeric_limits<float>::quiet_NaN();
     CHECK(deblur_init(s, {32, 32}, nan) == deblur::Status::non_finite_input);
     nan = d;
-    nan.group_norm1_weight = INFINITY;
+    nan.lambda = INFINITY;
     CHECK(deblur_init(s, {32, 32}, nan) == deblur::Status::non_finite_input);
 
     REQUIRE(deblur_init(s, {32, 32}, d) == deblur::Status::ok);
@@ -133,22 +132,22 @@ TEST_CASE("solver: options, weights, kernels and data are refused as pg::solve r
 
     // a negative weight (the JIT refuses -1 * penalty)
     deblur::Data d = good;
-    d.group_norm1_weight = -1.0f;
+    d.lambda = -1.0f;
     CHECK(deblur_init(s, {32, 32}, d) == deblur::Status::invalid_argument);
     const std::string jit_weight = jit_error([] { (void)(-1.0 * pg::norm1(pg::variable(8, 8))); });
     REQUIRE_THAT(jit_weight, Catch::Matchers::EndsWith(pg::rules::weight(-1)));
-    CHECK(std::string(s.last_error()) == "deblur: scalar 'group_norm1_weight': " + pg::rules::weight(-1));
+    CHECK(std::string(s.last_error()) == "deblur: scalar 'lambda': " + pg::rules::weight(-1));
 
     // a kernel larger than the image (the JIT refuses conv's operand being smaller)
     d = good;
-    d.sum_squares_kernel = Buffer(15, 15);
-    d.sum_squares_kernel.fill(1.0f / 225);
-    d.sum_squares_offset = Buffer(8, 8);
-    d.sum_squares_offset.fill(0.5f);
+    d.k = Buffer(15, 15);
+    d.k.fill(1.0f / 225);
+    d.b = Buffer(8, 8);
+    d.b.fill(0.5f);
     CHECK(deblur_init(s, {8, 8}, d) == deblur::Status::shape_mismatch);
     const std::string jit_kernel = jit_error([] { pg::conv(pg::Image(15, 15), pg::variable(8, 8)); });
     REQUIRE(jit_kernel == "conv: the kernel is 15x15 but its operand is only 8x8");
-    CHECK(std::string(s.last_error()) == "deblur: data image 'sum_squares_kernel': " + jit_kernel);
+    CHECK(std::string(s.last_error()) == "deblur: data image 'k': " + jit_kernel);
 
     // options: the ranges and sentences of pg::Options
     deblur::Options o;
@@ -162,12 +161,11 @@ TEST_CASE("solver: options, weights, kernels and data are refused as pg::solve r
 
     // non-finite data: named, at coordinates
     d = good;
-    d.sum_squares_offset = good.sum_squares_offset.copy();
-    d.sum_squares_offset(7, 3) = -INFINITY;
+    d.b = good.b.copy();
+    d.b(7, 3) = -INFINITY;
     CHECK(deblur_init(s, {32, 32}, d) == deblur::Status::non_finite_input);
     CHECK_THAT(std::string(s.last_error()),
-               Catch::Matchers::StartsWith("deblur: data image 'sum_squares_offset' holds a non-finite value, -inf, at "
-                                           "(x, y) = (7, 3)"));
+               Catch::Matchers::StartsWith("deblur: data image 'b' holds a non-finite value, -inf, at (x, y) = (7, 3)"));
 
     // an ok leaves no earlier failure's message behind
     CHECK(deblur_init(s, {32, 32}, good) == deblur::Status::ok);

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "proxgen/ir/ir.hpp"
 #include "proxgen/typed/solve.hpp"
@@ -41,11 +43,24 @@ int generator_main(const ir::Problem& planned, int argc, char** argv);
 /// does not name keep their derived fields.
 int generator_main(const rt::Problem& problem, Algorithm a, int argc, char** argv);
 
+/// Each term's named weight factors (pg::parameter) with their values, terms in written order.
+using NamedWeights = std::vector<std::vector<std::pair<std::string, double>>>;
+
+/// The same for a typed problem, planned (`planned`) and as written (`terms`, typed::to_draft, with
+/// `weights`): where its data carry names (pg::input, pg::parameter; proxgen/typed/named.hpp) they
+/// are the generated Data's fields as for a run-time problem (the overload above); otherwise the
+/// plan's data keep their derived fields.
+int generator_main(const ir::Problem& planned, const plan::Draft& terms, const NamedWeights& weights, int argc,
+                   char** argv);
+
 /// The same from a typed problem: plans it for A (compile time), lowers to the IR, then runs the
 /// command line above. This is all a user's generator main() calls.
 template <Algorithm A, class P>
 int generator_main(const P& problem, int argc, char** argv) {
-    return generator_main(detail::plan_for<A>(detail::normalized(problem)), argc, argv);
+    const auto n = detail::normalized(problem);
+    NamedWeights weights;
+    boost::hana::for_each(n.terms, [&](const auto& t) { weights.push_back(t.parameters); });
+    return generator_main(detail::plan_for<A>(n), typed::to_draft(n), weights, argc, argv);
 }
 
 }  // namespace proxgen::aot

@@ -371,7 +371,7 @@ protected:
     Extents shapes_;  // each variable's extents
     std::array<halide_buffer_t*, image_count> images_{};
     std::array<float, scalar_count> scalars_{};
-    std::vector<Buffer> made_;  // data slots init made of the named inputs (Description::bind)
+    MadeData made_;  // data slots init made of the named inputs (Description::bind)
     Buffer no_variable_;        // what x(j) returns for a j the problem does not have
     Status error_ = Status::ok;  // why the last runner call failed
     bool ready_ = false;
@@ -428,7 +428,8 @@ private:
             for (std::size_t k = 0; k < grams.size(); ++k) run.w.push_back(variables_buffers());
             for (const Buffer& b : run.v) run.n += b.number_of_elements();
             double estimate = 0;
-            switch (algorithms::lanczos_norm(run, estimate)) {
+            const algorithms::NormEstimate outcome = algorithms::lanczos_norm(run, estimate);
+            switch (outcome) {
             case algorithms::NormEstimate::failed: return error_;
             case algorithms::NormEstimate::non_finite:
                 return fail(Status::invalid_argument, "estimating ||K|| of " + what + ": the operator produced non-finite values");

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <initializer_list>
 #include <new>
 #include <string>
@@ -155,11 +156,16 @@ inline double term_data_peak(const halide_buffer_t* c, const halide_buffer_t* w,
     return algorithms::term_data_peak(floats(c), n, weights, beta);
 }
 
+/// The data slots init made of the user's named images: a deque, so that the buffers a slot
+/// points to stay put while later slots are made.
+using MadeData = std::deque<Halide::Runtime::Buffer<float>>;
+
 /// A data slot made of the user's named images, Σ factor · image (what the rewrite rules make of
 /// them: −b for `… − b`), summed in float64 in the sources' order and kept in `made`; null when a
 /// source is not a dense float32 buffer or the sources' extents differ (init then names the field).
-inline halide_buffer_t* combine(std::vector<Halide::Runtime::Buffer<float>>& made,
-                                std::initializer_list<std::pair<const halide_buffer_t*, double>> sources) {
+/// Where a source holds a non-finite value the slot holds that value itself, so that init's
+/// sentence reports the user's value (−inf in b, not the +inf of −b).
+inline halide_buffer_t* combine(MadeData& made, std::initializer_list<std::pair<const halide_buffer_t*, double>> sources) {
     const halide_buffer_t* first = sources.begin()->first;
     for (const auto& [b, f] : sources)
         if (!dense_float(b) || extents(b) != extents(first)) return nullptr;
@@ -167,7 +173,14 @@ inline halide_buffer_t* combine(std::vector<Halide::Runtime::Buffer<float>>& mad
     float* o = out.data();
     for (std::size_t i = 0, n = element_count(first); i < n; ++i) {
         double v = 0;
-        for (const auto& [b, f] : sources) v += f * floats(b)[i];
+        for (const auto& [b, f] : sources) {
+            const float x = floats(b)[i];
+            if (!std::isfinite(x)) {
+                v = x;
+                break;
+            }
+            v += f * x;
+        }
         o[i] = float(v);
     }
     made.push_back(out);

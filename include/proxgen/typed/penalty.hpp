@@ -7,6 +7,10 @@
 // rewrite and sort its terms at compile time.
 #pragma once
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <boost/hana/append.hpp>
 #include <boost/hana/concat.hpp>
 #include <boost/hana/transform.hpp>
@@ -59,6 +63,9 @@ struct penalty_t {
     Image data;           // poisson: the observed counts
     double constant = 0;  // d: added to the value (rewrites that drop a constant keep it here)
     std::vector<int> ints;  // structural parameters of the penalty (its card's: schatten's p, ...)
+    /// The named parameters (pg::parameter, proxgen/typed/named.hpp) weight is a product of, with
+    /// their values: what a generated solver's Data takes by those names.
+    std::vector<std::pair<std::string, double>> parameters;
 };
 
 /// Σ terms: every term a penalty_t.
@@ -281,7 +288,8 @@ auto weighted_poisson_norm(const Image& w, E e, const Image& counts) {
     auto shape = dsl::shape_of(e);
     auto p = poisson_norm(std::move(e), counts);
     catalogue::penalties::poisson_norm::check_weight(w, shape);
-    return dsl::penalty_t<dsl::penalty_kind::poisson_norm, E, true>{std::move(p.arg), p.weight, p.beta, w, p.offset, p.data};
+    return dsl::penalty_t<dsl::penalty_kind::poisson_norm, E, true>{
+        std::move(p.arg), p.weight, p.beta, w, p.offset, p.data, p.constant, p.ints, p.parameters};
 }
 
 }  // namespace proxgen

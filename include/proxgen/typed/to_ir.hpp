@@ -117,6 +117,12 @@ ir::Node to_ir(const dsl::card_t<Card, R, E>& e, TypedVariables& vars) {
 /// A typed problem as the planner's input: its terms as written (source order, before the rewrite
 /// rules: plan::plan applies them) and its variables; `tags`, when given, receives each variable's
 /// tag in the draft's order.
+/// Data named by pg::input (proxgen/typed/named.hpp) keep their names in the IR, as rt::input's do.
+inline void name_data(ir::Node& n) {
+    if (!n.is_variable() && n.name.empty()) n.name = n.image.name();
+    for (ir::Node& a : n.args) name_data(a);
+}
+
 template <class... Terms>
 plan::Draft to_draft(const dsl::problem_t<Terms...>& problem, std::vector<std::type_index>* tags = nullptr) {
     plan::Draft d;
@@ -133,6 +139,9 @@ plan::Draft to_draft(const dsl::problem_t<Terms...>& problem, std::vector<std::t
         t.ints = term.ints;
         t.constant = term.constant;
         t.expr = to_ir(term.arg, vars);
+        name_data(t.expr);
+        t.arg_weight_name = term.arg_weight.name();
+        t.data_name = term.data.name();
         if constexpr (std::is_same_v<typename T::card, catalogue::penalties::diff_fn>) t.code = term.arg.fn;
         d.terms.push_back(std::move(t));
     });

@@ -14,13 +14,13 @@ using Buffer = Halide::Runtime::Buffer<float>;
 
 /// Solves with a generated Solver; false (with the message printed) when it fails or does not converge.
 template <class Solver, class Data, class Options>
-bool denoise(const char* name, Solver& solver, const Buffer& offset, const Buffer& clean, double noisy_err) {
-    Data data;
-    data.sum_squares_offset = offset;
-    data.group_norm1_weight = 0.05f;
+bool denoise(const char* name, Solver& solver, const Buffer& noisy, const Buffer& clean, double noisy_err) {
+    Data data;  // by the names tv_problem.hpp gives the data
+    data.b = noisy;
+    data.lambda = 0.05f;
     Options options;
     options.max_iters = 1000;
-    if (solver.init({offset.width(), offset.height()}, data, options) != decltype(solver.solve())::ok ||
+    if (solver.init({noisy.width(), noisy.height()}, data, options) != decltype(solver.solve())::ok ||
         solver.solve() != decltype(solver.solve())::ok) {
         std::fprintf(stderr, "%s: %s\n", name, solver.last_error());
         return false;
@@ -37,22 +37,22 @@ bool denoise(const char* name, Solver& solver, const Buffer& offset, const Buffe
 
 int main() {
     const int w = 64, h = 48;
-    Buffer clean(w, h), offset(w, h);
+    Buffer clean(w, h), noisy(w, h);
     unsigned seed = 12345;
     double noisy_err = 0;
     clean.for_each_element([&](int x, int y) {
         clean(x, y) = x > w / 2 ? 0.8f : 0.2f;
         seed = seed * 1664525u + 1013904223u;
         const float noise = 0.1f * (float((seed >> 8) & 0xffff) / 65535.0f - 0.5f);
-        offset(x, y) = -(clean(x, y) + noise);  // the term's offset is -b
+        noisy(x, y) = clean(x, y) + noise;
         noisy_err += double(noise) * noise;
     });
     tv::Solver pc;
     tv_ladmm::Solver ladmm;
     tv_admm::Solver admm;
-    if (!denoise<tv::Solver, tv::Data, tv::Options>("tv", pc, offset, clean, noisy_err) ||
-        !denoise<tv_ladmm::Solver, tv_ladmm::Data, tv_ladmm::Options>("tv_ladmm", ladmm, offset, clean, noisy_err) ||
-        !denoise<tv_admm::Solver, tv_admm::Data, tv_admm::Options>("tv_admm", admm, offset, clean, noisy_err))
+    if (!denoise<tv::Solver, tv::Data, tv::Options>("tv", pc, noisy, clean, noisy_err) ||
+        !denoise<tv_ladmm::Solver, tv_ladmm::Data, tv_ladmm::Options>("tv_ladmm", ladmm, noisy, clean, noisy_err) ||
+        !denoise<tv_admm::Solver, tv_admm::Data, tv_admm::Options>("tv_admm", admm, noisy, clean, noisy_err))
         return 1;
     // all reach the one optimum (to their tolerances)
     auto difference = [&](const Buffer& x) {
