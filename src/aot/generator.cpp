@@ -232,19 +232,16 @@ Emitted admm_steps(const ir::Problem& p, const CommandLine& c, const Halide::Tar
              "separate x-update and (z, u) steps do not have; use 1",
              n);
     const bool spectral = plan::spectral(p.x_update);
-    if (spectral && p.variables.size() > 1)
-        fail("generator: ADMM's FFT / DCT x-update is generated for problems in one variable; this one has {} (the "
-             "JIT solves it)",
-             p.variables.size());
     detail::QuadraticPipelines q(p);
     Emitted e;
     e.header = {"proxgen/aot/admm.hpp", "proxgen::aot::ADMM",
                 {"x_update", "gram", "gram_psi", "cg_residual", "precond_gram", "precond_gram_psi", "zu_step", "residual"}, {}, false, 1,
                 detail::split_solution_term(p)};
-    e.header.x_update = p.x_update == plan::XUpdate::cg    ? "cg"
-                        : p.x_update == plan::XUpdate::fft ? "fft"
-                        : p.x_update == plan::XUpdate::dct ? "dct"
-                                                           : "direct";
+    auto kind = [](plan::XUpdate u) {
+        return u == plan::XUpdate::cg ? "cg" : u == plan::XUpdate::fft ? "fft" : u == plan::XUpdate::dct ? "dct" : "direct";
+    };
+    e.header.x_update = kind(p.x_update);
+    for (std::size_t j = 0; j < p.variables.size(); ++j) e.header.blocks.push_back(kind(ir::block_update(p, int(j))));
     auto add = [&](const Halide::Pipeline& pipe, const char* step) {
         e.pipelines.emplace_back(pipe, step, q.arguments());
         e.header.generated.push_back(step);

@@ -460,6 +460,11 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     if (!steps.x_update.empty()) {
         line("    /// how the x-update solves its quadratic (the plan's x-update)");
         line("    static constexpr proxgen::aot::XUpdate x_update_kind = proxgen::aot::XUpdate::" + steps.x_update + ";");
+        line("    /// each variable's block of it (several variables: a spectral block by its own transforms)");
+        std::string kinds;
+        for (const std::string& b : steps.blocks) kinds += (kinds.empty() ? "" : ", ") + ("proxgen::aot::XUpdate::" + b);
+        line(fmt::format("    static constexpr std::array<proxgen::aot::XUpdate, {}> block_kinds{{{{{}}}}};", steps.blocks.size(),
+                         kinds));
         line("    /// cg: preconditioned by the FFT inverse of a circulant stand-in for its operator (precond_gram)");
         line(fmt::format("    static constexpr bool cg_preconditioned = {};", steps.cg_preconditioned ? "true" : "false"));
     }

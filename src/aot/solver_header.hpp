@@ -46,6 +46,9 @@ struct SolverSteps {
     /// ADMM: the x-update's strategy as proxgen::aot::XUpdate's enumerator (direct, fft, dct, cg);
     /// "" for the algorithms without one.
     std::string x_update;
+    /// ADMM: each variable's block of the x-update (ir::block_update) as such an enumerator: a
+    /// spectral block is solved by its own transforms, a direct one is written by `x_update`.
+    std::vector<std::string> blocks;
     /// cg x-updates: preconditioned by a circulant stand-in (the precond_gram steps), by FFT.
     bool cg_preconditioned = false;
     /// fft / dct x-updates: the FFT pass library's prefix (its header <prefix>.h defines

@@ -34,3 +34,17 @@ inline auto two_sizes_problem(const proxgen::Image& b = proxgen::Image({16, 16})
     return pg::sum_squares(pg::subsample(x, 2, 2) + y - c) + lambda * pg::group_norm1(pg::grad(x)) +
            pg::sum_squares(x - b) + 0.5f * pg::sum_squares(pg::grad(y)) + pg::nonneg(y);
 }
+
+/// Variables in disjoint terms, each block with its own exact x-update: x deconvolved (circular
+/// blur: its Gram is diagonal in the DFT basis) under a sparsity prior, y at half resolution
+/// denoised under a smoothness prior (Neumann differences: the DCT basis) and kept non-negative.
+/// Its data are named: a generated solver's Data takes k, b and c.
+inline auto blocks_problem(const proxgen::Image& k = proxgen::Image({5, 5}),
+                           const proxgen::Image& b = proxgen::Image({16, 16}),
+                           const proxgen::Image& c = proxgen::Image({8, 8})) {
+    namespace pg = proxgen;
+    auto x = pg::variable(b.width(), b.height());
+    auto y = pg::variable(c.width(), c.height());
+    return pg::sum_squares(pg::conv(pg::input("k", k), x) - pg::input("b", b)) + 0.05f * pg::norm1(x) +
+           pg::sum_squares(y - pg::input("c", c)) + 0.1f * pg::sum_squares(pg::grad(y)) + pg::nonneg(y);
+}

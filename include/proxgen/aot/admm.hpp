@@ -8,7 +8,10 @@
 //  - direct (elementwise, per-pixel blocks): `x_update` writes x⁺;
 //  - fft / dct: `x_update` writes the right-hand side, which SpectralSolve (proxgen/aot/
 //    spectral_solve.hpp) solves through the generated FFT passes; its eigenvalues from `gram`
-//    (at ρ = 0: Ω's part) and `gram_psi` applied to an impulse;
+//    (at ρ = 0: Ω's part) and `gram_psi` applied to an impulse. In several variables each block
+//    (Description::block_kinds) keeps its own: a spectral block's right-hand side is solved by its
+//    own transforms (eigenvalues from the impulse in that variable alone: the Gram is
+//    block-diagonal there), a direct block's x is what `x_update` wrote;
 //  - cg: `cg_residual` (rhs − G x at the warm start) and `gram` (G d) in a conjugate gradient
 //    loop whose vector updates and inner products (float64) run here, as the JIT's; where the
 //    operators have circulant stand-ins (Description::cg_preconditioned), preconditioned as the
@@ -84,6 +87,8 @@ private:
     static constexpr XUpdate x_update = Description::x_update_kind;
     static constexpr bool spectral = x_update == XUpdate::fft || x_update == XUpdate::dct;
     static constexpr bool preconditioned = x_update == XUpdate::cg && Description::cg_preconditioned;
+    static constexpr auto blocks = Description::block_kinds;
+    static constexpr bool spectral_block(int j) { return blocks[std::size_t(j)] == XUpdate::fft || blocks[std::size_t(j)] == XUpdate::dct; }
     Status check_library() {
         const int inputs = Description::image_slots + Description::scalar_slots + 2 * n_var + 3 * n_psi + 2;
         auto arguments = &Base::arguments_of;
@@ -111,27 +116,32 @@ private:
         return Status::ok;
     }
 
-    /// The eigenvalues of the x-update's Gram (spectral) or of its circulant stand-in (CG's
-    /// preconditioner) from their parts applied to the impulse at (0, 0).
+    /// The eigenvalues of the x-update's Gram (each spectral block's) or of its circulant stand-in
+    /// (CG's preconditioner) from their parts applied to the impulse at (0, 0) of that variable.
     Status init_spectral() {
         if constexpr (spectral || preconditioned) {
-            if constexpr (n_var > 1) return fail(Status::bad_library, "a spectral x-update in several variables is not generated");
+            if constexpr (preconditioned && n_var > 1)
+                return fail(Status::bad_library, "a preconditioned CG x-update in several variables is not generated");
             use_preconditioner_ = false;
             if (preconditioned && Description::fft_kernels().gpu) return Status::ok;  // (see the top of this file)
-            Buffer& delta = d_.front();
-            delta.fill(0.0f);
-            delta.data()[0] = 1.0f;
-            delta.set_host_dirty();
             Variables g_omega = variables_buffers(), g_psi = variables_buffers();
-            rho_ = 0;  // G at ρ = 0 is G_Ω
-            if (!call(spectral ? &Description::gram : &Description::precond_gram, g_omega) ||
-                !call(spectral ? &Description::gram_psi : &Description::precond_gram_psi, g_psi))
-                return error_;
-            g_omega.front().copy_to_host();
-            g_psi.front().copy_to_host();
-            const SpectralBasis basis = x_update == XUpdate::dct ? SpectralBasis::dct : SpectralBasis::fft;
-            if (Status s = spectral_.init(Description::fft_kernels(), basis, g_omega.front(), g_psi.front()); s != Status::ok)
-                return fail(s, std::string("the x-update's transforms: ") + last_error_message());
+            for (int j = 0; j < n_var; ++j) {
+                if (spectral && !spectral_block(j)) continue;
+                for (int i = 0; i < n_var; ++i) {
+                    d_[i].fill(0.0f);
+                    if (i == j) d_[i].data()[0] = 1.0f;
+                    d_[i].set_host_dirty();
+                }
+                rho_ = 0;  // G at ρ = 0 is G_Ω
+                if (!call(spectral ? &Description::gram : &Description::precond_gram, g_omega) ||
+                    !call(spectral ? &Description::gram_psi : &Description::precond_gram_psi, g_psi))
+                    return error_;
+                g_omega[j].copy_to_host();
+                g_psi[j].copy_to_host();
+                const SpectralBasis basis = blocks[std::size_t(j)] == XUpdate::dct ? SpectralBasis::dct : SpectralBasis::fft;
+                if (Status s = spectral_[j].init(Description::fft_kernels(), basis, g_omega[j], g_psi[j]); s != Status::ok)
+                    return fail(s, std::string("the x-update's transforms: ") + last_error_message());
+            }
             use_preconditioner_ = preconditioned;
         }
         return Status::ok;
@@ -178,12 +188,18 @@ private:
             return true;
         } else if constexpr (spectral) {
             if (!call(&Description::x_update, rhs_)) return false;
-            rhs_.front().copy_to_host();
-            if (Status s = spectral_.solve(rhs_.front(), x_.front(), rho); s != Status::ok) {
-                error_ = fail(s, std::string("the x-update's transforms: ") + last_error_message());
-                return false;
+            for (int j = 0; j < n_var; ++j) {
+                if (!spectral_block(j)) {  // x_update wrote this block's x⁺
+                    std::swap(x_[j], rhs_[j]);
+                    continue;
+                }
+                rhs_[j].copy_to_host();
+                if (Status s = spectral_[j].solve(rhs_[j], x_[j], rho); s != Status::ok) {
+                    error_ = fail(s, std::string("the x-update's transforms: ") + last_error_message());
+                    return false;
+                }
+                x_[j].set_host_dirty();
             }
-            x_.front().set_host_dirty();
             return true;
         } else {
             return conjugate_gradient(rho);
@@ -209,7 +225,7 @@ private:
     /// s = M⁻¹ r by the circulant stand-in's FFT inverse; false (error_ set) on a failure.
     bool precondition(double rho) {
         r_.front().set_host_dirty();
-        if (Status st = spectral_.solve(r_.front(), s_.front(), rho); st != Status::ok) {
+        if (Status st = spectral_.front().solve(r_.front(), s_.front(), rho); st != Status::ok) {
             error_ = fail(st, std::string("the x-update's preconditioner: ") + last_error_message());
             return false;
         }
@@ -308,11 +324,11 @@ private:
 
     Options options_;
     Variables x_next_;      // the direct x-update's output
-    Variables d_, r_, gd_, s_;  // CG's direction, residual, G d and M⁻¹ r (d_: the spectral impulse)
+    Variables d_, r_, gd_, s_;  // CG's direction, residual, G d and M⁻¹ r (d_: the spectral impulses)
     Variables rhs_;         // spectral: the right-hand side
     float rho_ = 0;
     int cg_total_ = 0;
-    SpectralSolve spectral_;  // the spectral x-update, or CG's preconditioner
+    std::array<SpectralSolve, n_var> spectral_;  // each spectral block's x-update, or CG's preconditioner (the first)
     bool use_preconditioner_ = false;
     algorithms::ADMM loop_;  // the algorithm's state and rules
 };
