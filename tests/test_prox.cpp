@@ -1,6 +1,9 @@
 // Every prox satisfies its optimality condition on random inputs, in the generalised form the
 // planner produces:  z = argmin α f(a ⊙ z + c) + ρ/2 ‖z − v‖²  ⇔  ρ(v − z) ∈ α a ⊙ ∂f(a ⊙ z + c),
-// including exact zeros and tiny values (no NaN from 0/0), a = 0 (then z = v) and negative a.
+// including exact zeros and tiny values (no NaN from 0/0), a = 0 (then z = v) and negative a; and
+// every penalty's value (the objective's summands) against its float64 formula.
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include <proxgen/catalogue/all.hpp>
@@ -256,4 +259,63 @@ TEST_CASE("patch_nlm: a denoiser that reduces noise on a real image and is the i
         const pg::Image same = pg::lower::apply_prox(*Penalty::patch_nlm, 0.0f, rho, noisy);
         for (std::size_t i = 0; i < same.size(); ++i) REQUIRE(same.data()[i] == noisy.data()[i]);
     }
+}
+
+TEST_CASE("objective: each penalty's value is the float64 sum of its formula, domains to a relative 1e-4",
+          "[prox][objective]") {
+    const int W = 13, H = 9;
+    const pg::Image v = random_image({W, H}, 21, -2.0f, 2.0f);
+    auto total = [&](const pg::Image& img, auto f) {
+        double s = 0;
+        for (std::size_t i = 0; i < img.size(); ++i) s += f(double(img.data()[i]));
+        return s;
+    };
+    auto x = pg::variable(W, H);
+    CHECK(pg::objective(pg::sum_squares(x), v) == Approx(total(v, [](double a) { return a * a; })).epsilon(1e-12));
+    CHECK(pg::objective(pg::norm1(x), v) == Approx(total(v, [](double a) { return std::abs(a); })).epsilon(1e-12));
+    CHECK(pg::objective(pg::sum_entries(x), v) == Approx(total(v, [](double a) { return a; })).epsilon(1e-12));
+    // huber(e, M) = M² Σ h(e / M), h(t) = t² inside |t| ≤ 1, 2|t| − 1 beyond
+    const double M = 0.5;
+    const double huber = total(v, [&](double a) {
+        const double t = std::abs(double(float(a) * float(1 / M)));
+        return M * M * (t <= 1 ? t * t : 2 * t - 1);
+    });
+    CHECK(pg::objective(pg::huber(x, float(M)), v) == Approx(huber).epsilon(1e-6));
+
+    // groups along the last axis, weighted per pixel; schatten of one row per pixel is its norm
+    const pg::Image g = random_image({W, H, 3}, 22, -1.0f, 1.0f), w = random_image({W, H}, 23, 0.5f, 2.0f);
+    auto y = pg::variable(W, H, 3);
+    double groups = 0, norms = 0;
+    for (int j = 0; j < H; ++j)
+        for (int i = 0; i < W; ++i) {
+            double n2 = 0;
+            for (int c = 0; c < 3; ++c) n2 += double(g(i, j, c)) * g(i, j, c);
+            groups += double(w(i, j)) * std::sqrt(n2);
+            norms += std::sqrt(n2);
+        }
+    CHECK(pg::objective(pg::weighted_group_norm1(w, y), g) == Approx(groups).epsilon(1e-12));
+    for (const double p : {1.0, 2.0, double(INFINITY)}) CHECK(pg::objective(pg::schatten(y, p), g) == Approx(norms).epsilon(1e-12));
+
+    // nonneg: +inf below −1e-4 · max(1, max |x|), 0 above
+    pg::Image near = v.copy(), far = v.copy();
+    for (std::size_t i = 0; i < v.size(); ++i) near.data()[i] = far.data()[i] = std::abs(v.data()[i]);
+    near.data()[7] = -1e-4f;  // max |x| is about 2: within the tolerance
+    far.data()[7] = -1e-3f;
+    CHECK(pg::objective(pg::nonneg(x), near) == 0.0);
+    CHECK(std::isinf(pg::objective(pg::nonneg(x), far)));
+    // poisson: e − b log e where e > 0; +inf at e ≤ 0 where there are counts
+    const pg::Image counts = random_image({W, H}, 24, 0.0f, 3.0f);
+    const double poisson = [&] {
+        double s = 0;
+        for (std::size_t i = 0; i < near.size(); ++i) {
+            const double e = std::abs(double(v.data()[i])) + 0.1, b = counts.data()[i];
+            s += e - (b > 0 ? b * std::log(e) : 0.0);
+        }
+        return s;
+    }();
+    pg::Image positive = v.copy();
+    for (std::size_t i = 0; i < v.size(); ++i) positive.data()[i] = float(std::abs(double(v.data()[i])) + 0.1);
+    CHECK(pg::objective(pg::poisson_norm(x, counts), positive) == Approx(poisson).epsilon(1e-6));
+    positive.data()[3] = 0.0f;
+    CHECK(std::isinf(pg::objective(pg::poisson_norm(x, counts), positive)) == (counts.data()[3] > 0));
 }

@@ -120,9 +120,11 @@ Call& Call::maybe_in(std::string_view name, const float& value) {
     return *this;
 }
 
-Call& Call::out(int i, Image& img) {
+Call& Call::out(int i, Image& img) { return out(i, img.buffer().raw_buffer()); }
+
+Call& Call::out(int i, halide_buffer_t* buffer) {
     PROXGEN_INTERNAL_ASSERT(i >= 0 && i < kernel_->output_count());
-    return bind(kernel_->input_count() + i, img.buffer().raw_buffer());
+    return bind(kernel_->input_count() + i, buffer);
 }
 
 std::string state_name(std::string_view name, int j) {

@@ -93,6 +93,8 @@ public:
     Call& maybe_in(std::string_view name, const float& value);
     /// Binds output i (in the pipeline's output order).
     Call& out(int i, Image& img);
+    /// The same for a buffer of another type (the objective's float64 summands).
+    Call& out(int i, halide_buffer_t* buffer);
     /// The state of a problem in several variables is one flat image holding the variables one
     /// after the other (ir::state_shape); its kernels take one buffer per variable, named
     /// state_name(name, j). These bind the variables as views of the flat image, whose data

@@ -6,6 +6,8 @@
 // lowering looks up by kind (lowering(op), lowering(penalty)): no switch over operators.
 #pragma once
 
+#include <limits>
+
 #include <optional>
 #include <span>
 #include <vector>
@@ -108,6 +110,13 @@ struct Back {
     static Expr log(Expr a) { return Halide::log(std::move(a)); }
     static Expr to_int(Expr a) { return Halide::cast<int>(std::move(a)); }
     static Expr to_float(Expr a) { return Halide::cast<float>(std::move(a)); }
+    // float64, for the objective's summands (the argument's float32 values widened exactly)
+    static Expr to_double(Expr a) { return Halide::cast<double>(std::move(a)); }
+    static Expr f64(double v) { return Halide::Internal::make_const(Halide::Float(64), v); }
+    static Expr infinity() { return f64(std::numeric_limits<double>::infinity()); }
+    /// max(1, max |f|) over `extents` in float64, computed once before the output: the scale of a
+    /// domain check's relative tolerance.
+    Expr magnitude(const Func& f, const std::vector<Expr>& extents) const;
     static Expr float_max() { return Halide::Float(32).max(); }
     static Expr float_min() { return Halide::Float(32).min(); }
     static Expr always() { return Halide::Internal::const_true(); }
@@ -141,9 +150,12 @@ public:
     /// argument's rank, extents `extents`): the plain prox of α f.
     virtual Halide::Expr prox(Back& b, const ProxSpec& f, const Halide::Func& t_arg,
                               const std::vector<Halide::Expr>& extents, Halide::Expr tau) const = 0;
-    /// What the objective's pipeline computes for the term at argument value v (default: v itself,
-    /// which the card's value() then turns into f; diff_fn applies its smooth function here).
-    virtual Halide::Expr value_argument(Back& b, const ir::Term& t, Halide::Expr v) const = 0;
+    /// The objective's summand at the pure axes of the card's summand_rank, in float64: f at the
+    /// argument t_arg (extents `extents`) is its sum. Indicators and domains: 0 where satisfied up
+    /// to their tolerance, +inf elsewhere. A card writes it per element (`summand(h, f, v)`, v the
+    /// argument's value there) or whole (`summand(h, f, t, extents)`).
+    virtual Halide::Expr summand(Back& b, const ProxSpec& f, const Halide::Func& t_arg,
+                                 const std::vector<Halide::Expr>& extents) const = 0;
     /// Gradients (src/grad): whether the card gives its prox's derivative, and that derivative at
     /// the argument t_arg for the upstream gradient g (a Func of the argument's rank), as prox().
     virtual bool has_prox_vjp() const = 0;
@@ -203,9 +215,14 @@ public:
             return C::prox(b, f, u, tau);
         }
     }
-    Halide::Expr value_argument(Back& b, const ir::Term& t, Halide::Expr v) const override {
-        if constexpr (requires { C::value_argument(b, t, v); }) return C::value_argument(b, t, v);
-        else return v;
+    Halide::Expr summand(Back& b, const ProxSpec& f, const Halide::Func& t,
+                         const std::vector<Halide::Expr>& extents) const override {
+        if constexpr (requires { C::summand(b, f, t, extents); }) {
+            return C::summand(b, f, t, extents);
+        } else {  // elementwise
+            Halide::Expr v = t(Back::args(int(extents.size())));
+            return C::summand(b, f, v);
+        }
     }
     bool has_prox_vjp() const override {
         return requires(Back& b, const ProxSpec& f, const Halide::Func& t, const std::vector<Halide::Expr>& x,

@@ -187,6 +187,26 @@ std::vector<Expr> Back::image_extents(const ir::Node& n) const {
     return e;
 }
 
+Expr Back::magnitude(const Func& f, const std::vector<Expr>& extents) const {
+    // read through a root copy: the stages behind f are then computed whole, where a reduction
+    // over all of f may read them (the output's strips alone would be an illegal place)
+    const int rank = int(extents.size());
+    Func whole("magnitude_of");
+    whole(args(rank)) = f(args(rank));
+    if (rank >= 2) root(whole);
+    else whole.compute_root();
+    Halide::Region region;
+    for (const Expr& e : extents) region.push_back(Halide::Range(0, e));
+    Halide::RDom r(region, "magnitude");
+    std::vector<Expr> at;
+    for (int d = 0; d < r.dimensions(); ++d) at.push_back(r[d]);
+    Func m("magnitude");
+    m() = f64(1.0);
+    m() = Halide::max(m(), Halide::abs(to_double(whole(at))));
+    m.compute_root();  // one scalar: not a strip-scheduled root
+    return m();
+}
+
 Expr Back::read_or_zero(const Func& f, std::vector<Expr> index, const std::vector<Expr>& extents) {
     Expr inside = Internal::const_true();
     for (std::size_t d = 0; d < index.size(); ++d) {

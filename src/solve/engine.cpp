@@ -380,13 +380,12 @@ TermValues::TermValues(const ir::Problem& p) : StatePipeline(p) {
     for (const auto* terms : {&p.omega, &p.psi})
         for (const auto& t : *terms) {
             lower::Stages st;
-            Halide::Func arg = L.term_argument(t, xin, st);
-            const int r = int(t.expr.shape.size());
-            Halide::Func v("term_value");
-            // a card may evaluate part of its value here (diff_fn's is only known as a Halide
-            // expression); its value() sums the rest below
+            const Halide::Func arg = L.term_argument(t, xin, st);
+            const lower::ProxSpec spec = L.prox_spec(t, xin, st);
+            const int r = catalogue::card_of(t).summand_rank(int(t.expr.shape.size()));
+            Halide::Func v("term_summand");
             lower::Back b{&L, st};
-            v(lower::args(r)) = lower::lowering(*t.penalty).value_argument(b, t, arg(lower::args(r)));
+            v(lower::args(r)) = lower::lowering(*t.penalty).summand(b, spec, arg, L.extents(t.expr));
             lower::schedule_output(v, r, st);
             outs.push_back(v);
         }
@@ -410,18 +409,31 @@ double objective_ir(const ir::Problem& p, const Image& x, double& compile_s) {
     const lower::DataArgs data(p);
     data.bind(call);
     call.in_state("x", x, ir::variable_shapes(p));
-    std::vector<Image> values;
+    // each term's summand over the first summand_rank axes of its argument
+    std::vector<Halide::Runtime::Buffer<double>> summands;
     std::vector<const ir::Term*> terms;
     for (const auto* ts : {&p.omega, &p.psi})
         for (const auto& t : *ts) {
-            values.emplace_back(t.expr.shape);
+            const int r = catalogue::card_of(t).summand_rank(int(t.expr.shape.size()));
+            summands.emplace_back(std::vector<int>(t.expr.shape.begin(), t.expr.shape.begin() + r));
             terms.push_back(&t);
         }
-    for (std::size_t i = 0; i < values.size(); ++i) call.out(int(i), values[i]);
+    for (std::size_t i = 0; i < summands.size(); ++i) call.out(int(i), summands[i].raw_buffer());
     call.run();
     double f = 0;
-    for (std::size_t i = 0; i < terms.size(); ++i)
-        f += double(terms[i]->weight) * catalogue::card_of(*terms[i]).value(*terms[i], values[i]) + terms[i]->constant;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+        const Halide::Runtime::Buffer<double>& s = summands[i];
+        const std::optional<double> host = catalogue::card_of(*terms[i]).host_value(*terms[i], [&] {
+            Image argument(terms[i]->expr.shape);  // a host function's summand is its float32 argument
+            std::copy(s.data(), s.data() + s.number_of_elements(), argument.data());
+            return argument;
+        });
+        double value = 0;
+        if (host) value = *host;
+        else
+            for (std::size_t k = 0, n = s.number_of_elements(); k < n; ++k) value += s.data()[k];
+        f += double(terms[i]->weight) * value + terms[i]->constant;
+    }
     return f;
 }
 

@@ -180,7 +180,8 @@ double objective_ir(const ir::Problem& p, const Image& x, double& compile_second
 
 using lower::StatePipeline;
 
-/// Pipeline that evaluates every term's K_i x + c_i (Ω then Ψ) at an input x.
+/// Pipeline that evaluates every term's summand (Ω then Ψ, float64, the card's: its sum is the
+/// penalty's value) at an input x.
 struct TermValues : StatePipeline {
     explicit TermValues(const ir::Problem& p);
 };

@@ -199,9 +199,13 @@ public:
     virtual std::string_view summary() const = 0;
     virtual std::span<const Entry> entries() const = 0;
     virtual PenaltyFacts facts() const = 0;
-    /// f at the term's argument v (float64), without weight or constant; indicators and domains: 0
-    /// when satisfied up to a relative 1e-4, +inf otherwise.
-    virtual double value(const ir::Term& t, const Image& v) const = 0;
+    /// The rank of the objective's summand (the card's lowering writes it, src/lower/card_lowering.hpp):
+    /// the argument's, or less where the card reduces its last axes first (a group's norm, a
+    /// pixel's matrix norm). f at the argument is the summand's float64 sum over its elements.
+    virtual int summand_rank(int argument_rank) const = 0;
+    /// f at the whole argument (`argument()` makes it) where host code computes it (a host
+    /// diff_fn); nullopt for every other card, whose value is the sum of its summand.
+    virtual std::optional<double> host_value(const ir::Term& t, const std::function<Image()>& argument) const = 0;
     /// Its part of the step-size scale Σ α β² ‖K‖² c (c its curvature bound: 2 max|w|² for
     /// ‖·‖², 0 for non-smooth penalties (default)).
     virtual double curvature(const ir::Term& t) const = 0;
@@ -329,9 +333,9 @@ public:
 };
 
 /// The card struct C as a PenaltyCard. What C may define (all static): name, summary, entries,
-/// facts (a constexpr PenaltyFacts), data_role, weights_groups, parameters_text(t), value(t, v),
-/// curvature<D>(t, D), check_data(data, shape), local(t, blocking, group_extent); and for the back
-/// end its prox (src/lower).
+/// facts (a constexpr PenaltyFacts), data_role, weights_groups, parameters_text(t),
+/// summand_rank(r), host_value(t, argument), curvature<D>(t, D), check_data(data, shape),
+/// local(t, blocking, group_extent); and for the back end its prox and summand (src/lower).
 template <class C>
 class PenaltyCardOf final : public PenaltyCard {
 public:
@@ -354,7 +358,14 @@ public:
         else return {};
     }
     PenaltyFacts facts() const override { return C::facts; }
-    double value(const ir::Term& t, const Image& v) const override { return C::value(t, v); }
+    int summand_rank(int argument_rank) const override {
+        if constexpr (requires { C::summand_rank(argument_rank); }) return C::summand_rank(argument_rank);
+        else return argument_rank;
+    }
+    std::optional<double> host_value(const ir::Term& t, const std::function<Image()>& argument) const override {
+        if constexpr (requires { C::host_value(t, argument); }) return C::host_value(t, argument);
+        else return std::nullopt;
+    }
     double curvature(const ir::Term& t) const override {
         if constexpr (requires { C::curvature(t, Numbers{}); }) return C::curvature(t, Numbers{});
         else return 0.0;

@@ -19,17 +19,12 @@ inline ir::Term weighted(ir::Term t, const ImageArg& w, const std::vector<int>& 
     return t;
 }
 
-/// f at v (float64) for an indicator of v ≥ 0 where `keep` holds: 0 when satisfied up to a relative
-/// 1e-4, +inf otherwise.
-template <class Keep>
-double nonneg_value(const Image& v, Keep keep) {
-    const float* d = v.data();
-    double worst = 0, scale = 1;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (keep(i)) worst = std::min(worst, double(d[i]));
-        scale = std::max(scale, std::abs(double(d[i])));
-    }
-    return worst >= -1e-4 * scale ? 0.0 : INFINITY;
+/// The objective's summand of an indicator of t ≥ 0 where `keep` holds (an Expr at t's pure axes):
+/// +inf where a kept value is below −1e-4 · max(1, max |t|) (satisfied up to a relative 1e-4), 0
+/// elsewhere.
+inline auto nonneg_summand(auto& h, const auto& t, const auto& extents, auto keep) {
+    const auto v = h.to_double(t(h.args(int(extents.size()))));
+    return h.select(keep && v < h.f64(-1e-4) * h.magnitude(t, extents), h.infinity(), h.f64(0));
 }
 
 }  // namespace proxgen::catalogue::penalties

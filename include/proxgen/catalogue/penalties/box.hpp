@@ -37,10 +37,9 @@ struct box {
         return e;
     }
     /// [0, 1] after the scaling.
-    static double value(const ir::Term&, const Image& v) {
-        for (std::size_t i = 0; i < v.size(); ++i)
-            if (v.data()[i] < -1e-4 || v.data()[i] > 1 + 1e-4) return INFINITY;
-        return 0.0;
+    static auto summand(auto& h, const auto&, auto v) {
+        const auto d = h.to_double(v);
+        return h.select(d < h.f64(-1e-4) || d > h.f64(1 + 1e-4), h.infinity(), h.f64(0));
     }
     static auto prox(auto& h, const auto&, auto u, auto) { return h.clamp(u, 0.0f, 1.0f); }
     /// 1 strictly inside [0, 1], 0 outside and on the bounds (the kinks).

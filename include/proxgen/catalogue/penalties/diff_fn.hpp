@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 
 #include "proxgen/catalogue/penalty_support.hpp"
 
@@ -30,18 +31,16 @@ struct diff_fn {
         }}};
         return e;
     }
-    /// The objective's pipeline already applied f (value_argument): the sum.
     /// The user's function, its derivative's steps staged.
     static bool local(const ir::Term&, bool, int) { return false; }
     /// A host function's term: the argument itself, and f of it.
     static const HostSmoothFunction* host(const ir::Term& t) { return dynamic_cast<const HostSmoothFunction*>(t.code.get()); }
-    static double value(const ir::Term& t, const Image& v) {
-        if (const HostSmoothFunction* h = host(t)) return h->value(v);
-        double s = 0;
-        for (std::size_t i = 0; i < v.size(); ++i) s += v.data()[i];
-        return s;
+    /// f per element (a host function's summand is the argument itself: host_value applies f).
+    static auto summand(auto& h, const auto& f, auto v) { return h.to_double(h.smooth_value(*f.term, v)); }
+    static std::optional<double> host_value(const ir::Term& t, const std::function<Image()>& argument) {
+        if (const HostSmoothFunction* h = host(t)) return h->value(argument());
+        return std::nullopt;
     }
-    static auto value_argument(auto& h, const ir::Term& t, auto v) { return h.smooth_value(t, v); }
     static auto prox(auto& h, const auto& f, const auto& t, const auto& extents, auto tau) {
         return h.smooth_prox(f, t, extents, tau);
     }

@@ -42,18 +42,28 @@ struct group_norm1 {
     /// Groups run along the last axis, the slowest-varying one in Halide's layout.
     /// An unknown group extent sums the group in a staged reduction, which a sliding window cannot hold.
     static bool local(const ir::Term&, bool blocking, int group_extent) { return !blocking || group_extent > 0; }
-    static double value(const ir::Term& t, const Image& v) {
-        const float* d = v.data();
-        const int groups = v.extent(v.dimensions() - 1);
-        const std::size_t stride = v.size() / std::size_t(groups);
-        const float* w = t.arg_weight.empty() ? nullptr : t.arg_weight.data();
-        double s = 0;
-        for (std::size_t i = 0; i < stride; ++i) {
-            double g = 0;
-            for (int j = 0; j < groups; ++j) g += double(d[i + j * stride]) * d[i + j * stride];
-            s += (w ? w[i] : 1.0) * std::sqrt(g);
+    /// Per group: w ‖t_g‖₂ in float64 (the sum over the group axis first).
+    static int summand_rank(int argument_rank) { return argument_rank - 1; }
+    static auto summand(auto& h, const auto& f, const auto& t, const auto& extents) {
+        using H = std::remove_cvref_t<decltype(h)>;
+        using Expr = typename H::Expr;
+        const int r = int(extents.size());
+        const auto outer = h.args(r - 1);
+        auto square = [&](auto k) {
+            auto member = outer;
+            member.push_back(k);
+            const Expr d = h.to_double(t(member));
+            return Expr(d * d);
+        };
+        Expr n2 = h.f64(0);
+        if (f.group_size > 0) {
+            for (int k = 0; k < f.group_size; ++k) n2 = n2 + square(k);
+        } else {
+            typename H::RDom g(0, extents.back(), "group");
+            n2 = h.sum(square(g.x));
         }
-        return s;
+        const Expr norm = h.sqrt(n2);
+        return f.group_weight ? Expr(h.to_double((*f.group_weight)(outer)) * norm) : norm;
     }
     /// v · max(0, 1 − τ_g/‖v_g‖), written as a select so a zero group gives 0, not 0/0. a is one
     /// scalar (β) for the whole group; group weights scale the threshold.

@@ -33,13 +33,9 @@ struct huber {
                                    [](const Args& a) -> Built { return make(a.expr("e"), a.number("M")); }}};
         return e;
     }
-    static double value(const ir::Term&, const Image& v) {
-        double s = 0;
-        for (std::size_t i = 0; i < v.size(); ++i) {
-            const double a = std::abs(double(v.data()[i]));
-            s += a <= 1 ? a * a : 2 * a - 1;
-        }
-        return s;
+    static auto summand(auto& h, const auto&, auto v) {
+        const auto a = h.abs(h.to_double(v));
+        return h.select(a <= h.f64(1), a * a, h.f64(2) * a - h.f64(1));
     }
     /// α h(t) + ρ/2 (t − u)², h(t) = t² for |t| ≤ 1, 2|t| − 1 beyond: the quadratic's minimiser
     /// u/(1 + 2τ) when it lies inside, else the linear piece's u − 2τ sign(u).

@@ -27,9 +27,8 @@ struct masked_nonneg {
                                    [](const Args& a) -> Built { return make(a.expr("e"), a.image("mask")); }}};
         return e;
     }
-    static double value(const ir::Term& t, const Image& v) {
-        const float* m = t.data.data();
-        return nonneg_value(v, [m](std::size_t i) { return m[i] != 0; });
+    static auto summand(auto& h, const auto& f, const auto& t, const auto& extents) {
+        return nonneg_summand(h, t, extents, (*f.data)(h.args(int(extents.size()))) != 0.0f);
     }
     static auto prox(auto& h, const auto& f, auto u, auto) {
         return h.select((*f.data)(h.args(f.rank)) != 0.0f, h.max(u, 0.0f), u);

@@ -20,7 +20,9 @@ struct nonneg {
         };
         return e;
     }
-    static double value(const ir::Term&, const Image& v) { return nonneg_value(v, [](std::size_t) { return true; }); }
+    static auto summand(auto& h, const auto&, const auto& t, const auto& extents) {
+        return nonneg_summand(h, t, extents, h.always());
+    }
     static auto prox(auto& h, const auto&, auto u, auto) { return h.max(u, 0.0f); }
     /// 1 where u > 0, 0 where u ≤ 0 (at the kink u = 0: 0, the projected branch).
     static auto prox_vjp(auto& h, const auto&, auto u, auto, auto g) {

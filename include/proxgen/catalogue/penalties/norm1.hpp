@@ -19,11 +19,7 @@ struct norm1 {
         };
         return e;
     }
-    static double value(const ir::Term&, const Image& v) {
-        double s = 0;
-        for (std::size_t i = 0; i < v.size(); ++i) s += std::abs(double(v.data()[i]));
-        return s;
-    }
+    static auto summand(auto& h, const auto&, auto v) { return h.abs(h.to_double(v)); }
     static auto prox(auto& h, const auto&, auto u, auto tau) { return u - h.clamp(u, -tau, tau); }
     /// Soft thresholding's derivative: 1 (and −sign u for τ) where |u| > τ, 0 inside; at |u| = τ
     /// (the kink) 0, the inside branch.

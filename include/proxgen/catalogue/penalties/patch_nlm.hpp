@@ -27,7 +27,7 @@ struct patch_nlm {
     /// A denoiser, not a function: nothing to add.
     /// A large search window per pixel, staged.
     static bool local(const ir::Term&, bool, int) { return false; }
-    static double value(const ir::Term&, const Image&) { return 0.0; }
+    static auto summand(auto& h, const auto&, auto) { return h.f64(0); }
     /// A denoiser at noise level √τ on the scaled argument (a is one scalar β here: the planner
     /// never absorbs weights into a non-separable penalty).
     static auto prox(auto& h, const auto&, const auto& t, const auto& extents, auto tau) {

@@ -50,18 +50,15 @@ struct poisson_norm {
         };
         return e;
     }
-    static double value(const ir::Term& t, const Image& v) {
-        const float* d = v.data();
-        const float* b = t.data.data();
-        const std::size_t n = v.size();
-        double scale = 1, s = 0;
-        for (std::size_t i = 0; i < n; ++i) scale = std::max(scale, std::abs(double(d[i])));
-        for (std::size_t i = 0; i < n; ++i) {
-            const double e = d[i];
-            if (e > 0) s += e - (b[i] > 0 ? b[i] * std::log(e) : 0.0);
-            else if (b[i] > 0 || e < -1e-4 * scale) return INFINITY;  // outside the domain
-        }
-        return s;
+    /// e − b log e for e > 0; outside the domain (e ≤ 0 with counts, or below −1e-4 · max(1, max |e|)
+    /// without) +inf.
+    static auto summand(auto& h, const auto& f, const auto& t, const auto& extents) {
+        const auto at = h.args(int(extents.size()));
+        const auto e = h.to_double(t(at));
+        const auto b = f.data ? h.to_double((*f.data)(at)) : h.f64(0);
+        const auto inside = e - h.select(b > h.f64(0), b * h.log(e), h.f64(0));
+        const auto outside = b > h.f64(0) || e < h.f64(-1e-4) * h.magnitude(t, extents);
+        return h.select(e > h.f64(0), inside, h.select(outside, h.infinity(), h.f64(0)));
     }
     /// Its curvature b/e² at e = b, averaged: mean(1/max(b, 1)).
     template <class D>

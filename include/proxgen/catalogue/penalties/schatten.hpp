@@ -47,37 +47,29 @@ struct schatten {
     }
     static std::string parameters_text(const ir::Term& t) { return p_of(t) == 0 ? "inf" : std::to_string(p_of(t)); }
 
-    /// The singular values of each pixel's matrix in float64: (s1, s2), s1 ≥ s2 (s2 = 0 for one
-    /// row or column).
-    static std::pair<double, double> singular_values(double a, double b, double d) {
-        // MᵀM = [a b; b d]
-        const double mean = 0.5 * (a + d), radius = std::sqrt(0.25 * (a - d) * (a - d) + b * b);
-        return {std::sqrt(std::max(mean + radius, 0.0)), std::sqrt(std::max(mean - radius, 0.0))};
-    }
-    static double value(const ir::Term& t, const Image& v) {
-        const int r = v.dimensions();
-        const std::size_t pixels = std::size_t(v.extent(0)) * v.extent(1);
-        const int m = r == 4 ? v.extent(2) : 1, n = v.extent(r - 1);
-        const float* d = v.data();
-        double total = 0;
-        for (std::size_t q = 0; q < pixels; ++q) {
-            double g[2][2] = {{0, 0}, {0, 0}};  // MᵀM, n ≤ 2 in the rank-4 case
-            double frob = 0;
-            for (int c = 0; c < m; ++c)
-                for (int j = 0; j < n; ++j) {
-                    const double mj = d[q + pixels * (std::size_t(c) + std::size_t(m) * j)];
-                    frob += mj * mj;
-                    if (r == 4)
-                        for (int k = 0; k < n; ++k) g[j][k] += mj * d[q + pixels * (std::size_t(c) + std::size_t(m) * k)];
-                }
-            if (r == 3 || n == 1) {  // one singular value: the matrix's norm
-                total += std::sqrt(frob);
-                continue;
-            }
-            const auto [s1, s2] = singular_values(g[0][0], g[0][1], g[1][1]);
-            total += p_of(t) == 1 ? s1 + s2 : p_of(t) == 2 ? std::sqrt(frob) : s1;
+    /// Per pixel: the Schatten p-norm of its matrix in float64, from the singular values of MᵀM.
+    static int summand_rank(int) { return 2; }
+    static auto summand(auto& h, const auto& f, const auto& t, const auto& extents) {
+        using H = std::remove_cvref_t<decltype(h)>;
+        using Expr = typename H::Expr;
+        const int r = int(extents.size()), p = f.term->ints[0], n = f.term->ints[1];
+        auto entry = [&](Expr c, Expr j) {  // the pixel's matrix at row c, column j, in float64
+            auto a = h.args(2);
+            if (r == 4) a.push_back(c);
+            a.push_back(j);
+            return Expr(h.to_double(t(a)));
+        };
+        if (r == 3 || n == 1) {  // one singular value: the matrix's norm
+            typename H::RDom e(0, extents[2], "entry");
+            const Expr v = r == 3 ? entry(Expr(), e.x) : entry(e.x, 0);
+            return Expr(h.sqrt(h.sum(v * v)));
         }
-        return total;
+        typename H::RDom row(0, extents[2], "row");
+        const Expr m0 = entry(row.x, 0), m1 = entry(row.x, 1);
+        const Expr a = h.sum(m0 * m0), b = h.sum(m0 * m1), d = h.sum(m1 * m1);  // MᵀM = [a b; b d]
+        const Expr mean = h.f64(0.5) * (a + d), radius = h.sqrt(h.f64(0.25) * (a - d) * (a - d) + b * b);
+        const Expr s1 = h.sqrt(h.max(mean + radius, h.f64(0))), s2 = h.sqrt(h.max(mean - radius, h.f64(0)));
+        return p == 1 ? Expr(s1 + s2) : p == 2 ? Expr(h.sqrt(a + d)) : s1;
     }
     /// Shrinkages of the singular values read across the pixel's matrix: a Func over the pixels.
     static bool local(const ir::Term&, bool, int) { return false; }

@@ -23,10 +23,9 @@ struct sum_squares {
         };
         return e;
     }
-    static double value(const ir::Term&, const Image& v) {
-        double s = 0;
-        for (std::size_t i = 0; i < v.size(); ++i) s += double(v.data()[i]) * v.data()[i];
-        return s;
+    static auto summand(auto& h, const auto&, auto v) {
+        const auto d = h.to_double(v);
+        return d * d;
     }
     /// 2 max|w|²: its gradient's Lipschitz constant per unit α β² ‖K‖².
     template <class D>
