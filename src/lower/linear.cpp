@@ -137,7 +137,10 @@ ProxSpec Lowerer::prox_spec(const ir::Term& t, const State& x, Stages& st) {
 }
 
 Func Lowerer::term_argument(const ir::Term& t, const State& x, Stages& st) {
-    ProxSpec f = prox_spec(t, x, st);
+    return term_argument(t, prox_spec(t, x, st), x, st);
+}
+
+Func Lowerer::term_argument(const ir::Term& t, const ProxSpec& f, const State& x, Stages& st) {
     Lowered k = forward(t.expr, x, Part::linear, st);
     const auto a = args(k.rank());
     Func v("term_argument");

@@ -184,6 +184,8 @@ public:
     ProxSpec prox_spec(const ir::Term& t, const Lowered& x, Stages& st) { return prox_spec(t, State{x}, st); }
     /// The argument of f at x: a ⊙ (K x + c_inner) + c (for the objective and residuals).
     Halide::Func term_argument(const ir::Term& t, const State& xs, Stages& st);
+    /// The same from the term's prox_spec (for a caller that reads the spec too).
+    Halide::Func term_argument(const ir::Term& t, const ProxSpec& f, const State& xs, Stages& st);
     Halide::Func term_argument(const ir::Term& t, const Lowered& x, Stages& st) {
         return term_argument(t, State{x}, st);
     }

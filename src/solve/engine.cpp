@@ -380,8 +380,8 @@ TermValues::TermValues(const ir::Problem& p) : StatePipeline(p) {
     for (const auto* terms : {&p.omega, &p.psi})
         for (const auto& t : *terms) {
             lower::Stages st;
-            const Halide::Func arg = L.term_argument(t, xin, st);
             const lower::ProxSpec spec = L.prox_spec(t, xin, st);
+            const Halide::Func arg = L.term_argument(t, spec, xin, st);
             const int r = catalogue::card_of(t).summand_rank(int(t.expr.shape.size()));
             Halide::Func v("term_summand");
             lower::Back b{&L, st};
