@@ -53,12 +53,7 @@ template <class K, class E, bool W>
 auto operator*(penalty_t<K, E, W> p, const parameter_t& s) { return s * std::move(p); }
 
 template <class... T>
-auto operator*(const parameter_t& s, problem_t<T...> p) {
-    auto scaled = boost::hana::transform(std::move(p.terms), [&s](auto t) { return s * std::move(t); });
-    return boost::hana::unpack(std::move(scaled), [](auto... ts) {
-        return problem_t<decltype(ts)...>{boost::hana::make_tuple(std::move(ts)...)};
-    });
-}
+auto operator*(const parameter_t& s, problem_t<T...> p) { return scale_terms(s, std::move(p)); }
 template <class... T>
 auto operator*(problem_t<T...> p, const parameter_t& s) { return s * std::move(p); }
 

@@ -109,24 +109,26 @@ auto operator*(S s, penalty_t<K, E, W> p) {
 template <class K, class E, bool W, Scalar S>
 auto operator*(penalty_t<K, E, W> p, S s) { return s * std::move(p); }
 
-template <Scalar S, class... T>
-auto operator*(S s, problem_t<T...> p) {
-    const double w = static_cast<double>(s);
-    auto scaled = boost::hana::transform(std::move(p.terms), [w](auto t) {
-        t.weight = scaled_weight<typename decltype(t)::card>(t.weight, w);
-        return t;
-    });
-    return boost::hana::unpack(std::move(scaled), [](auto... ts) {
+/// The problem of a hana tuple of terms.
+template <class Terms>
+auto problem_of(Terms terms) {
+    return boost::hana::unpack(std::move(terms), [](auto... ts) {
         return problem_t<decltype(ts)...>{boost::hana::make_tuple(std::move(ts)...)};
     });
 }
 
+/// Every term scaled alike (s a number here, a named parameter in proxgen/typed/named.hpp).
+template <class S, class... T>
+auto scale_terms(const S& s, problem_t<T...> p) {
+    return problem_of(boost::hana::transform(std::move(p.terms), [&s](auto t) { return s * std::move(t); }));
+}
+
+template <Scalar S, class... T>
+auto operator*(S s, problem_t<T...> p) { return scale_terms(s, std::move(p)); }
+
 template <ProblemLike A, ProblemLike B>
 auto operator+(A a, B b) {
-    auto terms = boost::hana::concat(as_problem(std::move(a)).terms, as_problem(std::move(b)).terms);
-    return boost::hana::unpack(std::move(terms), [](auto... ts) {
-        return problem_t<decltype(ts)...>{boost::hana::make_tuple(std::move(ts)...)};
-    });
+    return problem_of(boost::hana::concat(as_problem(std::move(a)).terms, as_problem(std::move(b)).terms));
 }
 
 // Mixing a penalty with a linear expression is a common slip; say so instead of a wall of
