@@ -83,9 +83,7 @@ namespace {
 template <class P>
 rt::Problem as_named(const P& problem) {
     const auto n = pg::detail::normalized(problem);
-    pg::aot::NamedWeights weights;
-    boost::hana::for_each(n.terms, [&](const auto& t) { weights.push_back(t.parameters); });
-    return rt::detail::problem_of_terms(pg::typed::to_draft(n), weights);
+    return rt::detail::problem_of_terms(pg::typed::to_draft(n), pg::aot::named_weights(n));
 }
 }  // namespace
 

@@ -45,6 +45,13 @@ int generator_main(const rt::Problem& problem, Algorithm a, int argc, char** arg
 
 /// Each term's named weight factors (pg::parameter) with their values, terms in written order.
 using NamedWeights = std::vector<std::vector<std::pair<std::string, double>>>;
+/// Those of a typed problem (detail::normalized).
+template <class N>
+NamedWeights named_weights(const N& n) {
+    NamedWeights weights;
+    boost::hana::for_each(n.terms, [&](const auto& t) { weights.push_back(t.parameters); });
+    return weights;
+}
 
 /// The same for a typed problem, planned (`planned`) and as written (`terms`, typed::to_draft, with
 /// `weights`): where its data carry names (pg::input, pg::parameter; proxgen/typed/named.hpp) they
@@ -58,9 +65,7 @@ int generator_main(const ir::Problem& planned, const plan::Draft& terms, const N
 template <Algorithm A, class P>
 int generator_main(const P& problem, int argc, char** argv) {
     const auto n = detail::normalized(problem);
-    NamedWeights weights;
-    boost::hana::for_each(n.terms, [&](const auto& t) { weights.push_back(t.parameters); });
-    return generator_main(detail::plan_for<A>(n), typed::to_draft(n), weights, argc, argv);
+    return generator_main(detail::plan_for<A>(n), typed::to_draft(n), named_weights(n), argc, argv);
 }
 
 }  // namespace proxgen::aot
