@@ -50,7 +50,10 @@ public:
         if (Status s = this->begin_init(variable_extents, data, options, ranges); s != Status::ok) return s;
         try {
             x_ = variables_buffers();
-            for (auto& b : x_) b.fill(0.0f);
+            for (auto& b : x_) {
+                b.fill(0.0f);
+                b.set_host_dirty();  // (a GPU target copies it to the device at the first step)
+            }
             x_next_ = variables_buffers();
             x_spare_ = Description::iterations_per_call > 1 ? variables_buffers() : Variables();
             y_.clear();
@@ -63,8 +66,10 @@ public:
                 const std::vector<int> s = Description::psi_shape(i, shapes_, images_.data());
                 y_.push_back(state_buffer(s));
                 y_.back().fill(0.0f);
+                y_.back().set_host_dirty();
                 y_next_.push_back(state_buffer(s));
                 y_next_.back().fill(0.0f);
+                y_next_.back().set_host_dirty();
                 y_views_.push_back(Base::component_views(y_.back()));
                 y_next_views_.push_back(Base::component_views(y_next_.back()));
                 psi_elements_ += y_.back().number_of_elements();
@@ -88,10 +93,12 @@ public:
         last_error_message().clear();
         if (Status s = this->check_x0(x0); s != Status::ok) return s;
         for (int j = 0; j < Description::variable_count; ++j) {
+            x_[j].set_device_dirty(false);  // overwritten whole: what a GPU last wrote there is stale
             x_[j].copy_from(x0[j]);
             x_[j].set_host_dirty();
         }
         for (auto& y : y_) {
+            y.set_device_dirty(false);
             y.fill(0.0f);
             y.set_host_dirty();
         }

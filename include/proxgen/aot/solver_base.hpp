@@ -159,6 +159,8 @@ private:
         } catch (const std::bad_alloc&) {
             return fail(Status::out_of_memory, "cannot allocate the data the rewrite rules make of the inputs");
         }
+        for (int i = 0; i < Description::image_slots; ++i)  // a caller's newer device copy first
+            if (images_[i]->device_dirty()) halide_copy_to_host(nullptr, images_[i]);
         for (int i = 0; i < Description::image_slots; ++i) {
             const halide_buffer_t* b = images_[i];
             const std::string what = std::string("data image '") + Description::image_names[i] + "'";
@@ -175,6 +177,9 @@ private:
             if (std::string m = rules::finite_data(what, floats(b), extents(b)); !m.empty())
                 return fail(Status::non_finite_input, m);
         }
+        // Read and written on the host (checked here, made by bind): a GPU target copies them to the
+        // device at the first step that reads them only when they are marked so
+        for (int i = 0; i < Description::image_slots; ++i) images_[i]->set_host_dirty(true);
         // the structure's rules the JIT checks when it builds the problem (haar's divisibility), on
         // extents that may depend on the (now checked) data images
         if (std::string m = Description::shape_fit(shapes_, images_.data()); !m.empty())
@@ -408,6 +413,7 @@ private:
                                                 "(Halide error " + std::to_string(rc) + "): " + last_error_message());
                         return false;
                     }
+                    for (Buffer& b : w[k]) b.copy_to_host();  // a GPU target's result is on the device
                 }
                 // Σ_k in float64 in the terms' order, as the JIT's
                 o = 0;

@@ -29,6 +29,7 @@ public:
         last_error_message().clear();
         if (Status s = this->check_x0(x0); s != Status::ok) return s;
         for (int j = 0; j < Base::n_var; ++j) {
+            x_[j].set_device_dirty(false);  // overwritten whole: what a GPU last wrote there is stale
             x_[j].copy_from(x0[j]);
             x_[j].set_host_dirty();
         }
@@ -59,7 +60,10 @@ protected:
     /// std::bad_alloc (init turns it into Status::out_of_memory).
     void allocate_split() {
         x_ = this->variables_buffers();
-        for (auto& b : x_) b.fill(0.0f);
+        for (auto& b : x_) {
+            b.fill(0.0f);
+            b.set_host_dirty();  // (a GPU target copies it to the device at the first step)
+        }
         for (auto* list : {&z_, &z_next_, &u_, &u_next_}) list->clear();
         psi_elements_ = 0;
         std::vector<std::vector<int>> psi_shapes;
