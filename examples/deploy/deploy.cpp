@@ -1,10 +1,13 @@
 // A deployed deblurring program: links only a generated solver library (examples/deploy's
 // `deblur`, Pock–Chambolle, or with PROXGEN_DEPLOY_LADMM defined `deblur_ladmm`, linearized ADMM,
-// with PROXGEN_DEPLOY_ADMM `deblur_admm`, ADMM, of the same problem) and the Halide runtime. Usage:
-//   proxgen_deploy <b.npy> <kernel.npy> <lambda> <iterations> <x_out.npy> [--warmup]
+// with PROXGEN_DEPLOY_ADMM `deblur_admm`, ADMM, with PROXGEN_DEPLOY_HQS `deblur_hqs`, half-quadratic
+// splitting, of the same problem) and the Halide runtime. Usage:
+//   proxgen_deploy <b.npy> <kernel.npy> <lambda> <iterations> <x_out.npy> [--warmup | --converge]
 // Runs exactly <iterations> iterations (tolerances 0), writes x, and prints
 // ms/iteration. --warmup first runs one iteration on a throwaway solver, so that one-time costs
-// (thread pool start, GPU context creation and kernel compilation) stay out of the timing. Exit status: 0 on success, 2 on bad usage or input, 3 when the solver fails.
+// (thread pool start, GPU context creation and kernel compilation) stay out of the timing.
+// --converge stops at the default tolerances instead (<iterations> at most).
+// Exit status: 0 on success, 2 on bad usage or input, 3 when the solver fails.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +20,9 @@ namespace generated = deblur_ladmm;
 #elif defined(PROXGEN_DEPLOY_ADMM)
 #include "deblur_admm.h"
 namespace generated = deblur_admm;
+#elif defined(PROXGEN_DEPLOY_HQS)
+#include "deblur_hqs.h"
+namespace generated = deblur_hqs;
 #else
 #include "deblur.h"
 namespace generated = deblur;
@@ -24,8 +30,10 @@ namespace generated = deblur;
 
 int main(int argc, char** argv) {
     const bool warmup = argc == 7 && std::string(argv[6]) == "--warmup";
-    if (argc != 6 && !warmup) {
-        std::fprintf(stderr, "usage: %s <b.npy> <kernel.npy> <lambda> <iterations> <x_out.npy> [--warmup]\n", argv[0]);
+    const bool converge = argc == 7 && std::string(argv[6]) == "--converge";
+    if (argc != 6 && !warmup && !converge) {
+        std::fprintf(stderr, "usage: %s <b.npy> <kernel.npy> <lambda> <iterations> <x_out.npy> [--warmup | --converge]\n",
+                     argv[0]);
         return 2;
     }
     std::string error;
@@ -44,7 +52,7 @@ int main(int argc, char** argv) {
 
     generated::Options options;
     options.max_iters = std::atoi(argv[4]);
-    options.eps_abs = options.eps_rel = 0;  // exactly max_iters iterations
+    if (!converge) options.eps_abs = options.eps_rel = 0;  // exactly max_iters iterations
 
     if (warmup) {
         generated::Solver first;

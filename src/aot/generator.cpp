@@ -152,7 +152,17 @@ void write_file(const std::string& path, const std::string& text) {
 struct Emitted {
     std::vector<std::tuple<Halide::Pipeline, std::string, std::vector<Halide::Argument>>> pipelines;
     SolverSteps header;
+    /// Steps compiled for the CPU side of a GPU target (float64 work the host reads back at once).
+    std::set<std::string> cpu_steps;
 };
+
+/// The target without its GPU API: the host side of a GPU library.
+Halide::Target cpu_side(Halide::Target t) {
+    for (auto f : {Halide::Target::CUDA, Halide::Target::OpenCL, Halide::Target::Metal, Halide::Target::D3D12Compute,
+                   Halide::Target::OpenGLCompute})
+        t = t.without_feature(f);
+    return t;
+}
 
 void check_iterations_per_call(int n, bool blockable) {
     if (n > 1 && !blockable)
@@ -223,20 +233,39 @@ Emitted ladmm_steps(const ir::Problem& p, const CommandLine& c, const Halide::Ta
     return e;
 }
 
-Emitted admm_steps(const ir::Problem& p, const CommandLine& c, const Halide::Target&, int n) {
+/// ADMM's steps, and HQS's: the same with its continuation's objective (at the feasible copy).
+Emitted quadratic_steps(const ir::Problem& p, const CommandLine& c, const Halide::Target& lib_target, int n) {
+    const bool hqs = p.algorithm == Algorithm::hqs;
+    const std::string algorithm = hqs ? "HQS" : "ADMM";
     if (!c.autoscheduler.empty())
-        fail("generator: the autoschedulers are wired to pock_chambolle's pipelines only; generate ADMM with the hand "
-             "schedules (no -s / AUTOSCHEDULER)");
+        fail("generator: the autoschedulers are wired to pock_chambolle's pipelines only; generate {} with the hand "
+             "schedules (no -s / AUTOSCHEDULER)", algorithm);
     if (n > 1)
-        fail("generator: iterations per call (-i / ITERATIONS_PER_CALL) {} chains fused iterations, which ADMM's "
+        fail("generator: iterations per call (-i / ITERATIONS_PER_CALL) {} chains fused iterations, which {}'s "
              "separate x-update and (z, u) steps do not have; use 1",
-             n);
+             n, algorithm);
     const bool spectral = plan::spectral(p.x_update);
     detail::QuadraticPipelines q(p);
     Emitted e;
-    e.header = {"proxgen/aot/admm.hpp", "proxgen::aot::ADMM",
+    e.header = {"proxgen/aot/admm.hpp", hqs ? "proxgen::aot::HQS" : "proxgen::aot::ADMM",
                 {"x_update", "gram", "gram_psi", "cg_residual", "precond_gram", "precond_gram_psi", "zu_step", "residual"}, {}, false, 1,
                 detail::split_solution_term(p)};
+    if (hqs) {
+        // the continuation's objective: float64 summands, run where the host reads them (OpenCL has
+        // no float64 without an extension)
+        e.header.all.insert(e.header.all.end(), {"objective", "feasible"});
+        lower::ScheduleScope cpu(cpu_side(lib_target), false);
+        const detail::TermValues values(p);
+        e.pipelines.emplace_back(values.pipeline, "objective", values.arguments());
+        e.header.generated.push_back("objective");
+        e.cpu_steps.insert("objective");
+        if (lower::has_feasible_copy(p)) {
+            const detail::FeasibleCopy feasible(p);
+            e.pipelines.emplace_back(feasible.pipeline, "feasible", feasible.arguments());
+            e.header.generated.push_back("feasible");
+            e.cpu_steps.insert("feasible");
+        }
+    }
     auto kind = [](plan::XUpdate u) {
         return u == plan::XUpdate::cg ? "cg" : u == plan::XUpdate::fft ? "fft" : u == plan::XUpdate::dct ? "dct" : "direct";
     };
@@ -286,9 +315,10 @@ int run(const ir::Problem& planned, const CommandLine& c, const DataSources* sou
     const Halide::Target lib_target = target.with_feature(Halide::Target::NoRuntime);
     lower::ScheduleScope scope(lib_target, autoschedule);
     const int iterations_per_call = std::atoi(c.iterations_per_call.c_str());
-    Emitted e = p.algorithm == Algorithm::ladmm  ? ladmm_steps(p, c, lib_target, iterations_per_call)
-                : p.algorithm == Algorithm::admm ? admm_steps(p, c, lib_target, iterations_per_call)
-                                                 : pc_steps(p, c, lib_target, iterations_per_call);
+    Emitted e = p.algorithm == Algorithm::ladmm ? ladmm_steps(p, c, lib_target, iterations_per_call)
+                : p.algorithm == Algorithm::admm || p.algorithm == Algorithm::hqs
+                    ? quadratic_steps(p, c, lib_target, iterations_per_call)
+                    : pc_steps(p, c, lib_target, iterations_per_call);
     // the Gram pipelines of the ||K|| estimates the generated init makes (the JIT's rule)
     const NormEstimates estimates = norm_estimates(p);
     for (std::size_t k = 0; k < estimates.terms.size(); ++k) {
@@ -303,7 +333,8 @@ int run(const ir::Problem& planned, const CommandLine& c, const DataSources* sou
     std::vector<Halide::Module> modules;
     std::vector<std::string> objects;
     for (auto& [pipe, step, inputs] : e.pipelines) {
-        modules.push_back(pipe.compile_to_module(inputs, c.name + "_" + step, lib_target));
+        modules.push_back(
+            pipe.compile_to_module(inputs, c.name + "_" + step, e.cpu_steps.count(step) ? cpu_side(lib_target) : lib_target));
         objects.push_back(stem + "_" + step + (lib_target.os == Halide::Target::Windows ? ".obj" : ".o"));
         modules.back().compile({{Halide::OutputFileType::object, objects.back()}});
     }

@@ -31,11 +31,12 @@ bool spectral_update(const ir::Problem& p) {
 }  // namespace
 
 ir::Problem halide_only(ir::Problem p) {
-    if (p.algorithm != Algorithm::pock_chambolle && p.algorithm != Algorithm::ladmm && p.algorithm != Algorithm::admm)
-        fail("ahead-of-time solvers: only pock_chambolle, ladmm and admm have a generated loop so far, not {}",
+    const bool quadratic = p.algorithm == Algorithm::admm || p.algorithm == Algorithm::hqs;
+    if (p.algorithm != Algorithm::pock_chambolle && p.algorithm != Algorithm::ladmm && !quadratic)
+        fail("ahead-of-time solvers: only pock_chambolle, ladmm, admm and hqs have a generated loop so far, not {}",
              name(p.algorithm));
-    // ADMM solves its spectral x-update through the generated FFT passes
-    if (!spectral_update(p) || p.algorithm == Algorithm::admm) return p;
+    // ADMM and HQS solve their spectral x-update through the generated FFT passes
+    if (!spectral_update(p) || quadratic) return p;
     std::vector<ir::Term> all = std::move(p.omega);
     for (auto& t : p.psi) all.push_back(std::move(t));
     p.omega.clear();

@@ -453,6 +453,27 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
         line("    /// `feasible` projects x onto the constraints on the variable itself: the solution x() returns");
         line(fmt::format("    static constexpr bool has_feasible = {};", generated("feasible") ? "true" : "false"));
     }
+    if (generated("objective")) {
+        // HQS's continuation: each term's float64 summands (Omega then Psi), weighed and summed here
+        std::vector<const ir::Term*> terms;
+        for (const auto* list : {&p.omega, &p.psi})
+            for (const auto& t : *list) terms.push_back(&t);
+        line("    /// `objective` writes each term's float64 summands (Omega then Psi terms); the objective is");
+        line("    /// the sum over terms of scalars[term_weight_slot[k]] times the sum of term k's summands");
+        line(fmt::format("    static constexpr int objective_terms = {};", terms.size()));
+        list("int", "term_weight_slot", [](const ir::Term* t) { return std::to_string(t->weight_slot); }, terms);
+        line("    static std::vector<int> term_summand_shape(int term, const Extents& v, halide_buffer_t* const* images) {");
+        line("        (void)v, (void)images;");
+        line("        switch (term) {");
+        for (std::size_t k = 0; k < terms.size(); ++k) {
+            const int r = catalogue::card_of(*terms[k]).summand_rank(int(terms[k]->expr.shape.size()));
+            line(fmt::format("        case {}: {{ std::vector<int> s = {}; s.resize({}); return s; }}", k,
+                             shape_code(terms[k]->expr), r));
+        }
+        line("        default: return {};");
+        line("        }");
+        line("    }");
+    }
     if (steps.solution_term) {
         line("    /// the Ψ term whose split copy z (which meets x's only constraint exactly) x() returns; -1: x");
         line(fmt::format("    static constexpr int solution_term = {};", *steps.solution_term));

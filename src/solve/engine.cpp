@@ -8,6 +8,7 @@
 #include <optional>
 #include <fmt/ranges.h>
 
+#include "proxgen/algorithms/hqs.hpp"
 #include "algorithm_rows.hpp"
 #include "../check/inputs.hpp"
 #include "../lower/card_lowering.hpp"
@@ -275,10 +276,7 @@ bool Monitor::unbounded_along(const Image& x, const Image& step, int it) {
         return y;
     };
     const double f0 = objective_at(x), f1 = objective_at(along(100 * reach)), f2 = objective_at(along(1000 * reach));
-    // convexity makes the slope from x grow outwards: a fall ten times as far out nine tenths of ten
-    // times the nearer fall is one that goes on (a bounded objective turns up long before)
-    const double fall = f0 - f1;
-    if (!std::isfinite(f0) || !(fall > 1e-6 * std::max(1.0, std::abs(f0))) || !(f0 - f2 >= 9 * fall)) return false;
+    if (!algorithms::falls_without_bound(f0, f1, f2)) return false;
     result_.status = Status::unbounded;
     result_.message = fmt::format(
         "the problem looks unbounded: at iteration {} the objective {:.6g} falls to {:.6g} and {:.6g} along the "

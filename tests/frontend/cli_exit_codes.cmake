@@ -88,9 +88,9 @@ expect(0 "== ladmm ==.*ProxGen plan \\(ladmm\\)" describe ${problem} ${data} --a
 expect(0 "== hqs ==.*ProxGen plan \\(hqs\\)" describe ${problem} ${data} --algorithm half_quadratic_splitting)
 expect(0 "== pc ==.*ProxGen plan \\(pock_chambolle\\)" describe ${problem} ${data} --algorithm pock_chambolle)
 expect(0 "== admm ==\nnot plannable: .*== pc ==\nProxGen plan" describe admm_singular.txt)
-# generate: Pock-Chambolle, linearized ADMM and ADMM have an ahead-of-time loop so far
-expect(1 "only pock_chambolle, ladmm and admm have a generated loop so far, not hqs" generate ${problem} ${data}
-       --name d --targets host --out-dir gen --algorithm hqs)
+# generate: every algorithm has an ahead-of-time loop; the automatic choice is made when solving
+expect(1 "-a auto chooses the algorithm when solving, by probing; a generated solver runs one algorithm: name it"
+       generate ${problem} ${data} --name d --targets host --out-dir gen --algorithm auto)
 expect(1 "--name: the solver name '2d' is not a C identifier" generate ${problem} ${data} --name 2d --targets host
        --out-dir gen)
 # apply and compare

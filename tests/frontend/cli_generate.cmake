@@ -1,7 +1,7 @@
 # cmake -DPROXGEN=<proxgen> -DMAKE_DATA=<proxgen_frontend_test_data> -DSOURCE_DIR=<repo> -DWORK_DIR=<dir>
 #       -DHALIDE_INCLUDE_DIR=<folder of HalideBuffer.h> -P cli_generate.cmake
 # `proxgen generate` writes a solver from the problem file (no C++ compilation of the problem),
-# by Pock–Chambolle, linearized ADMM and ADMM; an outside CMake project (generate_consumer/) links
+# by Pock–Chambolle, linearized ADMM, ADMM and HQS; an outside CMake project (generate_consumer/) links
 # each without ProxGen's library or libHalide and deblurs a 48x48 image: it converges and improves
 # the PSNR.
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -12,7 +12,7 @@ set(target x86-64-linux-avx2)
 run(${MAKE_DATA} ${WORK_DIR} 48)
 run(${PROXGEN} apply "conv(k, x)" --input k=kernel.npy --at x=clean.png --noise 0.01 --out b.npy)
 # the same program against the solver of each algorithm with a generated loop: one interface
-foreach(algorithm pc ladmm admm)
+foreach(algorithm pc ladmm admm hqs)
   set(out solvers_${algorithm})
   run(${PROXGEN} generate ${SOURCE_DIR}/examples/node_graph/deblur.txt --input k=kernel.npy --input b=b.npy
       --name deblur_cli --targets ${target} --out-dir ${out} --algorithm ${algorithm})

@@ -28,6 +28,17 @@
 
 namespace proxgen::algorithms {
 
+/// Whether the objective along a ray looks unbounded below: f0 at x, f1 and f2 at 100 and 1000
+/// times max(1, ‖x‖) out along the step the last stage took. Convexity makes the slope from x grow
+/// outwards, so a fall ten times as far out that is at least nine tenths of ten times the nearer
+/// fall is one that goes on (a bounded objective turns up long before). The runners' stage_ended
+/// asks it: the penalty's growth shrinks every step of a drift to −inf, so the residuals never
+/// stall as an infeasible problem's do.
+inline bool falls_without_bound(double f0, double f1, double f2) {
+    const double fall = f0 - f1;
+    return std::isfinite(f0) && fall > 1e-6 * std::max(1.0, std::abs(f0)) && f0 - f2 >= 9 * fall;
+}
+
 /// ρ's schedule: ρ₀, its cap, the growth factor and the iterations per stage.
 struct HQSRule {
     double rho = 1, rho_max = 1e4, growth = 2;

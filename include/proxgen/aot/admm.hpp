@@ -1,6 +1,7 @@
-// The ADMM solver of a generated library: the algorithm's card (proxgen/algorithms/admm.hpp: the
-// loop the JIT runs too) over a runner calling the ahead-of-time step pipelines that the generated
-// header `Description` names. Runtime-only (no libHalide).
+// The ADMM and HQS solvers of a generated library: the algorithm's card (proxgen/algorithms/
+// admm.hpp, hqs.hpp: the loops the JIT runs too) over a runner calling the ahead-of-time step
+// pipelines that the generated header `Description` names. HQS is ADMM's steps with u = 0 and ρ
+// growing in stages. Runtime-only (no libHalide).
 //
 // Every pipeline takes the same inputs in one order (detail::QuadraticPipelines::arguments): data
 // images, scalars, x (one buffer per variable), direction (per variable), rho_x, z_i, z_prev_i, u_i
@@ -19,15 +20,25 @@
 //    A GPU library's FFT passes are not driven (proxgen/aot/fft.hpp runs CPU libraries): there CG
 //    runs unpreconditioned, and a spectral x-update fails at init with a sentence.
 // Then `zu_step` ((z⁺, u⁺) per term) and, at checks, `residual` (the partial sums).
+// HQS keeps u = 0: `zu_step` runs at x̂ = x⁺ + m (x⁺ − x) (its momentum), and what it writes as u⁺,
+// K x̂ − z⁺, is the implicit scaled multiplier the residual measures. Its continuation compares
+// objectives: `objective` (float64 summands per term, the weight applied here: run on the CPU side
+// of a GPU library) at `feasible` (x projected onto the constraints on the variables), as the
+// JIT's returned objective, without the constants the planner's merge of quadratics adds (they
+// depend on the data; they shift the objective, not its changes).
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "proxgen/algorithms/admm.hpp"
 #include "proxgen/algorithms/conjugate_gradient.hpp"
+#include "proxgen/algorithms/hqs.hpp"
 #include "proxgen/aot/spectral_solve.hpp"
 #include "proxgen/aot/split_solver.hpp"
 #include "proxgen/solve/step_rules.hpp"
@@ -37,10 +48,12 @@ namespace proxgen::aot {
 /// How a generated ADMM solver's x-update solves its quadratic (the plan's x-update).
 enum class XUpdate { direct, fft, dct, cg };
 
-template <class Description>
-class ADMM : public SplitSolver<Description, ADMM<Description>> {
-    using Split = SplitSolver<Description, ADMM<Description>>;
-    using Base = SolverBase<Description, ADMM<Description>>;
+/// ADMM (Card = algorithms::ADMM) or HQS (algorithms::HQS) over the generated steps: the
+/// aliases proxgen::aot::ADMM and proxgen::aot::HQS below.
+template <class Description, class Card>
+class QuadraticSolver : public SplitSolver<Description, QuadraticSolver<Description, Card>> {
+    using Split = SplitSolver<Description, QuadraticSolver>;
+    using Base = SolverBase<Description, QuadraticSolver>;
     friend Base;
     friend Split;
     using Base::fail, Base::ran, Base::data_arguments, Base::variables_buffers;
@@ -56,13 +69,23 @@ public:
     /// init (in proxgen/aot/solver_base.hpp) for a problem in any number of variables: one extents
     /// vector per variable, in the order of Description::variable_names.
     Status init_variables(const Extents& variable_extents, const Data& data, const Options& options = {}) {
-        const std::array<std::pair<const char*, double>, 7> ranges{
+        const std::array<std::pair<const char*, double>, 10> ranges{
             {{"max_iters", double(options.max_iters)}, {"check_every", double(options.check_every)},
              {"eps_abs", options.eps_abs}, {"eps_rel", options.eps_rel}, {"rho", options.rho},
-             {"cg_tol", options.cg_tol}, {"cg_max_iters", double(options.cg_max_iters)}}};
+             {"cg_tol", options.cg_tol}, {"cg_max_iters", double(options.cg_max_iters)},
+             {"hqs_growth", options.hqs_growth}, {"hqs_every", double(options.hqs_every)},
+             {"hqs_max_ratio", options.hqs_max_ratio}}};
         if (Status s = this->begin_init(variable_extents, data, options, ranges); s != Status::ok) return s;
         try {
             this->allocate_split();
+            if constexpr (hqs) {
+                x_prev_ = variables_buffers(), x_hat_ = variables_buffers(), x_stage_ = variables_buffers();
+                probe_ = variables_buffers();
+                if constexpr (Description::has_feasible) feasible_ = variables_buffers();
+                summands_.clear();
+                for (int k = 0; k < Description::objective_terms; ++k)
+                    summands_.emplace_back(Description::term_summand_shape(k, shapes_, images_.data()));
+            }
             if constexpr (x_update == XUpdate::direct) x_next_ = variables_buffers();
             if constexpr (x_update != XUpdate::direct) d_ = variables_buffers();
             if constexpr (x_update == XUpdate::cg) r_ = variables_buffers(), gd_ = variables_buffers();
@@ -82,8 +105,9 @@ public:
 
 private:
     // the card runs the steps below (its Runner)
-    friend class algorithms::ADMM;
-    friend class algorithms::Loop<algorithms::ADMM>;
+    friend Card;
+    friend class algorithms::Loop<Card>;
+    static constexpr bool hqs = std::is_same_v<Card, algorithms::HQS>;
     static constexpr XUpdate x_update = Description::x_update_kind;
     static constexpr bool spectral = x_update == XUpdate::fft || x_update == XUpdate::dct;
     static constexpr bool preconditioned = x_update == XUpdate::cg && Description::cg_preconditioned;
@@ -101,6 +125,11 @@ private:
         if constexpr (preconditioned)
             ok = ok && arguments(Description::precond_gram_metadata()) == inputs + n_var &&
                  arguments(Description::precond_gram_psi_metadata()) == inputs + n_var;
+        if constexpr (hqs) {  // data, x, then the outputs
+            const int data = Description::image_slots + Description::scalar_slots;
+            ok = ok && arguments(Description::objective_metadata()) == data + n_var + Description::objective_terms;
+            if constexpr (Description::has_feasible) ok = ok && arguments(Description::feasible_metadata()) == data + 2 * n_var;
+        }
         if (!ok) return fail(Status::bad_library, "the linked step pipelines do not match this header; regenerate both");
         return Status::ok;
     }
@@ -112,7 +141,11 @@ private:
         if (Status s = this->step_inputs(in, norms.data()); s != Status::ok) return s;
         in.adapt = options_.adaptive_rho;
         const double rho0 = options_.rho > 0 ? options_.rho : steps::initial_rho(in.curvature_scale, in.norm);
-        loop_ = algorithms::ADMM(rho0, steps::balance_residuals(in), this->loop_options(options_));
+        if constexpr (hqs)
+            loop_ = algorithms::HQS({rho0, rho0 * options_.hqs_max_ratio, options_.hqs_growth, options_.hqs_every},
+                                    n_psi > 0, this->loop_options(options_));
+        else
+            loop_ = algorithms::ADMM(rho0, steps::balance_residuals(in), this->loop_options(options_));
         return Status::ok;
     }
 
@@ -150,6 +183,12 @@ private:
     void restart() {
         this->reset_split();
         loop_.restart();
+        stop_ = Status::ok;
+        if constexpr (hqs)
+            for (int j = 0; j < n_var; ++j) {  // the first stage starts at x
+                x_[j].copy_to_host();
+                x_stage_[j].copy_from(x_[j]);
+            }
         sync_state();
     }
 
@@ -161,13 +200,14 @@ private:
 
     /// The argument vector every pipeline shares; outputs are appended by the caller. z_prev is
     /// z_next_, which holds the previous z after a step; the direction is d_ (x where no step reads it).
-    std::vector<void*> inputs() {
+    /// `at`: the x the step reads (x̂ for HQS's z-step), `u`: the duals (HQS measures its implicit one).
+    std::vector<void*> inputs(Variables* at = nullptr, std::vector<Buffer>* u = nullptr) {
         std::vector<void*> a;
         data_arguments(a);
-        for (Buffer& b : x_) a.push_back(b.raw_buffer());
+        for (Buffer& b : at ? *at : x_) a.push_back(b.raw_buffer());
         for (Buffer& b : (d_.empty() ? x_ : d_)) a.push_back(b.raw_buffer());
         a.push_back(&rho_);
-        for (auto* list : {&z_, &z_next_, &u_})
+        for (auto* list : {&z_, &z_next_, u ? u : &u_})
             for (Buffer& b : *list) a.push_back(b.raw_buffer());
         a.push_back(&rho_);
         return a;
@@ -235,7 +275,7 @@ private:
     /// The conjugate gradient card's runner (proxgen/algorithms/conjugate_gradient.hpp): the
     /// operator and the preconditioner are pipelines, the vector updates run here on the host.
     struct CG {
-        ADMM& a;
+        QuadraticSolver& a;
         double rho;
         Variables& s() { return a.use_preconditioner_ ? a.s_ : a.r_; }
         bool residual() {
@@ -299,19 +339,43 @@ private:
         return algorithms::conjugate_gradient(run, {options_.cg_tol, options_.cg_max_iters}, cg_total_);
     }
 
-    // The card's Runner (proxgen/algorithms/admm.hpp); iterations_per_call, record and
-    // after_iteration are SolverBase's.
+    // The card's Runner (proxgen/algorithms/admm.hpp, hqs.hpp); iterations_per_call and record
+    // are SolverBase's.
+    /// ADMM's step.
     bool run_step(double rho, bool measure) {
         rho_ = float(rho);
         if (!solve_x(rho)) return false;
+        return split_step(nullptr, measure);
+    }
+    /// HQS's: the z-step at x̂ = x⁺ + m (x⁺ − x), the implicit multiplier kept in u_next_.
+    bool run_step(double rho, double momentum, bool measure) {
+        rho_ = float(rho);
+        for (int j = 0; j < n_var; ++j) {
+            x_[j].copy_to_host();
+            x_prev_[j].copy_from(x_[j]);
+        }
+        if (!solve_x(rho)) return false;
+        if (momentum <= 0) return split_step(nullptr, measure);
+        for (int j = 0; j < n_var; ++j) {  // in float64, rounded once, as the JIT's
+            x_[j].copy_to_host();
+            const float *px = x_[j].data(), *pp = x_prev_[j].data();
+            float* ph = x_hat_[j].data();
+            for (std::size_t i = 0, n = x_[j].number_of_elements(); i < n; ++i)
+                ph[i] = float(px[i] + momentum * (px[i] - pp[i]));
+            x_hat_[j].set_host_dirty();
+        }
+        return split_step(&x_hat_, measure);
+    }
+    /// (z⁺, u⁺) at `at` (x where null), then at checks the residual's partial sums.
+    bool split_step(Variables* at, bool measure) {
         if (n_psi > 0) {
-            auto args = inputs();
+            auto args = inputs(at);
             this->zu_outputs(args);
             if (!ran(&Description::zu_step, args)) return false;
-            this->advance_split(true);
+            this->advance_split(!hqs);
         }
         if (measure) {
-            auto args = inputs();
+            auto args = inputs(nullptr, hqs ? &u_next_ : nullptr);
             args.push_back(this->partials_.raw_buffer());
             if (!ran(&Description::residual, args)) return false;
         }
@@ -322,6 +386,97 @@ private:
     void rescale_dual(double factor) { this->scale_dual(factor); }
     using Split::sums;
 
+    /// HQS: the objective at `at` (float64, the summands' sums in memory order, term by term, each
+    /// times its weight as the JIT's); NaN with error_ set when the pipeline fails.
+    double objective_at(Variables& at) {
+        std::vector<void*> args;
+        data_arguments(args);
+        for (Buffer& b : at) {
+            b.copy_to_host();  // the objective runs on the CPU (float64 summands)
+            args.push_back(b.raw_buffer());
+        }
+        for (auto& s : summands_) args.push_back(s.raw_buffer());
+        if (!ran(&Description::objective, args)) {
+            stop_ = error_;
+            return std::numeric_limits<double>::quiet_NaN();
+        }
+        double f = 0;
+        for (int k = 0; k < Description::objective_terms; ++k) {
+            const auto& s = summands_[std::size_t(k)];
+            double value = 0;
+            for (std::size_t i = 0, n = s.number_of_elements(); i < n; ++i) value += s.data()[i];
+            f += double(scalars_[std::size_t(Description::term_weight_slot[k])]) * value;
+        }
+        return f;
+    }
+    /// HQS: the objective of what a solve stopped now returns (x projected onto its constraints).
+    double objective() {
+        if constexpr (Description::has_feasible) {
+            std::vector<void*> args;
+            data_arguments(args);
+            for (Buffer& b : x_) {
+                b.copy_to_host();
+                args.push_back(b.raw_buffer());
+            }
+            for (Buffer& b : feasible_) args.push_back(b.raw_buffer());
+            if (!ran(&Description::feasible, args)) {
+                stop_ = error_;
+                return std::numeric_limits<double>::quiet_NaN();
+            }
+            return objective_at(feasible_);
+        } else {
+            return objective_at(x_);
+        }
+    }
+    /// HQS: at the end of a stage, false where the objective falls without bound along the step the
+    /// stage took (algorithms::falls_without_bound, as the JIT's); x_stage_ moves on.
+    bool stage_ended(int it) {
+        if (!(options_.eps_abs > 0 || options_.eps_rel > 0)) return keep_stage();
+        double step_squares = 0, x_squares = 0;
+        for (int j = 0; j < n_var; ++j) {
+            x_[j].copy_to_host();
+            const float *px = x_[j].data(), *ps = x_stage_[j].data();
+            for (std::size_t i = 0, n = x_[j].number_of_elements(); i < n; ++i) {
+                const float step = px[i] - ps[i];
+                step_squares += double(step) * step;
+                x_squares += double(px[i]) * px[i];
+            }
+        }
+        const double step_norm = std::sqrt(step_squares), reach = std::max(1.0, std::sqrt(x_squares));
+        if (!(step_norm > 0)) return keep_stage();
+        auto along = [&](double distance) {
+            const double t = distance / step_norm;
+            for (int j = 0; j < n_var; ++j) {
+                const float *px = x_[j].data(), *ps = x_stage_[j].data();
+                float* py = probe_[j].data();
+                for (std::size_t i = 0, n = x_[j].number_of_elements(); i < n; ++i)
+                    py[i] = float(px[i] + t * double(px[i] - ps[i]));
+                probe_[j].set_host_dirty();
+            }
+            return objective_at(probe_);
+        };
+        const double f0 = objective_at(x_), f1 = along(100 * reach), f2 = along(1000 * reach);
+        if (algorithms::falls_without_bound(f0, f1, f2)) {
+            stop_ = fail(Status::unbounded,
+                         "the problem looks unbounded: at iteration " + std::to_string(it) + " the objective " +
+                             std::to_string(f0) + " falls to " + std::to_string(f1) + " and " + std::to_string(f2) +
+                             " along the direction of the last iterations, 100 and 1000 times max(1, ||x||) out; the "
+                             "objective has no minimum (is a data term, a constraint or a regularizer that bounds x "
+                             "missing?)");
+            return false;
+        }
+        return keep_stage();
+    }
+    bool keep_stage() {
+        for (int j = 0; j < n_var; ++j) {
+            x_[j].copy_to_host();
+            x_stage_[j].copy_from(x_[j]);
+        }
+        return true;
+    }
+    bool after_iteration(int) { return stop_ == Status::ok; }
+    Status stop_status() const { return stop_; }
+
     Options options_;
     Variables x_next_;      // the direct x-update's output
     Variables d_, r_, gd_, s_;  // CG's direction, residual, G d and M⁻¹ r (d_: the spectral impulses)
@@ -330,7 +485,19 @@ private:
     int cg_total_ = 0;
     std::array<SpectralSolve, n_var> spectral_;  // each spectral block's x-update, or CG's preconditioner (the first)
     bool use_preconditioner_ = false;
-    algorithms::ADMM loop_;  // the algorithm's state and rules
+    // HQS: x before the x-update, x̂, x at the start of the stage, a point along its ray, x's feasible
+    // copy and each term's float64 summands
+    Variables x_prev_, x_hat_, x_stage_, probe_, feasible_;
+    std::vector<Halide::Runtime::Buffer<double>> summands_;
+    Status stop_ = Status::ok;  // HQS: why the runner stopped the loop (an unbounded ray, a failed objective)
+    Card loop_;  // the algorithm's state and rules
 };
+
+/// The generated ADMM solver (Boyd et al.; ρ by residual balancing).
+template <class Description>
+using ADMM = QuadraticSolver<Description, algorithms::ADMM>;
+/// The generated half-quadratic splitting solver (ρ growing in stages).
+template <class Description>
+using HQS = QuadraticSolver<Description, algorithms::HQS>;
 
 }  // namespace proxgen::aot

@@ -58,7 +58,7 @@ public:
         if (iterations < 0) return fail(Status::invalid_argument, "step: iterations must be >= 0");
         const bool ok = self().loop_.run(self(), iterations);
         self().sync_state();
-        return ok ? Status::ok : error_;
+        return ok ? self().stop_status() : error_;
     }
 
     /// Iterates until the tolerances are met or options.max_iters iterations have run.
@@ -70,7 +70,7 @@ public:
             self().sync_state();
             if (!ok) return error_;
         }
-        return Status::ok;
+        return self().stop_status();
     }
 
     const State& state() const { return state_; }
@@ -142,6 +142,9 @@ protected:
         return met ? algorithms::Verdict::converged : algorithms::Verdict::go_on;
     }
     bool after_iteration(int) { return true; }
+    /// What step() and solve() return when the card's loop ran without a failed step: ok, or why
+    /// the runner stopped it (a Solver may say).
+    Status stop_status() const { return Status::ok; }
 
 private:
     /// The variables' extents, the options' ranges and the data: kept and bound when they pass.

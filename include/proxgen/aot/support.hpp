@@ -34,6 +34,7 @@ enum class Status : int {
     diverged = 6,          ///< a residual became NaN or Inf; reduce the step sizes
     bad_library = 7,       ///< the linked pipelines do not match this header (regenerate both)
     out_of_memory = 8,     ///< the solver's state or a pipeline's scratch memory could not be allocated
+    unbounded = 9,         ///< the objective falls without bound along the iterates (HQS's check): no minimum
 };
 
 inline const char* to_string(Status s) {
@@ -47,6 +48,7 @@ inline const char* to_string(Status s) {
     case Status::diverged: return "diverged";
     case Status::bad_library: return "bad_library";
     case Status::out_of_memory: return "out_of_memory";
+    case Status::unbounded: return "unbounded";
     }
     return "unknown";
 }
@@ -59,8 +61,11 @@ struct Options {
     int check_every = 10;  ///< residuals are measured every check_every iterations and at the last
     double tau = 0, sigma = 0;  ///< Pock–Chambolle steps (0: from the plan, as pg::solve)
     double lambda = 0, mu = 0;  ///< linearized ADMM steps (0: from the plan, as pg::solve)
-    double rho = 0;             ///< ADMM's penalty ρ₀ (0: from the plan, as pg::solve)
+    double rho = 0;             ///< ADMM's and HQS's penalty ρ₀ (0: from the plan, as pg::solve)
     bool adaptive_rho = true;   ///< ADMM: residual balancing of ρ (where Ω is not empty, as pg::solve)
+    double hqs_growth = 1.5;    ///< HQS: ρ ← ρ·growth at the end of each stage of hqs_every iterations ...
+    int hqs_every = 20;
+    double hqs_max_ratio = 1e5;  ///< ... up to ρ₀·hqs_max_ratio (as proxgen::Options)
     double cg_tol = 1e-3;       ///< CG x-updates: the residual reduction from the warm start
     int cg_max_iters = 50;      ///< CG x-updates: iterations per x-update at most
     bool accelerate = true;     ///< Chambolle & Pock's Algorithm 2 when Ω is strongly convex
@@ -76,7 +81,7 @@ struct State {
     double eps_primal = NAN, eps_dual = NAN;
     double tau = 0, sigma = 0, theta = 1;  ///< Pock–Chambolle's steps for the next iteration
     double lambda = 0, mu = 0;             ///< linearized ADMM's steps for the next iteration
-    double rho = 0;                        ///< ADMM's penalty for the next iteration
+    double rho = 0;                        ///< ADMM's and HQS's penalty for the next iteration
 };
 
 /// The message of the last error on this thread ("" when none).

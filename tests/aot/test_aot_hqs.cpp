@@ -1,0 +1,176 @@
+// Generated half-quadratic splitting solvers against the JIT engine on the plan they run (the hqs
+// plan itself: ADMM's x-updates with u = 0, the penalty growing in stages, the continuation comparing
+// the objective of the feasible copy across stages): TV deconvolution with periodic differences
+// (FFT x-update through the generated passes), TV deconvolution with nonnegativity and masked
+// super-resolution (CG); the same iterates, the same stopping iteration and objective with the
+// default tolerances, and bad input as a status.
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include <proxgen/aot/generator.hpp>
+#include <proxgen/proxgen.hpp>
+
+#include "../../examples/deploy/deblur_problem.hpp"
+#include "deblur_hqs.h"
+#include "periodic_deblur_hqs.h"
+#include "periodic_deblur_problem.hpp"
+#include "reference_problems.hpp"
+#include "solver_test_support.hpp"
+#include "superres_data.hpp"
+#include "superres_hqs.h"
+#include "superres_problem.hpp"
+
+namespace pg = proxgen;
+using Buffer = pg::aot_test::Buffer;
+
+namespace {
+
+using pg::aot_test::fixed;
+using pg::aot_test::relative_difference;
+using pg::aot_test::Superres;
+using pg::aot_test::to_buffer;
+
+/// The plan a generated HQS solver runs.
+template <class P>
+pg::ir::Problem hqs_plan(const P& problem) {
+    return pg::aot::halide_only(pg::detail::plan_for<pg::Algorithm::hqs>(pg::detail::normalized(problem)));
+}
+
+/// The objective of a generated solver's x on that plan, by the JIT's objective.
+double objective_of(const pg::ir::Problem& plan, const Buffer& x) {
+    pg::Image img({x.width(), x.height()});
+    for (std::size_t i = 0; i < img.size(); ++i) img.data()[i] = x.data()[i];
+    return pg::detail::objective_ir(plan, img);
+}
+
+}  // namespace
+
+TEST_CASE("hqs solver: TV deconvolution with periodic differences (FFT x-update) runs the JIT's iterations") {
+    const auto deconv = pg::reference::make_deconv(64);
+    const auto problem = periodic_deblur_problem(deconv.kernel, deconv.b, 0.002f);
+    const pg::ir::Problem plan = hqs_plan(problem);
+    // 100 iterations: ρ grows 1.5× every 20, and the two transforms' float32 roundings part the
+    // iterates slowly as the x-update's system grows stiffer (1.1e-5 after 200)
+    const pg::Result jit = pg::detail::solve_ir(plan, fixed<pg::Options>(100), nullptr);
+
+    periodic_deblur_hqs::Data d;  // by the names periodic_deblur_problem.hpp gives the data
+    d.k = to_buffer(deconv.kernel);
+    d.b = to_buffer(deconv.b);
+    d.lambda = 0.002f;
+    STATIC_REQUIRE(periodic_deblur_hqs::Description::x_update_kind == pg::aot::XUpdate::fft);
+    periodic_deblur_hqs::Solver s;
+    REQUIRE(s.init({64, 64}, d, fixed<periodic_deblur_hqs::Options>(100)) == periodic_deblur_hqs::Status::ok);
+    REQUIRE(s.solve() == periodic_deblur_hqs::Status::ok);
+    const double e = relative_difference(s.x(), jit.x);
+    std::printf("hqs periodic deconvolution (FFT) 64x64, 100 iterations: x %.2e from the JIT's (FFTW), rho %.6g vs %.6g\n",
+                e, s.state().rho, jit.steps.at(0));
+    CHECK(e <= 1e-5);
+    CHECK(std::abs(s.state().rho - jit.steps.at(0)) <= 1e-6 * jit.steps.at(0));
+
+    // with the default tolerances the continuation compares objectives: the same stop, the same optimum
+    const pg::Result stopped = pg::detail::solve_ir(plan, pg::Options{}, nullptr);
+    periodic_deblur_hqs::Solver t;
+    REQUIRE(t.init({64, 64}, d) == periodic_deblur_hqs::Status::ok);
+    REQUIRE(t.solve() == periodic_deblur_hqs::Status::ok);
+    std::printf("hqs periodic deconvolution, default tolerances: %d iterations (JIT %d), converged %d (JIT %d)\n",
+                t.state().iterations, stopped.iterations, int(t.state().converged), int(stopped.converged));
+    CHECK(t.state().iterations == stopped.iterations);
+    CHECK(t.state().converged == stopped.converged);
+    const double f = objective_of(plan, t.x()), f_jit = pg::detail::objective_ir(plan, stopped.x);
+    CHECK(std::abs(f - f_jit) <= 1e-5 * std::abs(f_jit));
+}
+
+TEST_CASE("hqs solver: TV deconvolution with nonnegativity (CG x-update) reaches the JIT's objective") {
+    const auto deconv = pg::reference::make_deconv(64);
+    const pg::ir::Problem plan = hqs_plan(deblur_problem(deconv.kernel, deconv.b, 0.002f));
+    const pg::Result jit = pg::detail::solve_ir(plan, pg::Options{}, nullptr);
+
+    deblur_hqs::Data d;  // by the names deblur_problem.hpp gives the data
+    d.k = to_buffer(deconv.kernel);
+    d.b = to_buffer(deconv.b);
+    d.lambda = 0.002f;
+    STATIC_REQUIRE(deblur_hqs::Description::x_update_kind == pg::aot::XUpdate::cg);
+    deblur_hqs::Solver s;
+    REQUIRE(s.init({64, 64}, d) == deblur_hqs::Status::ok);
+    REQUIRE(s.solve() == deblur_hqs::Status::ok);
+    const double f = objective_of(plan, s.x()), f_jit = pg::detail::objective_ir(plan, jit.x);
+    std::printf("hqs deconvolution + nonneg (CG) 64x64: %d iterations (JIT %d), objective %.9g vs %.9g (%.2e), "
+                "x %.2e from the JIT's, CG iterations %d vs %d\n",
+                s.state().iterations, jit.iterations, f, f_jit, std::abs(f - f_jit) / std::abs(f_jit),
+                relative_difference(s.x(), jit.x), s.cg_iterations(), jit.cg_iterations);
+    CHECK(s.state().iterations == jit.iterations);
+    CHECK(s.state().converged == jit.converged);
+    CHECK(std::abs(f - f_jit) <= 1e-5 * std::abs(f_jit));
+    CHECK(relative_difference(s.x(), jit.x) <= 1e-4);
+    // preconditioned as the JIT's (a circulant stand-in inverted by the generated FFT passes)
+    STATIC_REQUIRE(deblur_hqs::Description::cg_preconditioned);
+}
+
+TEST_CASE("hqs solver: masked super-resolution (CG x-update) reaches the JIT's objective") {
+    const Superres sr;
+    const pg::ir::Problem plan = hqs_plan(superres_problem(sr.mask, sr.kernel, sr.b, 0.01f));
+    const pg::Result fixed_jit = pg::detail::solve_ir(plan, fixed<pg::Options>(100), nullptr);
+    superres_hqs::Solver s;
+    REQUIRE(s.init({64, 64}, sr.data<superres_hqs::Data>(0.01f), fixed<superres_hqs::Options>(100)) ==
+            superres_hqs::Status::ok);
+    REQUIRE(s.solve() == superres_hqs::Status::ok);
+    const double e = relative_difference(s.x(), fixed_jit.x);
+    std::printf("hqs super-resolution (CG) 64x64, 100 iterations: x %.2e from the JIT's; CG iterations %d vs %d\n", e,
+                s.cg_iterations(), fixed_jit.cg_iterations);
+    CHECK(e <= 1e-5);
+
+    const pg::Result jit = pg::detail::solve_ir(plan, pg::Options{}, nullptr);
+    superres_hqs::Solver t;
+    REQUIRE(t.init({64, 64}, sr.data<superres_hqs::Data>(0.01f)) == superres_hqs::Status::ok);
+    REQUIRE(t.solve() == superres_hqs::Status::ok);
+    const double f = objective_of(plan, t.x()), f_jit = pg::detail::objective_ir(plan, jit.x);
+    std::printf("hqs super-resolution, default tolerances: %d iterations (JIT %d), objective %.9g vs %.9g\n",
+                t.state().iterations, jit.iterations, f, f_jit);
+    CHECK(t.state().iterations == jit.iterations);
+    CHECK(std::abs(f - f_jit) <= 1e-5 * std::abs(f_jit));
+}
+
+TEST_CASE("hqs solver: step() in pieces equals solve(), and bad input returns a status naming the field") {
+    const Superres sr;
+    superres_hqs::Solver whole, pieces;
+    REQUIRE(whole.init({64, 64}, sr.data<superres_hqs::Data>(0.01f)) == superres_hqs::Status::ok);
+    REQUIRE(whole.solve() == superres_hqs::Status::ok);
+    REQUIRE(pieces.init({64, 64}, sr.data<superres_hqs::Data>(0.01f)) == superres_hqs::Status::ok);
+    while (!pieces.state().finished) REQUIRE(pieces.step(7) == superres_hqs::Status::ok);
+    CHECK(pieces.state().iterations == whole.state().iterations);
+    CHECK(pieces.state().rho == whole.state().rho);
+    bool same = true;
+    pieces.x().for_each_element([&](int i, int j) { same = same && pieces.x()(i, j) == whole.x()(i, j); });
+    CHECK(same);
+
+    superres_hqs::Solver s;
+    CHECK(s.solve() == superres_hqs::Status::not_initialized);
+    superres_hqs::Data d = sr.data<superres_hqs::Data>(0.01f);
+    CHECK(s.init({64, 62}, d) == superres_hqs::Status::shape_mismatch);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'mask' is 32x32"));
+    superres_hqs::Data nan = d;
+    nan.b = d.b.copy();
+    nan.b(3, 4) = std::numeric_limits<float>::quiet_NaN();
+    CHECK(s.init({64, 64}, nan) == superres_hqs::Status::non_finite_input);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'b'"));
+    superres_hqs::Data null = d;
+    null.k = Buffer();
+    CHECK(s.init({64, 64}, null) == superres_hqs::Status::invalid_argument);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'k'"));
+    superres_hqs::Data negative = d;
+    negative.lambda = -1;
+    CHECK(s.init({64, 64}, negative) == superres_hqs::Status::invalid_argument);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("lambda"));
+    superres_hqs::Options bad_growth;
+    bad_growth.hqs_growth = 0.5;
+    CHECK(s.init({64, 64}, d, bad_growth) == superres_hqs::Status::invalid_argument);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("hqs_growth"));
+    superres_hqs::Options bad_every;
+    bad_every.hqs_every = 0;
+    CHECK(s.init({64, 64}, d, bad_every) == superres_hqs::Status::invalid_argument);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("hqs_every"));
+}
