@@ -43,6 +43,13 @@ struct GenerateOptions {
 };
 int generate(const GenerateOptions& o);
 
+struct ObjectiveOptions {
+    std::string problem;
+    DataOptions data;
+    std::vector<std::string> at;  // NAME=FILE per variable, or FILE for a problem in one variable
+};
+int objective(const ObjectiveOptions& o);
+
 struct ApplyOptions {
     std::string expression;
     std::vector<std::string> inputs, at;

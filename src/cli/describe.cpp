@@ -1,4 +1,7 @@
-// proxgen describe (the plan per algorithm) and proxgen ops (the catalogue).
+// proxgen describe (the plan per algorithm), proxgen objective (the problem's value at given
+// variables) and proxgen ops (the catalogue).
+#include <map>
+
 #include <fmt/format.h>
 
 #include <proxgen/ir/ir.hpp>
@@ -26,6 +29,26 @@ int describe(const DescribeOptions& o) {
         }
     }
     if (plannable == 0) throw Stop(bad_input, last_error);
+    return ok;
+}
+
+int objective(const ObjectiveOptions& o) {
+    const rt::Problem problem = load_problem(o.problem, load_bindings(o.data));
+    const auto& variables = problem.variables();
+    std::map<std::string, Image> values;
+    for (const std::string& at : o.at) {
+        // FILE alone names the only variable of a problem in one
+        const bool named = at.find('=') != std::string::npos;
+        if (!named && variables.size() != 1)
+            throw Stop(bad_input, fmt::format("--at {}: the problem has {} variables; name each one, --at NAME=FILE",
+                                              at, variables.size()));
+        const auto [name, file] = named ? split_assignment(at, "--at") : std::pair{variables.front().name, at};
+        if (!values.emplace(name, stage(bad_input, [&] { return load_image(file); })).second)
+            throw Stop(bad_input, fmt::format("--at: variable '{}' is given twice", name));
+    }
+    // rt::objective names a variable missing, unknown or of another shape
+    const double f = stage(bad_input, [&] { return rt::objective(problem, values); });
+    fmt::print("objective {:.17g}\n", f);
     return ok;
 }
 

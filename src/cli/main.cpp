@@ -90,6 +90,15 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     g->footer(exit_codes);
 
+    ObjectiveOptions oo;
+    auto* ob = app.add_subcommand("objective", "print the problem's objective (float64) at given values of its variables");
+    ob->add_option("problem", oo.problem, "the problem file: text, or JSON when it ends in .json")->required();
+    add_data(ob, oo.data);
+    ob->add_option("--at", oo.at, "a variable's value: NAME=FILE, or FILE for a problem in one variable")
+        ->type_name("NAME=FILE")
+        ->required();
+    ob->footer(exit_codes);
+
     ApplyOptions ao;
     auto* ap = app.add_subcommand("apply", "evaluate a linear expression at a value of its variable (synthetic data)");
     ap->add_option("expression", ao.expression, "the expression, in the problem text syntax, e.g. 'conv(k, x)'")
@@ -141,6 +150,7 @@ int main(int argc, char** argv) {
         if (g->parsed()) return generate(go);
         if (ap->parsed()) return apply(ao);
         if (cp->parsed()) return compare(co);
+        if (ob->parsed()) return objective(oo);
         if (b->parsed()) return bench(bo);
         return list_operators();
     } catch (const Stop& e) {

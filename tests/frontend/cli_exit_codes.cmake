@@ -23,7 +23,7 @@ endif()
 
 # help and version
 expect(0 "Usage:.*solve.*describe.*generate.*Exit codes: 0" --help)
-foreach(sub solve describe generate apply compare ops bench)
+foreach(sub solve describe generate objective apply compare ops bench)
   expect(0 "Usage:.*${sub}" ${sub} --help)
 endforeach()
 expect(0 "0\\.[0-9]+\\.[0-9]+" --version)
@@ -93,6 +93,10 @@ expect(1 "-a auto chooses the algorithm when solving, by probing; a generated so
        generate ${problem} ${data} --name d --targets host --out-dir gen --algorithm auto)
 expect(1 "--name: the solver name '2d' is not a C identifier" generate ${problem} ${data} --name 2d --targets host
        --out-dir gen)
+# objective: the value at given variables; a variable missing or unknown is named
+expect(0 "objective [0-9.e+]+\n" objective ${problem} ${data} --at x=clean.png)
+expect(1 "objective: the problem has no variable 'y'" objective ${problem} ${data} --at x=clean.png --at y=clean.png)
+expect(1 "--at: variable 'x' is given twice" objective ${problem} ${data} --at x=clean.png --at clean.png)
 # apply and compare
 expect(0 "wrote conv\\(k\\[9x9\\], x\\) \\(32x32\\) to blurred2.npy" apply "conv(k, x)" --input k=kernel.npy
        --at x=clean.png --out blurred2.npy)

@@ -1,7 +1,8 @@
 // Writes the synthetic data the command-line tests use (no photograph is needed in CI):
 //   make_test_data OUT_DIR [SIZE] [--bad]  ->  OUT_DIR/clean.png (SIZE², default 64: a few flat
 //   shapes on a smooth ramp, values in [0.1, 0.9]) and OUT_DIR/kernel.npy (9x9 Gaussian, sigma 2,
-//   sum 1, the same as data/blur_kernel_9x9.npy); with --bad also the clean image with one bad
+//   sum 1, the same as data/blur_kernel_9x9.npy), OUT_DIR/mask.npy ((SIZE/2)², 0 or 1, about three in
+//   four samples kept: the masked super-resolution's mask); with --bad also the clean image with one bad
 //   sample at (x, y) = (4, 12): nonfinite.npy (float32, +inf) and huge64.npy (float64, 1e308, more
 //   than float32 holds).
 #include <cmath>
@@ -68,6 +69,14 @@ int main(int argc, char** argv) {
     try {
         pg::save_image(dir + "/clean.png", clean);
         pg::save_image(dir + "/kernel.npy", kernel);
+        pg::Image mask(n / 2, n / 2);
+        unsigned state = 2463534242u;  // xorshift32: the same mask on every machine
+        for (int y = 0; y < n / 2; ++y)
+            for (int x = 0; x < n / 2; ++x) {
+                state ^= state << 13, state ^= state >> 17, state ^= state << 5;
+                mask(x, y) = state % 4 == 0 ? 0.0f : 1.0f;
+            }
+        pg::save_image(dir + "/mask.npy", mask);
         if (bad) {
             pg::Image nonfinite = clean.copy();
             nonfinite(4, 12) = INFINITY;

@@ -1,6 +1,8 @@
 // Runs the deblurring solver that `proxgen generate` wrote from examples/node_graph/deblur.txt:
-//   deblur_app B.npy KERNEL.npy LAMBDA OUT.npy
-// Exit 0 when it converged and wrote OUT.npy (the test compares it with the clean image).
+//   deblur_app B.npy KERNEL.npy LAMBDA OUT.npy [MAX_ITERS EPS]
+// Exit 0 when it converged and wrote OUT.npy (the test compares it with the clean image); with
+// MAX_ITERS and EPS (both tolerances), when it wrote OUT.npy, converged or not (the test compares
+// its objective with the JIT's).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -9,8 +11,9 @@
 #include "npy_float32.hpp"
 
 int main(int argc, char** argv) {
-    if (argc != 5) {
-        std::fprintf(stderr, "usage: deblur_app B.npy KERNEL.npy LAMBDA OUT.npy\n");
+    const bool limits = argc == 7;
+    if (argc != 5 && !limits) {
+        std::fprintf(stderr, "usage: deblur_app B.npy KERNEL.npy LAMBDA OUT.npy [MAX_ITERS EPS]\n");
         return 2;
     }
     std::string error;
@@ -26,7 +29,8 @@ int main(int argc, char** argv) {
     data.k = k;
     data.lambda = float(std::atof(argv[3]));
     deblur_cli::Options options;
-    options.max_iters = 1000;
+    options.max_iters = limits ? std::atoi(argv[5]) : 1000;
+    if (limits) options.eps_abs = options.eps_rel = std::atof(argv[6]);
     deblur_cli::Solver solver;
     if (deblur_cli_init(solver, {b.width(), b.height()}, data, options) != deblur_cli::Status::ok ||
         deblur_cli_solve(solver) != deblur_cli::Status::ok) {
@@ -36,5 +40,5 @@ int main(int argc, char** argv) {
     std::printf("deblur_app: %d iterations, converged %d\n", deblur_cli_state(solver).iterations,
                 int(deblur_cli_state(solver).converged));
     if (!npy::write(argv[4], solver.x())) return 1;
-    return deblur_cli_state(solver).converged ? 0 : 1;
+    return deblur_cli_state(solver).converged || limits ? 0 : 1;
 }
