@@ -28,6 +28,17 @@ inline Buffer negated(const Image& img) {
     return b;
 }
 
+/// A generated solver's Data for a deconvolution whose problem names its data k, b and lambda
+/// (examples/deploy's deblur_problem.hpp, periodic_deblur_problem.hpp), from reference::make_deconv's.
+template <class Data, class Deconv>
+Data deconv_data(const Deconv& deconv, float lambda) {
+    Data d;
+    d.k = to_buffer(deconv.kernel);
+    d.b = to_buffer(deconv.b);
+    d.lambda = lambda;
+    return d;
+}
+
 /// Options (pg::Options or a generated solver's) for exactly `iterations` iterations: tolerances 0.
 template <class Options>
 Options fixed(int iterations) {

@@ -2,6 +2,10 @@
 // 5x5 box, subsampled 2x2, three samples in four kept by a fixed pseudo-random mask.
 #pragma once
 
+#include <limits>
+#include <string>
+
+#include <catch2/catch.hpp>
 #include <proxgen/proxgen.hpp>
 
 #include "reference_problems.hpp"
@@ -38,5 +42,36 @@ struct Superres {
         return d;
     }
 };
+
+/// What every generated solver of the masked super-resolution problem answers to bad input, whatever
+/// its algorithm: a status and a sentence naming the field — solve before init, extents the data do
+/// not fit, NaN data, a null buffer, a negative weight. The solver `s` is left uninitialized.
+template <class Solver>
+void check_superres_bad_input(const Superres& sr, Solver& s) {
+    using Status = decltype(s.solve());
+    using Data = typename Solver::Data;
+    CHECK(s.solve() == Status::not_initialized);
+    CHECK(s.step(1) == Status::not_initialized);
+    CHECK(s.x().data() == nullptr);
+    const Data d = sr.data<Data>(0.01f);
+    CHECK(s.init({64, 62}, d) == Status::shape_mismatch);  // the data are 32x32 samples
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'mask' is 32x32"));
+    Data nan = d;
+    nan.b = d.b.copy();
+    nan.b(3, 4) = std::numeric_limits<float>::quiet_NaN();
+    CHECK(s.init({64, 64}, nan) == Status::non_finite_input);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'b'"));
+    for (Buffer Data::*field : {&Data::mask, &Data::k}) {
+        Data null = d;
+        null.*field = Buffer();
+        CHECK(s.init({64, 64}, null) == Status::invalid_argument);
+        CHECK_THAT(std::string(s.last_error()),
+                   Catch::Matchers::Contains(field == &Data::mask ? "'mask'" : "'k'"));
+    }
+    Data negative = d;
+    negative.lambda = -1;
+    CHECK(s.init({64, 64}, negative) == Status::invalid_argument);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("lambda"));
+}
 
 }  // namespace proxgen::aot_test

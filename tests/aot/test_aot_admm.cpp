@@ -214,23 +214,8 @@ TEST_CASE("admm solver: step() in pieces equals solve(), and bad input returns a
     CHECK(same);
 
     superres_admm::Solver s;
-    CHECK(s.solve() == superres_admm::Status::not_initialized);
-    superres_admm::Data d = sr.data<superres_admm::Data>(0.01f);
-    CHECK(s.init({64, 62}, d) == superres_admm::Status::shape_mismatch);
-    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'mask' is 32x32"));
-    superres_admm::Data nan = d;
-    nan.b = d.b.copy();
-    nan.b(3, 4) = std::numeric_limits<float>::quiet_NaN();
-    CHECK(s.init({64, 64}, nan) == superres_admm::Status::non_finite_input);
-    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'b'"));
-    superres_admm::Data null = d;
-    null.k = Buffer();
-    CHECK(s.init({64, 64}, null) == superres_admm::Status::invalid_argument);
-    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'k'"));
-    superres_admm::Data negative = d;
-    negative.lambda = -1;
-    CHECK(s.init({64, 64}, negative) == superres_admm::Status::invalid_argument);
-    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("lambda"));
+    pg::aot_test::check_superres_bad_input(sr, s);
+    const superres_admm::Data d = sr.data<superres_admm::Data>(0.01f);
     superres_admm::Options bad_cg;
     bad_cg.cg_tol = 1.5;
     CHECK(s.init({64, 64}, d, bad_cg) == superres_admm::Status::invalid_argument);

@@ -32,7 +32,6 @@ namespace {
 using pg::aot_test::fixed;
 using pg::aot_test::relative_difference;
 using pg::aot_test::Superres;
-using pg::aot_test::to_buffer;
 
 /// The plan a generated HQS solver runs.
 template <class P>
@@ -57,10 +56,8 @@ TEST_CASE("hqs solver: TV deconvolution with periodic differences (FFT x-update)
     // iterates slowly as the x-update's system grows stiffer (1.1e-5 after 200)
     const pg::Result jit = pg::detail::solve_ir(plan, fixed<pg::Options>(100), nullptr);
 
-    periodic_deblur_hqs::Data d;  // by the names periodic_deblur_problem.hpp gives the data
-    d.k = to_buffer(deconv.kernel);
-    d.b = to_buffer(deconv.b);
-    d.lambda = 0.002f;
+    // by the names periodic_deblur_problem.hpp gives the data
+    const auto d = pg::aot_test::deconv_data<periodic_deblur_hqs::Data>(deconv, 0.002f);
     STATIC_REQUIRE(periodic_deblur_hqs::Description::x_update_kind == pg::aot::XUpdate::fft);
     periodic_deblur_hqs::Solver s;
     REQUIRE(s.init({64, 64}, d, fixed<periodic_deblur_hqs::Options>(100)) == periodic_deblur_hqs::Status::ok);
@@ -89,10 +86,7 @@ TEST_CASE("hqs solver: TV deconvolution with nonnegativity (CG x-update) reaches
     const pg::ir::Problem plan = hqs_plan(deblur_problem(deconv.kernel, deconv.b, 0.002f));
     const pg::Result jit = pg::detail::solve_ir(plan, pg::Options{}, nullptr);
 
-    deblur_hqs::Data d;  // by the names deblur_problem.hpp gives the data
-    d.k = to_buffer(deconv.kernel);
-    d.b = to_buffer(deconv.b);
-    d.lambda = 0.002f;
+    const auto d = pg::aot_test::deconv_data<deblur_hqs::Data>(deconv, 0.002f);  // by deblur_problem.hpp's names
     STATIC_REQUIRE(deblur_hqs::Description::x_update_kind == pg::aot::XUpdate::cg);
     deblur_hqs::Solver s;
     REQUIRE(s.init({64, 64}, d) == deblur_hqs::Status::ok);
@@ -148,23 +142,8 @@ TEST_CASE("hqs solver: step() in pieces equals solve(), and bad input returns a 
     CHECK(same);
 
     superres_hqs::Solver s;
-    CHECK(s.solve() == superres_hqs::Status::not_initialized);
-    superres_hqs::Data d = sr.data<superres_hqs::Data>(0.01f);
-    CHECK(s.init({64, 62}, d) == superres_hqs::Status::shape_mismatch);
-    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'mask' is 32x32"));
-    superres_hqs::Data nan = d;
-    nan.b = d.b.copy();
-    nan.b(3, 4) = std::numeric_limits<float>::quiet_NaN();
-    CHECK(s.init({64, 64}, nan) == superres_hqs::Status::non_finite_input);
-    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'b'"));
-    superres_hqs::Data null = d;
-    null.k = Buffer();
-    CHECK(s.init({64, 64}, null) == superres_hqs::Status::invalid_argument);
-    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("'k'"));
-    superres_hqs::Data negative = d;
-    negative.lambda = -1;
-    CHECK(s.init({64, 64}, negative) == superres_hqs::Status::invalid_argument);
-    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("lambda"));
+    pg::aot_test::check_superres_bad_input(sr, s);
+    const superres_hqs::Data d = sr.data<superres_hqs::Data>(0.01f);
     superres_hqs::Options bad_growth;
     bad_growth.hqs_growth = 0.5;
     CHECK(s.init({64, 64}, d, bad_growth) == superres_hqs::Status::invalid_argument);
