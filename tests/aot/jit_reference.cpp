@@ -1,10 +1,10 @@
 // The JIT side of the deployment test: writes the deconvolution problem of gen_inputs.py
 // (make_deconv) as b.npy / kernel.npy, solves it with the JIT engine on the plan the generated
-// solvers run (aot::halide_only of the algorithm's plan: pc, the default, ladmm or admm), exactly
+// solvers run (aot::halide_only of the algorithm's plan: pc, the default, ladmm, admm or hqs), exactly
 // <iterations> iterations, and writes x_jit.npy. Prints JIT ms/iteration (compilation excluded).
 // With 0 iterations it only writes the inputs. admm_periodic: ADMM on the same deconvolution with
 // periodic differences (tests/aot/periodic_deblur_problem.hpp), whose x-update is exact by FFT.
-//   proxgen_aot_jit_reference <width> <lambda> <iterations> <out dir> [pc|ladmm|admm|admm_periodic]
+//   proxgen_aot_jit_reference <width> <lambda> <iterations> <out dir> [pc|ladmm|admm|hqs|admm_periodic]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -20,8 +20,9 @@ int main(int argc, char** argv) {
     namespace pg = proxgen;
     const std::string algorithm = argc == 6 ? argv[5] : "pc";
     if ((argc != 5 && argc != 6) ||
-        (algorithm != "pc" && algorithm != "ladmm" && algorithm != "admm" && algorithm != "admm_periodic")) {
-        std::fprintf(stderr, "usage: %s <width> <lambda> <iterations> <out dir> [pc|ladmm|admm|admm_periodic]\n",
+        (algorithm != "pc" && algorithm != "ladmm" && algorithm != "admm" && algorithm != "hqs" &&
+         algorithm != "admm_periodic")) {
+        std::fprintf(stderr, "usage: %s <width> <lambda> <iterations> <out dir> [pc|ladmm|admm|hqs|admm_periodic]\n",
                      argv[0]);
         return 2;
     }
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
                       pg::detail::normalized(periodic_deblur_problem(deconv.kernel, deconv.b, lambda)))
                 : pg::aot::halide_only(algorithm == "ladmm"  ? pg::detail::plan_for<pg::Algorithm::ladmm>(normalized)
                                        : algorithm == "admm" ? pg::detail::plan_for<pg::Algorithm::admm>(normalized)
+                                       : algorithm == "hqs"  ? pg::detail::plan_for<pg::Algorithm::hqs>(normalized)
                                                              : pg::detail::plan_for<pg::Algorithm::pock_chambolle>(normalized));
         pg::Options opt;
         opt.max_iters = iterations;
