@@ -249,7 +249,7 @@ public:
     // HQS's step: the z-step at x̂ = x + m (x − x_prev)
     bool run_step(double rho, double momentum, bool measure) {
         rho_f_ = float(rho);
-        std::copy(x_.data(), x_.data() + x_.size(), x_prev_.data());
+        if (momentum > 0) std::copy(x_.data(), x_.data() + x_.size(), x_prev_.data());  // x̂ reads it
         xu_->solve(x_, rho);
         if (momentum > 0) {
             for (std::size_t i = 0; i < x_.size(); ++i)

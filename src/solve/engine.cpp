@@ -1,6 +1,7 @@
 #include "engine.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <new>
@@ -266,23 +267,21 @@ double Monitor::returned_objective(const Image& x) {
 }
 
 bool Monitor::unbounded_along(const Image& x, const Image& step, int it) {
-    const double step_norm = norm2(step);
-    if (!(opt_.eps_abs > 0 || opt_.eps_rel > 0) || !(step_norm > 0)) return false;
-    const double reach = std::max(1.0, norm2(x));
-    auto along = [&](double distance) {
-        const double t = distance / step_norm;
+    if (!(opt_.eps_abs > 0 || opt_.eps_rel > 0)) return false;
+    std::array<double, 3> f{};
+    const bool falls = algorithms::unbounded_along(norm2(x), norm2(step), [&](double t) {
+        if (t == 0) return objective_at(x);
         Image y(x.sizes());
         for (std::size_t i = 0; i < x.size(); ++i) y.data()[i] = float(x.data()[i] + t * step.data()[i]);
-        return y;
-    };
-    const double f0 = objective_at(x), f1 = objective_at(along(100 * reach)), f2 = objective_at(along(1000 * reach));
-    if (!algorithms::falls_without_bound(f0, f1, f2)) return false;
+        return objective_at(y);
+    }, f);
+    if (!falls) return false;
     result_.status = Status::unbounded;
     result_.message = fmt::format(
         "the problem looks unbounded: at iteration {} the objective {:.6g} falls to {:.6g} and {:.6g} along the "
         "direction of the last iterations, 100 and 1000 times max(1, ||x||) out (||x|| {:.4g}); the objective has no "
         "minimum (is a data term, a constraint or a regularizer that bounds x missing?)",
-        it + IterationNumbering::offset(), f0, f1, f2, norm2(x));
+        it + IterationNumbering::offset(), f[0], f[1], f[2], norm2(x));
     return true;
 }
 

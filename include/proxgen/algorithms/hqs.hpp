@@ -18,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -37,6 +38,17 @@ namespace proxgen::algorithms {
 inline bool falls_without_bound(double f0, double f1, double f2) {
     const double fall = f0 - f1;
     return std::isfinite(f0) && fall > 1e-6 * std::max(1.0, std::abs(f0)) && f0 - f2 >= 9 * fall;
+}
+
+/// The ray test at a stage's end, over a runner's objective: `objective_along(t)` is the objective
+/// at x + t·step (t = 0: x itself), asked at x and at 100 and 1000 times max(1, ‖x‖) out (t that
+/// distance over ‖step‖); `values` receives the three. False without asking where the step is 0.
+template <class ObjectiveAlong>
+bool unbounded_along(double x_norm, double step_norm, ObjectiveAlong&& objective_along, std::array<double, 3>& values) {
+    if (!(step_norm > 0)) return false;
+    const double reach = std::max(1.0, x_norm);
+    values = {objective_along(0.0), objective_along(100 * reach / step_norm), objective_along(1000 * reach / step_norm)};
+    return falls_without_bound(values[0], values[1], values[2]);
 }
 
 /// ρ's schedule: ρ₀, its cap, the growth factor and the iterations per stage.

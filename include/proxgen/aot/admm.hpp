@@ -350,10 +350,11 @@ private:
     /// HQS's: the z-step at x̂ = x⁺ + m (x⁺ − x), the implicit multiplier kept in u_next_.
     bool run_step(double rho, double momentum, bool measure) {
         rho_ = float(rho);
-        for (int j = 0; j < n_var; ++j) {
-            x_[j].copy_to_host();
-            x_prev_[j].copy_from(x_[j]);
-        }
+        if (momentum > 0)  // x before the x-update, which x̂ reads
+            for (int j = 0; j < n_var; ++j) {
+                x_[j].copy_to_host();
+                x_prev_[j].copy_from(x_[j]);
+            }
         if (!solve_x(rho)) return false;
         if (momentum <= 0) return split_step(nullptr, measure);
         for (int j = 0; j < n_var; ++j) {  // in float64, rounded once, as the JIT's
@@ -386,20 +387,25 @@ private:
     void rescale_dual(double factor) { this->scale_dual(factor); }
     using Split::sums;
 
-    /// HQS: the objective at `at` (float64, the summands' sums in memory order, term by term, each
-    /// times its weight as the JIT's); NaN with error_ set when the pipeline fails.
-    double objective_at(Variables& at) {
+    /// Runs a CPU-side step (objective, feasible) on the data and `at` (copied back from a GPU
+    /// first), writing `outputs`; false, with stop_ set, when it fails.
+    template <class Outputs>
+    bool ran_on_host(int (*pipeline)(void**), Variables& at, Outputs& outputs) {
         std::vector<void*> args;
         data_arguments(args);
         for (Buffer& b : at) {
-            b.copy_to_host();  // the objective runs on the CPU (float64 summands)
+            b.copy_to_host();
             args.push_back(b.raw_buffer());
         }
-        for (auto& s : summands_) args.push_back(s.raw_buffer());
-        if (!ran(&Description::objective, args)) {
-            stop_ = error_;
-            return std::numeric_limits<double>::quiet_NaN();
-        }
+        for (auto& b : outputs) args.push_back(b.raw_buffer());
+        if (ran(pipeline, args)) return true;
+        stop_ = error_;
+        return false;
+    }
+    /// HQS: the objective at `at` (float64, the summands' sums in memory order, term by term, each
+    /// times its weight as the JIT's); NaN, with stop_ set, when the pipeline fails.
+    double objective_at(Variables& at) {
+        if (!ran_on_host(&Description::objective, at, summands_)) return std::numeric_limits<double>::quiet_NaN();
         double f = 0;
         for (int k = 0; k < Description::objective_terms; ++k) {
             const auto& s = summands_[std::size_t(k)];
@@ -412,24 +418,14 @@ private:
     /// HQS: the objective of what a solve stopped now returns (x projected onto its constraints).
     double objective() {
         if constexpr (Description::has_feasible) {
-            std::vector<void*> args;
-            data_arguments(args);
-            for (Buffer& b : x_) {
-                b.copy_to_host();
-                args.push_back(b.raw_buffer());
-            }
-            for (Buffer& b : feasible_) args.push_back(b.raw_buffer());
-            if (!ran(&Description::feasible, args)) {
-                stop_ = error_;
-                return std::numeric_limits<double>::quiet_NaN();
-            }
+            if (!ran_on_host(&Description::feasible, x_, feasible_)) return std::numeric_limits<double>::quiet_NaN();
             return objective_at(feasible_);
         } else {
             return objective_at(x_);
         }
     }
     /// HQS: at the end of a stage, false where the objective falls without bound along the step the
-    /// stage took (algorithms::falls_without_bound, as the JIT's); x_stage_ moves on.
+    /// stage took (algorithms::unbounded_along, the JIT's test); x_stage_ moves on.
     bool stage_ended(int it) {
         if (!(options_.eps_abs > 0 || options_.eps_rel > 0)) return keep_stage();
         double step_squares = 0, x_squares = 0;
@@ -442,10 +438,9 @@ private:
                 x_squares += double(px[i]) * px[i];
             }
         }
-        const double step_norm = std::sqrt(step_squares), reach = std::max(1.0, std::sqrt(x_squares));
-        if (!(step_norm > 0)) return keep_stage();
-        auto along = [&](double distance) {
-            const double t = distance / step_norm;
+        std::array<double, 3> f{};
+        const bool falls = algorithms::unbounded_along(std::sqrt(x_squares), std::sqrt(step_squares), [&](double t) {
+            if (t == 0) return objective_at(x_);
             for (int j = 0; j < n_var; ++j) {
                 const float *px = x_[j].data(), *ps = x_stage_[j].data();
                 float* py = probe_[j].data();
@@ -454,12 +449,11 @@ private:
                 probe_[j].set_host_dirty();
             }
             return objective_at(probe_);
-        };
-        const double f0 = objective_at(x_), f1 = along(100 * reach), f2 = along(1000 * reach);
-        if (algorithms::falls_without_bound(f0, f1, f2)) {
+        }, f);
+        if (falls) {
             stop_ = fail(Status::unbounded,
                          "the problem looks unbounded: at iteration " + std::to_string(it) + " the objective " +
-                             std::to_string(f0) + " falls to " + std::to_string(f1) + " and " + std::to_string(f2) +
+                             std::to_string(f[0]) + " falls to " + std::to_string(f[1]) + " and " + std::to_string(f[2]) +
                              " along the direction of the last iterations, 100 and 1000 times max(1, ||x||) out; the "
                              "objective has no minimum (is a data term, a constraint or a regularizer that bounds x "
                              "missing?)");
