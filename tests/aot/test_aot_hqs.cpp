@@ -3,7 +3,7 @@
 // the objective of the feasible copy across stages): TV deconvolution with periodic differences
 // (FFT x-update through the generated passes), TV deconvolution with nonnegativity and masked
 // super-resolution (CG); the same iterates, the same stopping iteration and objective with the
-// default tolerances, and bad input as a status.
+// default tolerances, bad input as a status, and a problem without a minimum reported as unbounded.
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -23,6 +23,8 @@
 #include "superres_data.hpp"
 #include "superres_hqs.h"
 #include "superres_problem.hpp"
+#include "unbounded_hqs.h"
+#include "unbounded_problem.hpp"
 
 namespace pg = proxgen;
 using Buffer = pg::aot_test::Buffer;
@@ -152,4 +154,19 @@ TEST_CASE("hqs solver: step() in pieces equals solve(), and bad input returns a 
     bad_every.hqs_every = 0;
     CHECK(s.init({64, 64}, d, bad_every) == superres_hqs::Status::invalid_argument);
     CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("hqs_every"));
+}
+
+TEST_CASE("hqs solver: a problem without a minimum is reported as unbounded, as pg::solve reports it") {
+    pg::Options opt;
+    opt.algorithm = pg::Algorithm::hqs;
+    const pg::Result jit = pg::solve(unbounded_problem(), opt);
+    REQUIRE(jit.status == pg::Status::unbounded);
+
+    unbounded_hqs::Solver s;
+    REQUIRE(s.init({16, 16}, unbounded_hqs::Data{}) == unbounded_hqs::Status::ok);
+    CHECK(s.solve() == unbounded_hqs::Status::unbounded);
+    CHECK_THAT(std::string(s.last_error()), Catch::Matchers::Contains("looks unbounded"));
+    CHECK_FALSE(s.state().converged);
+    std::printf("hqs unbounded: stopped after %d iterations (JIT %d)\n", s.state().iterations, jit.iterations);
+    CHECK(s.state().iterations == jit.iterations);
 }
