@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "deconv_admm.h"
 #include "deconv_hqs.h"
@@ -24,10 +25,10 @@ namespace {
 using Buffer = Halide::Runtime::Buffer<float>;
 
 /// Solves with a generated Solver (the Data already filled) and writes x; false on a failure.
-template <class Solver, class Data, class Options>
-bool solve(const char* name, const Data& data, const std::vector<int>& extents, int iterations,
+template <class Solver>
+bool solve(const char* name, const typename Solver::Data& data, const std::vector<int>& extents, int iterations,
            const std::string& out) {
-    Options options;
+    proxgen::aot::Options options;
     options.max_iters = iterations;
     options.eps_abs = options.eps_rel = 0;
     Solver solver;
@@ -105,21 +106,15 @@ int main(int argc, char** argv) {
         return 1;
     const std::vector<int> x{48, 48};
     const bool ok =
-        solve<deconv_pc::Solver, deconv_pc::Data, deconv_pc::Options>("deconv_pc", in.deconv<deconv_pc::Data>(), x, n,
-                                                                      dir + "/x_deconv_pc.npy") &&
-        solve<deconv_ladmm::Solver, deconv_ladmm::Data, deconv_ladmm::Options>(
-            "deconv_ladmm", in.deconv<deconv_ladmm::Data>(), x, n, dir + "/x_deconv_ladmm.npy") &&
-        solve<deconv_admm::Solver, deconv_admm::Data, deconv_admm::Options>(
-            "deconv_admm", in.deconv<deconv_admm::Data>(), x, n, dir + "/x_deconv_admm.npy") &&
-        solve<deconv_hqs::Solver, deconv_hqs::Data, deconv_hqs::Options>("deconv_hqs", in.deconv<deconv_hqs::Data>(), x,
-                                                                         n, dir + "/x_deconv_hqs.npy") &&
-        solve<superres_pc::Solver, superres_pc::Data, superres_pc::Options>(
-            "superres_pc", in.superres<superres_pc::Data>(), x, n, dir + "/x_superres_pc.npy") &&
-        solve<superres_ladmm::Solver, superres_ladmm::Data, superres_ladmm::Options>(
-            "superres_ladmm", in.superres<superres_ladmm::Data>(), x, n, dir + "/x_superres_ladmm.npy") &&
-        solve<superres_admm::Solver, superres_admm::Data, superres_admm::Options>(
-            "superres_admm", in.superres<superres_admm::Data>(), x, n, dir + "/x_superres_admm.npy") &&
-        solve<superres_hqs::Solver, superres_hqs::Data, superres_hqs::Options>(
-            "superres_hqs", in.superres<superres_hqs::Data>(), x, n, dir + "/x_superres_hqs.npy");
+        solve<deconv_pc::Solver>("deconv_pc", in.deconv<deconv_pc::Data>(), x, n, dir + "/x_deconv_pc.npy") &&
+        solve<deconv_ladmm::Solver>("deconv_ladmm", in.deconv<deconv_ladmm::Data>(), x, n, dir + "/x_deconv_ladmm.npy") &&
+        solve<deconv_admm::Solver>("deconv_admm", in.deconv<deconv_admm::Data>(), x, n, dir + "/x_deconv_admm.npy") &&
+        solve<deconv_hqs::Solver>("deconv_hqs", in.deconv<deconv_hqs::Data>(), x, n, dir + "/x_deconv_hqs.npy") &&
+        solve<superres_pc::Solver>("superres_pc", in.superres<superres_pc::Data>(), x, n, dir + "/x_superres_pc.npy") &&
+        solve<superres_ladmm::Solver>("superres_ladmm", in.superres<superres_ladmm::Data>(), x, n,
+                                      dir + "/x_superres_ladmm.npy") &&
+        solve<superres_admm::Solver>("superres_admm", in.superres<superres_admm::Data>(), x, n,
+                                     dir + "/x_superres_admm.npy") &&
+        solve<superres_hqs::Solver>("superres_hqs", in.superres<superres_hqs::Data>(), x, n, dir + "/x_superres_hqs.npy");
     return ok ? 0 : 1;
 }
