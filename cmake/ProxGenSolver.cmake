@@ -1,7 +1,7 @@
 # proxgen_add_solver(<name>
 #     PROBLEM <header>            # defines the problem function (see docs/deploy.md)
 #     [FUNCTION <function>]       # default: <name>_problem; callable with no arguments
-#     [ALGORITHM pock_chambolle|ladmm|admm|hqs]  # the algorithms with an ahead-of-time loop so far
+#     [ALGORITHM pock_chambolle|ladmm|admm|hqs|condat_vu]  # the algorithms with an ahead-of-time loop so far
 #     TARGETS <halide-target>...  # e.g. x86-64-linux-avx2 arm-64-linux host-cuda-cuda_capability_61
 #     [ITERATIONS_PER_CALL <n>]   # > 1: also emit <name>_iterate, n iterations per call (fixed steps)
 #     [AUTOSCHEDULER <Mullapudi2016|Adams2019|Li2018>])  # default: the hand schedules
@@ -85,9 +85,12 @@ function(proxgen_add_solver name)
   if(ARG_ALGORITHM STREQUAL "half_quadratic_splitting")
     set(ARG_ALGORITHM hqs)
   endif()
-  if(NOT ARG_ALGORITHM MATCHES "^(pock_chambolle|ladmm|admm|hqs)$")
+  if(ARG_ALGORITHM STREQUAL "cv" OR ARG_ALGORITHM STREQUAL "condat")
+    set(ARG_ALGORITHM condat_vu)
+  endif()
+  if(NOT ARG_ALGORITHM MATCHES "^(pock_chambolle|ladmm|admm|hqs|condat_vu)$")
     message(FATAL_ERROR "proxgen_add_solver(${name}): ALGORITHM ${ARG_ALGORITHM} has no ahead-of-time loop yet; "
-                        "use pock_chambolle, ladmm (linearized_admm), admm or hqs (half_quadratic_splitting)")
+                        "use pock_chambolle, ladmm (linearized_admm), admm, hqs (half_quadratic_splitting) or condat_vu (cv)")
   endif()
   if(NOT ARG_AUTOSCHEDULER AND PROXGEN_AUTOSCHEDULE)
     set(ARG_AUTOSCHEDULER ${PROXGEN_AUTOSCHEDULER})

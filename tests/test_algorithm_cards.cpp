@@ -3,11 +3,13 @@
 // without kernels. The JIT and generated solvers run the same cards (their tests compare iterates).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "proxgen/algorithms/admm.hpp"
+#include "proxgen/algorithms/condat_vu.hpp"
 #include "proxgen/algorithms/hqs.hpp"
 #include "proxgen/algorithms/linearized_admm.hpp"
 #include "proxgen/algorithms/pock_chambolle.hpp"
@@ -193,6 +195,48 @@ TEST_CASE("PC card: residuals and tolerances from the sums, balancing keeps tau 
     CHECK(loop.steps().tau > 0.25);
     CHECK(loop.steps().tau * loop.steps().sigma == Approx(0.5));
     CHECK(loop.balance().alpha == Approx(0.25));
+}
+
+TEST_CASE("Condat-Vu card: its steps meet 1/tau - sigma ||K||^2 >= L/2 at the start and after every balancing move") {
+    steps::Inputs in;
+    in.norm = 2.0;
+    in.curvature_scale = 2.0;
+    in.smooth_lipschitz = 2.0;
+    const steps::PockChambolle rule = steps::condat_vu(in);
+    CHECK(rule.smooth == 2.0);
+    CHECK(rule.norm2 == 4.0);
+    CHECK_FALSE(rule.accelerated);
+    CHECK(rule.adaptive);
+    CHECK(rule.product == Approx(steps::condat_vu_margin));
+    CHECK(rule.tau * (rule.sigma * 4.0 + 1.0) == Approx(steps::condat_vu_margin));
+
+    // the primal residual lags at every check: balancing raises τ, the condition caps it
+    PCScript runner;
+    runner.next_sums = {4e4, 1, 1e-4, 1, 100, 400};
+    algorithms::CondatVu loop(rule, loop_options(10, 60));
+    REQUIRE(loop.run(runner, 60));
+    double largest_tau = 0;
+    for (const algorithms::PCSteps& k : runner.used) {
+        INFO("tau " << k.tau << ", sigma " << k.sigma);
+        CHECK(k.tau * (k.sigma * 4.0 + 1.0) <= steps::condat_vu_margin * (1 + 1e-12));
+        CHECK(k.theta == 1.0);
+        largest_tau = std::max(largest_tau, k.tau);
+    }
+    CHECK(largest_tau > rule.tau);  // balancing moved it (σ fell, so τ could grow)
+
+    // nothing split: forward–backward with τ = margin · 2/L; nothing smooth: Pock–Chambolle's rule
+    steps::Inputs fb = in;
+    fb.norm = 0;
+    CHECK(steps::condat_vu(fb).tau == Approx(steps::condat_vu_margin * 2.0 / 2.0));
+    steps::Inputs plain = in;
+    plain.smooth_lipschitz = 0;
+    CHECK(steps::condat_vu(plain).tau == steps::pock_chambolle(plain).tau);
+    CHECK(steps::condat_vu(plain).smooth == 0);
+    // requested steps that break the condition are reported through the product
+    steps::Inputs asked = in;
+    asked.tau = 1.0;
+    asked.sigma = 1.0;
+    CHECK(steps::too_large(steps::condat_vu(asked).product));
 }
 
 namespace {

@@ -68,7 +68,8 @@ TEST_CASE("canonical TV deconvolution + nonneg: every algorithm reaches the opti
                      {{pg::Algorithm::pock_chambolle, 700, 1e-4},
                       {pg::Algorithm::ladmm, 1000, 1e-4},
                       {pg::Algorithm::admm, 500, 1e-4},
-                      {pg::Algorithm::hqs, 800, 1e-4}});  // ρ reaches its maximum at ~570
+                      {pg::Algorithm::hqs, 800, 1e-4},  // ρ reaches its maximum at ~570
+                      {pg::Algorithm::condat_vu, 1000, 1e-4}});
 }
 
 TEST_CASE("canonical Poisson deconvolution + TV: every algorithm reaches the optimum within 1e-4", "[canonical]") {

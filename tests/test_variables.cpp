@@ -238,7 +238,7 @@ pg::Image smooth_kernel() {
 constexpr int W = 16, H = 12;
 
 const pg::Algorithm kAlgorithms[] = {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm, pg::Algorithm::admm,
-                                     pg::Algorithm::hqs};
+                                     pg::Algorithm::hqs, pg::Algorithm::condat_vu};
 
 /// Solves until it has converged far below the test's tolerance.
 pg::Result solve_tight(const rt::Problem& prob, pg::Algorithm a = pg::Algorithm::pock_chambolle,

@@ -25,6 +25,7 @@ _SOLVER_ONLY = {
     "ladmm": {"lmb", "mu"},
     "admm": {"rho"},
     "hqs": {"rho_0", "rho_scale", "rho_max", "max_inner_iters"},
+    "cv": {"tau", "sigma"},  # (Condat-Vu, ProxGen's: not a ProxImaL solver; Pock-Chambolle's steps)
     "auto": set(),
 }
 # ProxImaL's options about how it computes, not what: ProxGen plans these itself.
@@ -177,7 +178,8 @@ class Problem:
             opts["max_iters"] = _hqs_iterations(kwargs)
         variables = self.variables()
         for key, value in kwargs.items():
-            owner = next((s for s, keys in _SOLVER_ONLY.items() if key in keys), None)
+            owners = [s for s, keys in _SOLVER_ONLY.items() if key in keys]
+            owner = owners[0] if owners and name not in owners else None
             if key in _UNSUPPORTED:
                 if value is not None:
                     raise Error("solve: the argument '{}' is not supported ({})".format(key, _UNSUPPORTED[key]))

@@ -172,6 +172,8 @@ void check_iterations_per_call(int n, bool blockable) {
              n);
 }
 
+/// Pock–Chambolle's steps, and Condat–Vũ's (the same pipelines: its plans carry ∇h in the primal
+/// step and residual; never fused).
 Emitted pc_steps(const ir::Problem& p, const CommandLine& c, const Halide::Target& lib_target, int n) {
     detail::PCPipelines pc(p);
     // Fused kernels on CPU targets (hand schedule); GPUs and autoschedulers get the separate steps
@@ -186,7 +188,8 @@ Emitted pc_steps(const ir::Problem& p, const CommandLine& c, const Halide::Targe
             if (pipe->defined()) pipe->auto_schedule(c.autoscheduler, lib_target, Halide::MachineParams::generic());
     }
     Emitted e;
-    e.header = {"proxgen/aot/pock_chambolle.hpp", "proxgen::aot::PockChambolle",
+    e.header = {"proxgen/aot/pock_chambolle.hpp",
+                plan::gradient_steps(p.algorithm) ? "proxgen::aot::CondatVu" : "proxgen::aot::PockChambolle",
                 {"step", "check", "dual", "primal", "residual", "iterate", "feasible"}, {}, fused, n, std::nullopt};
     auto add = [&](const Halide::Pipeline& pipe, const char* step, std::vector<Halide::Argument> args) {
         e.pipelines.emplace_back(pipe, step, std::move(args));

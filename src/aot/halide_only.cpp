@@ -32,8 +32,10 @@ bool spectral_update(const ir::Problem& p) {
 
 ir::Problem halide_only(ir::Problem p) {
     const bool quadratic = p.algorithm == Algorithm::admm || p.algorithm == Algorithm::hqs;
-    if (p.algorithm != Algorithm::pock_chambolle && p.algorithm != Algorithm::ladmm && !quadratic)
-        fail("ahead-of-time solvers: only pock_chambolle, ladmm, admm and hqs have a generated loop so far, not {}",
+    if (p.algorithm != Algorithm::pock_chambolle && p.algorithm != Algorithm::ladmm && !quadratic &&
+        p.algorithm != Algorithm::condat_vu)
+        fail("ahead-of-time solvers: only pock_chambolle, ladmm, admm, hqs and condat_vu have a generated loop so far, "
+             "not {}",
              name(p.algorithm));
     // ADMM and HQS solve their spectral x-update through the generated FFT passes
     if (!spectral_update(p) || quadratic) return p;

@@ -19,6 +19,10 @@ std::string strong_convexity_code(const ir::Problem& p);
 /// the terms' ‖K‖ (as tightened at init) from psi_norms[i] and omega_norms[j].
 std::string curvature_scale_code(const ir::Problem& p);
 
+/// L of Condat–Vũ's ∇h (detail::smooth_lipschitz; 0 for other plans), as a function body reading
+/// the Ω terms' ‖A‖ (as tightened at init) from omega_norms[j].
+std::string smooth_lipschitz_code(const ir::Problem& p);
+
 /// An upper bound on ‖K‖₂ of the node's linear part (plan::norm_bound).
 std::string norm_bound_code(const ir::Node& n);
 

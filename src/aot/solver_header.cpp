@@ -12,6 +12,7 @@
 #include "../solve/engine.hpp"
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
+#include "proxgen/plan/planner.hpp"
 #include "slot_formulas.hpp"
 
 namespace proxgen::aot {
@@ -383,8 +384,18 @@ std::string solver_header(const ir::Problem& p, const std::string& name, const s
     line("        (void)images, (void)scalars, (void)psi_norms, (void)omega_norms;");
     line("        " + curvature_scale_code(p));
     line("    }");
+    line("    /// Condat-Vu: L of the gradient-step terms' gradient from their ||A|| (as tightened); 0 otherwise");
+    line("    static double smooth_lipschitz(halide_buffer_t* const* images, const float* scalars, const double* omega_norms) {");
+    line("        (void)images, (void)scalars, (void)omega_norms;");
+    line("        " + smooth_lipschitz_code(p));
+    line("    }");
     auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
     auto number = [](int k) { return std::to_string(k); };
+    std::vector<bool> gradient_step;
+    for (const auto& t : p.omega) gradient_step.push_back(plan::gradient_step(p, t));
+    line(fmt::format("    /// Condat-Vu steps along the gradient of these Omega terms (its step rule reads L above)"));
+    line(fmt::format("    static constexpr bool gradient_steps = {};", flag(plan::has_gradient_steps(p))));
+    list("bool", "omega_gradient_step", flag, gradient_step);
     line("    /// ||K|| estimates at init (the JIT's rule): terms whose planner bound is not exact are tightened,");
     line("    /// coupled groups of two or more general operators get an estimate of their stack; norm_gram(k)");
     line("    /// applies one term's K^T K (psi_gram / omega_gram: a term's k, or -1)");

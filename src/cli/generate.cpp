@@ -29,7 +29,7 @@ int generate(const GenerateOptions& o) {
     const Algorithm algorithm = algorithm_option(o.algorithm);
     if (algorithm == Algorithm::automatic)
         throw Stop(bad_input, "-a auto chooses the algorithm when solving, by probing; a generated solver runs one "
-                              "algorithm: name it (pc, ladmm, admm or hqs)");
+                              "algorithm: name it (pc, ladmm, admm, hqs or cv)");
     if (std::string m = aot::solver_name_problem(o.name); !m.empty()) throw Stop(bad_input, "--name: " + m);
     if (o.targets.empty()) throw Stop(bad_input, "--targets: give at least one Halide target, e.g. x86-64-linux-avx2");
     for (const auto& t : o.targets)

@@ -63,9 +63,15 @@ Named differentiate_plan(const rt::Problem& prob, Algorithm a, const std::string
          params.empty() ? std::string("none") : fmt::format("{}", fmt::join(params, ", ")));
 }
 
+/// An algorithm whose row has no stepper is refused before anything runs.
+void check_differentiated(Algorithm a) {
+    if (a == Algorithm::automatic || detail::algorithm_row(a).stepper) return;
+    fail("gradient: {} is not differentiated (Pock-Chambolle, linearized ADMM and ADMM are)", proxgen::name(a));
+}
+
 std::unique_ptr<Stepper> make_stepper(const ir::Problem& p, const Request& req, lower::DataArgs& data) {
-    if (const auto make = detail::algorithm_row(p.algorithm).stepper) return make(p, req, data);
-    fail("gradient: {} is not differentiated (Pock-Chambolle, linearized ADMM and ADMM are)", proxgen::name(p.algorithm));
+    check_differentiated(p.algorithm);
+    return detail::algorithm_row(p.algorithm).stepper(p, req, data);
 }
 
 std::vector<std::vector<double>> default_steps(const ir::Problem& p, const Options& opt, int n) {
@@ -97,8 +103,7 @@ namespace {
 Gradient run_gradient(const Problem& prob, const Options& opt, const Loss* loss_ptr, const GradientOptions& go) {
     using namespace gradients;
     const Algorithm alg = opt.algorithm;
-    if (alg == Algorithm::hqs)
-        fail("gradient: half-quadratic splitting is not differentiated (Pock-Chambolle, linearized ADMM and ADMM are)");
+    gradients::check_differentiated(alg);
     const bool unrolled = go.mode == GradientMode::unrolled;
     // the options a solve would refuse, and what the gradients do not differentiate, are refused
     // before anything runs

@@ -8,6 +8,7 @@
 // the whole image first, which a fused kernel could only do by storing it (the separate steps do
 // exactly that, at no extra cost).
 #include "lowering.hpp"
+#include "proxgen/plan/planner.hpp"
 #include "proxgen/catalogue/card.hpp"
 
 namespace proxgen::lower {
@@ -51,14 +52,14 @@ bool local_term(const ir::Term& t) { return local_operator(t.expr, false) && loc
 
 bool psi_fusable(const ir::Problem& p) {
     // one Tuple output over one variable's domain: problems in several variables run separate steps
-    if (p.psi.empty() || p.variables.size() > 1) return false;
+    if (p.psi.empty() || p.variables.size() > 1 || plan::has_gradient_steps(p)) return false;
     for (const auto& t : p.psi)
         if (!local_term(t) || fused_components(p, t) == 0) return false;
     return true;
 }
 
 bool psi_fusable_state(const ir::Problem& p) {
-    if (p.psi.empty() || p.variables.size() < 2 || fusion_domain(p).empty()) return false;
+    if (p.psi.empty() || p.variables.size() < 2 || fusion_domain(p).empty() || plan::has_gradient_steps(p)) return false;
     for (int j = 0; j < int(p.variables.size()); ++j)
         if (ir::block_update(p, j) != plan::XUpdate::closed_form_prox) return false;
     for (const auto& t : p.psi)

@@ -6,6 +6,7 @@
 #include "lowering.hpp"
 
 #include "proxgen/error.hpp"
+#include "proxgen/plan/planner.hpp"
 
 namespace proxgen::lower {
 
@@ -42,6 +43,7 @@ Func omega_prox_of(Lowerer& L, int j, const Lowered& v, Expr tau, Stages& st) {
     State ones;
     for (int k = 0; k < L.variable_count(); ++k) ones.push_back(constant_like(1.0f, L.variable_extents(k)));
     for (const auto& t : L.problem().omega) {
+        if (plan::gradient_step(L.problem(), t)) continue;  // Condat–Vũ's h: its gradient is in v
         if (L.variable_count() > 1) {
             const std::vector<int> reads = ir::variables_of(t.expr);
             PROXGEN_INTERNAL_ASSERT(reads.size() == 1);  // the planner sends coupling terms to Ψ
@@ -70,6 +72,28 @@ Func omega_prox_of(Lowerer& L, int j, const Lowered& v, Expr tau, Stages& st) {
 }  // namespace
 
 Func omega_prox(Lowerer& L, const Lowered& v, Expr tau, Stages& st) { return omega_prox_of(L, 0, v, tau, st); }
+
+std::vector<Expr> quadratic_gradient(Lowerer& L, const std::vector<const ir::Term*>& terms, const State& x, float factor,
+                                     Stages& st) {
+    std::vector<Expr> sums(std::size_t(L.variable_count()), Expr(0.0f));
+    for (const ir::Term* t : terms) {
+        PROXGEN_INTERNAL_ASSERT(catalogue::card_of(*t).facts().quadratic);
+        const ProxSpec f = L.prox_spec(*t, x, st);
+        Lowered ax = L.forward(t->expr, x, Part::linear, st);
+        const auto a = args(ax.rank());
+        Lowered w{Func("quadratic_gradient_arg"), ax.extents};
+        w.f(a) = factor * f.alpha * (*f.a)(a) * ((f.c ? (*f.c)(a) : Expr(0.0f)) + (*f.a)(a) * ax.f(a));
+        add_adjoint(sums, L.adjoint_state(t->expr, w, st), L);
+    }
+    return sums;
+}
+
+std::vector<const ir::Term*> gradient_terms(const ir::Problem& p) {
+    std::vector<const ir::Term*> out;
+    for (const auto& t : p.omega)
+        if (plan::gradient_step(p, t)) out.push_back(&t);
+    return out;
+}
 
 bool projects_onto(const ir::Term& t) {
     return t.penalty != nullptr && catalogue::card_of(t).facts().indicator && t.expr.is_variable();

@@ -41,6 +41,19 @@ LinearFacts linear_facts(const ir::Node& n) {
 
 TermFacts term_facts(const ir::Term& t) { return {card_of(t).facts(), linear_facts(t.expr), !t.arg_weight.empty()}; }
 
+bool gradient_step(const ir::Problem& p, const ir::Term& t) {
+    if (!gradient_steps(p.algorithm)) return false;
+    TermFacts f = term_facts(t);
+    if (p.variables.size() > 1) f = separate_variables(f, ir::variables_of(t.expr).size() > 1);
+    return gradient_step(f, p.algorithm);
+}
+
+bool has_gradient_steps(const ir::Problem& p) {
+    for (const auto& t : p.omega)
+        if (gradient_step(p, t)) return true;
+    return false;
+}
+
 double norm_bound(const ir::Node& n) {
     return fold<double>(n, [](const ir::Node& m, std::span<const double> a) { return card_of(m).norm_bound(m, a); });
 }

@@ -84,7 +84,8 @@ bool coupled_per_pixel(const std::vector<TermFacts>& facts, const ir::Problem& p
 /// Several variables: where each term goes and each variable's block of the x-update. A block is
 /// planned from the terms that read only its variable, as a problem in that variable alone would
 /// be (so `sum_squares(conv(k, x) - b)` keeps its FFT solve beside an elementwise block). A term
-/// that couples variables is split by PC and L-ADMM; under ADMM and HQS, whose linear solve holds
+/// that couples variables is split by PC and L-ADMM (Condat–Vũ keeps a coupling quadratic for its
+/// gradient step); under ADMM and HQS, whose linear solve holds
 /// every term's Gram, it couples the blocks, and then one joint decision is taken with
 /// separate_variables' facts (a conjugate-gradient solve of the stack).
 void plan_blocks(const std::vector<ir::Term>& terms, const std::vector<TermFacts>& facts, Algorithm a, ir::Problem& p,
@@ -122,8 +123,11 @@ void plan_blocks(const std::vector<ir::Term>& terms, const std::vector<TermFacts
         p.blocks.push_back(any_cg ? XUpdate::cg : d.x_update);
         if (!any_cg && spectral(d.x_update) && !spectral(p.x_update)) p.x_update = d.x_update;
     }
+    // a coupling quadratic stays in Ω where the algorithm steps along its gradient (Condat–Vũ);
+    // other coupling terms are split
     for (std::size_t i = 0; i < terms.size(); ++i)
-        in_omega[i] = reads[i].size() == 1 && absorbed(facts[i], a, block[std::size_t(reads[i].front())]);
+        in_omega[i] = reads[i].size() == 1 ? absorbed(facts[i], a, block[std::size_t(reads[i].front())])
+                                           : gradient_step(separate_variables(facts[i], true), a);
 }
 
 }  // namespace

@@ -192,6 +192,7 @@ steps::Inputs step_inputs(const ir::Problem& p, const Options& opt) {
     in.norm = stacked_norm_bound(p);
     in.strong_convexity = p.omega_strong_convexity;
     in.curvature_scale = curvature_scale(p);
+    in.smooth_lipschitz = smooth_lipschitz(p);
     in.tau = opt.tau;
     in.sigma = opt.sigma;
     in.lambda = opt.lambda;

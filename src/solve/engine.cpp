@@ -144,6 +144,14 @@ double curvature_scale(const ir::Problem& p) {
     return worst;
 }
 
+double smooth_lipschitz(const ir::Problem& p) {
+    double sum = 0;  // (a bound: the terms' Hessians add up, their norms at most too)
+    for (const ir::Term* t : lower::gradient_terms(p))
+        sum += double(t->weight) * t->beta * t->beta * t->norm_bound * t->norm_bound *
+               catalogue::card_of(*t).curvature(*t);
+    return sum;
+}
+
 double stacked_norm_bound(const ir::Problem& p) {
     if (p.psi_norm > 0) return p.psi_norm;
     double worst = 0;  // the largest coupled group's √Σ‖K_i‖²
@@ -501,13 +509,18 @@ std::string describe_ir(const ir::Problem& planned) {
                              plan::name(ir::block_update(p, int(j))), texts(own));
         }
         if (!coupled_omega.empty())
-            s += fmt::format("    coupling the blocks in the x-update (one joint solve): {}\n", texts(coupled_omega));
+            s += fmt::format("    coupling the blocks {}: {}\n",
+                             plan::gradient_steps(a) ? "through the gradient step"
+                                                     : "in the x-update (one joint solve)",
+                             texts(coupled_omega));
         if (!coupled_psi.empty()) s += fmt::format("    coupling terms split: {}\n", texts(coupled_psi));
     }
     s += fmt::format("  x-update: {}\n", x_update_description(p));
     s += "  Omega (absorbed by the x-update):\n";
     if (p.omega.empty()) s += "    (none: the x-update is the identity)\n";
-    for (const auto& t : p.omega) s += fmt::format("    {}\n", t.text);
+    for (const auto& t : p.omega)
+        s += plan::gradient_step(p, t) ? fmt::format("    {}   gradient step, ||A|| <= {:.4g}\n", t.text, t.norm_bound)
+                                       : fmt::format("    {}\n", t.text);
     s += "  Psi (split z_i = K_i x, proxed):\n";
     if (p.psi.empty()) s += "    (none)\n";
     for (std::size_t i = 0; i < p.psi.size(); ++i)
@@ -516,11 +529,14 @@ std::string describe_ir(const ir::Problem& planned) {
     s += fmt::format("  ||K|| (stacked Psi operators): {} {:.4g}\n", est.stacked_estimated ? "~ (estimated on the data)" : "<=",
                      stacked_norm_bound(p));
     Options defaults;
-    if (a == Algorithm::pock_chambolle) {
+    if (a == Algorithm::pock_chambolle || a == Algorithm::condat_vu) {
         auto st = pc_steps(p, defaults);
         s += fmt::format("  steps: tau = {:.4g}, sigma = {:.4g}{}\n", st.tau, st.sigma,
                          st.accelerated ? fmt::format(", accelerated (Omega strongly convex, gamma = {:.4g})", st.gamma)
                                         : std::string(", theta = 1"));
+        if (st.smooth > 0)
+            s += fmt::format("  gradient step: L = {:.4g} (Lipschitz constant of the gradient-step terms' gradient), "
+                             "tau * (sigma * ||K||^2 + L/2) = {:.4g}\n", st.smooth, st.product);
     } else if (a == Algorithm::ladmm) {
         auto st = ladmm_steps(p, defaults);
         s += fmt::format("  steps: lambda = {:.4g}, mu = {:.4g}\n", st.lambda, st.mu);

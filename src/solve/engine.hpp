@@ -209,6 +209,9 @@ Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* w
 /// quadratic, αβ² mean(1/max(b, 1)) ‖K‖² for a Poisson likelihood (its b/e² at e = b), summed
 /// over the terms of each coupled_blocks group, the largest group's sum.
 double curvature_scale(const ir::Problem& p);
+/// L of Condat–Vũ's ∇h: Σ α β² ‖A‖² c over its gradient-step terms (c: 2 max|w|², the card's
+/// curvature), 0 for every other plan.
+double smooth_lipschitz(const ir::Problem& p);
 /// ρ (ADMM, HQS; 1/λ of L-ADMM; σ₀ of PC): opt.rho, else ρ₀ = ω/‖K‖², where ρKᵀK and the smooth
 /// part weigh alike (1 when nothing is smooth). Measured at 64²: deblurring is fastest for fixed ρ
 /// in [0.03, 0.1] (ω/‖K‖² = 0.22; the former √ω/‖K‖ = 0.47 took twice the iterations), Poisson

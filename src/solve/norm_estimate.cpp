@@ -234,8 +234,10 @@ NormEstimates estimate_norms(const ir::Problem& p) {
     // its norm is 0.95, which made ρ₀ 16× too large and ADMM 3.4× slower to 1e-4 than with the
     // reference's ρ. Their bounds are tightened like the split terms' (a missing one stays missing:
     // nothing in the x-update needs it).
+    // Condat–Vũ's gradient steps need ‖A‖ of every such term (L of ∇h): a missing one is estimated.
     for (auto& t : e.problem.omega)
         if (known(t.norm_bound)) tighten(t);
+        else if (plan::gradient_step(e.problem, t)) t.norm_bound = power_iteration_norm(e.problem, t);
     // KᵀK is block-diagonal over the groups of variables that no term couples (coupled_blocks): ‖K‖ is
     // the largest block's norm, and within a block √Σ‖K_i‖² is as tight as its parts when at most
     // one operator is not a multiple of the identity (s·I commutes with KᵀK: ‖[K; sI]‖² = ‖K‖² + s²)

@@ -45,23 +45,32 @@ int block_rows() {
 /// (x, y) to (x⁺, y⁺), x̄ its extrapolated point, in pc_residual_shapes' order:
 ///   P = (x − x⁺)/τ                       ∈ ∂Ω(x⁺) + Kᵀy⁺
 ///   D = (y − y⁺)/σ + K(x̄ − x⁺)           ∈ ∂F*(y⁺) − K x⁺
-/// plus Kᵀy⁺ and K x⁺ for the relative tolerances.
+/// plus Kᵀy⁺ and K x⁺ for the relative tolerances. Condat–Vũ's x-step also moved along −τ∇h(x),
+/// so P = (x − x⁺)/τ + ∇h(x⁺) − ∇h(x) ∈ ∂g(x⁺) + ∇h(x⁺) + Kᵀy⁺ (g: Ω's proxed part), and the
+/// primal scale is |Kᵀy⁺| + |∇h(x⁺)| per pixel (the two cancel where g is inactive).
 std::vector<Lowered> residual_quantities(lower::Lowerer& L, const lower::State& x, const lower::State& x_next,
                                          const lower::State& xbar, const std::vector<Lowered>& y,
                                          const std::vector<Lowered>& y_next, Expr tau, Expr sigma,
                                          const std::vector<Halide::Param<float>>& sigma_scale, Stages& st) {
     const ir::Problem& p = L.problem();
     std::vector<Lowered> q;
+    const std::vector<const ir::Term*> h = lower::gradient_terms(p);
+    std::vector<Expr> grad, grad_next;
+    if (!h.empty()) {
+        grad = lower::quadratic_gradient(L, h, x, 2.0f, st);
+        grad_next = lower::quadratic_gradient(L, h, x_next, 2.0f, st);
+    }
     for (std::size_t j = 0; j < x.size(); ++j) {
         const auto av = lower::args(x[j].rank());
         Lowered pres{Func("primal_residual"), x[j].extents};
-        pres.f(av) = (x[j].f(av) - x_next[j].f(av)) / tau;
+        const Expr step = (x[j].f(av) - x_next[j].f(av)) / tau;
+        pres.f(av) = h.empty() ? step : step + (grad_next[j] - grad[j]);
         q.push_back(pres);
     }
     const std::vector<Expr> sums = lower::adjoint_sums(L, p.psi, y_next, st);
     for (std::size_t j = 0; j < x.size(); ++j) {
         Lowered kty{Func("kty"), x[j].extents};
-        kty.f(lower::args(x[j].rank())) = sums[j];
+        kty.f(lower::args(x[j].rank())) = h.empty() ? sums[j] : abs(sums[j]) + abs(grad_next[j]);
         q.push_back(kty);
     }
     lower::State step_diff;
@@ -110,7 +119,12 @@ Func PCPipelines::dual_value(lower::Lowerer& L, std::size_t i, const lower::Stat
 std::vector<Func> PCPipelines::primal_value(lower::Lowerer& L, const lower::State& xin, const std::vector<Lowered>& yin,
                                             Expr step, Stages& st) {
     const ir::Problem& p = L.problem();
-    const std::vector<Expr> kty = lower::adjoint_sums(L, p.psi, yin, st);
+    std::vector<Expr> kty = lower::adjoint_sums(L, p.psi, yin, st);
+    // Condat–Vũ: x − τ(Kᵀy⁺ + ∇h(x)), the gradient step on the smooth part h
+    if (const std::vector<const ir::Term*> h = lower::gradient_terms(p); !h.empty()) {
+        const std::vector<Expr> grad = lower::quadratic_gradient(L, h, xin, 2.0f, st);
+        for (std::size_t j = 0; j < kty.size(); ++j) kty[j] = kty[j] + grad[j];
+    }
     lower::State v;
     for (std::size_t j = 0; j < xin.size(); ++j) {
         const auto av = lower::args(xin[j].rank());

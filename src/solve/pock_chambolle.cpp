@@ -4,6 +4,8 @@
 //   x̄⁺ = x⁺ + θ (x⁺ − x)              (folded into the next dual step)
 // With a strongly convex Ω (modulus γ) it uses Algorithm 2 (θ = 1/√(1+2γτ), τ ← θτ, σ ← σ/θ),
 // O(1/N²); otherwise θ = 1 and fixed steps with τσ‖K‖² = 1.
+// The same runner runs Condat–Vũ (proxgen/algorithms/condat_vu.hpp): its plans' primal step also
+// moves along −τ∇h (pc_pipelines.cpp), its steps follow steps::condat_vu.
 #include <cmath>
 
 #include "engine.hpp"
@@ -65,6 +67,14 @@ steps::PockChambolle pc_steps(const ir::Problem& p, const Options& opt, std::vec
         if (const double lp = steps::block_preconditioning(norms.data(), int(norms.size()), k.data()); lp > 0)
             in.norm = lp;
     if (scales) *scales = k;
+    if (plan::gradient_steps(p.algorithm)) {
+        const steps::PockChambolle s = steps::condat_vu(in);
+        if (steps::too_large(s.product))
+            fail("condat_vu: tau * (sigma * ||K||^2 + L/2) = {:.4g} > 1; the iteration may diverge (tau = {}, "
+                 "sigma = {}, ||K|| <= {:.4g}, L = {:.4g}: the Lipschitz constant of the gradient-step terms)",
+                 s.product, s.tau, s.sigma, in.norm, in.smooth_lipschitz);
+        return s;
+    }
     const steps::PockChambolle s = steps::pock_chambolle(in);
     if (steps::too_large(s.product))
         fail("pock_chambolle: tau * sigma * ||K||^2 = {:.4g} > 1; the iteration may diverge (tau = {}, sigma = {}, "
@@ -103,7 +113,7 @@ public:
         if (block_) x_spare_ = Image(p.variable_shape);  // x_{n−1} of a block
         shapes_ = psi_shapes(p);
         const bool warm_duals = warm && warm->signature == ir::signature(p) &&
-                                warm->algorithm == Algorithm::pock_chambolle && warm->duals.size() == shapes_.size();
+                                warm->algorithm == p.algorithm && warm->duals.size() == shapes_.size();
         for (std::size_t i = 0; i < shapes_.size(); ++i) {
             y_.push_back(warm_duals ? warm->duals[i].copy() : Image(shapes_[i]));
             y_next_.emplace_back(shapes_[i]);

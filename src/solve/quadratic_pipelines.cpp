@@ -135,15 +135,9 @@ QuadraticPipelines::QuadraticPipelines(const ir::Problem& p) : params(p), x(p, "
     // r = Σ_Ω Aᵀ(−2α a ⊙ (c + a ⊙ A x)) + ρ Σ_Ψ Kᵀ(z − u − K x): the differences are formed
     // before the adjoints, so no large ρKᵀz and ρKᵀKx cancel in float32
     Stages sr;
-    std::vector<Expr> r(xin.size(), Expr(0.0f));
-    for (const auto& t : p.omega) {
-        const lower::ProxSpec f = L.prox_spec(t, xin, sr);
-        Lowered ax = L.forward(t.expr, xin, Part::linear, sr);
-        const auto a = lower::args(ax.rank());
-        Lowered w{Func("omega_residual_arg"), ax.extents};
-        w.f(a) = -2.0f * f.alpha * (*f.a)(a) * ((f.c ? (*f.c)(a) : Expr(0.0f)) + (*f.a)(a) * ax.f(a));
-        lower::add_adjoint(r, L.adjoint_state(t.expr, w, sr), L);
-    }
+    std::vector<const ir::Term*> omega;
+    for (const auto& t : p.omega) omega.push_back(&t);
+    std::vector<Expr> r = lower::quadratic_gradient(L, omega, xin, -2.0f, sr);
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
         const Lowered zi = lower::input(split->z[i]), ui = lower::input(split->u[i]);
         Lowered kx = L.forward(p.psi[i].expr, xin, Part::linear, sr);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include <HalideBuffer.h>
+#include <proxgen/aot/generator.hpp>
 #include <proxgen/proxgen.hpp>
 
 namespace proxgen::aot_test {
@@ -46,6 +47,20 @@ Options fixed(int iterations) {
     o.max_iters = iterations;
     o.eps_abs = o.eps_rel = 0;
     return o;
+}
+
+/// The plan a generated solver of algorithm A runs for a typed problem: aot::halide_only of the
+/// plan pg::solve makes.
+template <Algorithm A, class P>
+ir::Problem generated_plan(const P& problem) {
+    return aot::halide_only(detail::plan_for<A>(detail::normalized(problem)));
+}
+
+/// The objective of a generated solver's x (one variable of rank 2) on that plan, by the JIT's.
+inline double objective_of(const ir::Problem& plan, const Buffer& x) {
+    Image img({x.width(), x.height()});
+    for (std::size_t i = 0; i < img.size(); ++i) img.data()[i] = x.data()[i];
+    return detail::objective_ir(plan, img);
 }
 
 /// ‖x − x_jit‖ / ‖x_jit‖, x against the values of the JIT's flat state from `offset` (a later

@@ -43,6 +43,23 @@ struct Superres {
     }
 };
 
+/// A generated super-resolution solver run by step(7) until it has finished ends where one run by
+/// solve() ends: the same iterations and x bit for bit (both left initialized and finished, for the
+/// algorithm's own checks of their state).
+template <class Solver>
+void check_superres_steps_in_pieces(const Superres& sr, Solver& whole, Solver& pieces) {
+    using Status = decltype(whole.solve());
+    using Data = typename Solver::Data;
+    REQUIRE(whole.init({64, 64}, sr.data<Data>(0.01f)) == Status::ok);
+    REQUIRE(whole.solve() == Status::ok);
+    REQUIRE(pieces.init({64, 64}, sr.data<Data>(0.01f)) == Status::ok);
+    while (!pieces.state().finished) REQUIRE(pieces.step(7) == Status::ok);
+    CHECK(pieces.state().iterations == whole.state().iterations);
+    bool same = true;
+    pieces.x().for_each_element([&](int i, int j) { same = same && pieces.x()(i, j) == whole.x()(i, j); });
+    CHECK(same);
+}
+
 /// What every generated solver of the masked super-resolution problem answers to bad input, whatever
 /// its algorithm: a status and a sentence naming the field — solve before init, extents the data do
 /// not fit, NaN data, a null buffer, a negative weight. The solver `s` is left uninitialized.

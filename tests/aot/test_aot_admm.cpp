@@ -45,9 +45,7 @@ using pg::aot_test::to_buffer;
 /// The JIT on the plan a generated ADMM solver runs.
 template <class P>
 pg::Result jit_admm(const P& problem, const pg::Options& opt) {
-    const pg::ir::Problem ir =
-        pg::aot::halide_only(pg::detail::plan_for<pg::Algorithm::admm>(pg::detail::normalized(problem)));
-    return pg::detail::solve_ir(ir, opt, nullptr);
+    return pg::detail::solve_ir(pg::aot_test::generated_plan<pg::Algorithm::admm>(problem), opt, nullptr);
 }
 
 
@@ -204,14 +202,7 @@ TEST_CASE("admm solver: two variables whose blocks keep their own transforms (FF
 TEST_CASE("admm solver: step() in pieces equals solve(), and bad input returns a status naming the field") {
     const Superres sr;
     superres_admm::Solver whole, pieces;
-    REQUIRE(whole.init({64, 64}, sr.data<superres_admm::Data>(0.01f)) == superres_admm::Status::ok);
-    REQUIRE(whole.solve() == superres_admm::Status::ok);
-    REQUIRE(pieces.init({64, 64}, sr.data<superres_admm::Data>(0.01f)) == superres_admm::Status::ok);
-    while (!pieces.state().finished) REQUIRE(pieces.step(7) == superres_admm::Status::ok);
-    CHECK(pieces.state().iterations == whole.state().iterations);
-    bool same = true;
-    pieces.x().for_each_element([&](int i, int j) { same = same && pieces.x()(i, j) == whole.x()(i, j); });
-    CHECK(same);
+    pg::aot_test::check_superres_steps_in_pieces(sr, whole, pieces);
 
     superres_admm::Solver s;
     pg::aot_test::check_superres_bad_input(sr, s);

@@ -32,28 +32,17 @@ using Buffer = pg::aot_test::Buffer;
 namespace {
 
 using pg::aot_test::fixed;
+using pg::aot_test::generated_plan;
+using pg::aot_test::objective_of;
 using pg::aot_test::relative_difference;
 using pg::aot_test::Superres;
-
-/// The plan a generated HQS solver runs.
-template <class P>
-pg::ir::Problem hqs_plan(const P& problem) {
-    return pg::aot::halide_only(pg::detail::plan_for<pg::Algorithm::hqs>(pg::detail::normalized(problem)));
-}
-
-/// The objective of a generated solver's x on that plan, by the JIT's objective.
-double objective_of(const pg::ir::Problem& plan, const Buffer& x) {
-    pg::Image img({x.width(), x.height()});
-    for (std::size_t i = 0; i < img.size(); ++i) img.data()[i] = x.data()[i];
-    return pg::detail::objective_ir(plan, img);
-}
 
 }  // namespace
 
 TEST_CASE("hqs solver: TV deconvolution with periodic differences (FFT x-update) runs the JIT's iterations") {
     const auto deconv = pg::reference::make_deconv(64);
     const auto problem = periodic_deblur_problem(deconv.kernel, deconv.b, 0.002f);
-    const pg::ir::Problem plan = hqs_plan(problem);
+    const auto plan = generated_plan<pg::Algorithm::hqs>(problem);
     // 100 iterations: ρ grows 1.5× every 20, and the two transforms' float32 roundings part the
     // iterates slowly as the x-update's system grows stiffer (1.1e-5 after 200)
     const pg::Result jit = pg::detail::solve_ir(plan, fixed<pg::Options>(100), nullptr);
@@ -85,7 +74,7 @@ TEST_CASE("hqs solver: TV deconvolution with periodic differences (FFT x-update)
 
 TEST_CASE("hqs solver: TV deconvolution with nonnegativity (CG x-update) reaches the JIT's objective") {
     const auto deconv = pg::reference::make_deconv(64);
-    const pg::ir::Problem plan = hqs_plan(deblur_problem(deconv.kernel, deconv.b, 0.002f));
+    const auto plan = generated_plan<pg::Algorithm::hqs>(deblur_problem(deconv.kernel, deconv.b, 0.002f));
     const pg::Result jit = pg::detail::solve_ir(plan, pg::Options{}, nullptr);
 
     const auto d = pg::aot_test::deconv_data<deblur_hqs::Data>(deconv, 0.002f);  // by deblur_problem.hpp's names
@@ -108,7 +97,7 @@ TEST_CASE("hqs solver: TV deconvolution with nonnegativity (CG x-update) reaches
 
 TEST_CASE("hqs solver: masked super-resolution (CG x-update) reaches the JIT's objective") {
     const Superres sr;
-    const pg::ir::Problem plan = hqs_plan(superres_problem(sr.mask, sr.kernel, sr.b, 0.01f));
+    const auto plan = generated_plan<pg::Algorithm::hqs>(superres_problem(sr.mask, sr.kernel, sr.b, 0.01f));
     const pg::Result fixed_jit = pg::detail::solve_ir(plan, fixed<pg::Options>(100), nullptr);
     superres_hqs::Solver s;
     REQUIRE(s.init({64, 64}, sr.data<superres_hqs::Data>(0.01f), fixed<superres_hqs::Options>(100)) ==
@@ -133,15 +122,8 @@ TEST_CASE("hqs solver: masked super-resolution (CG x-update) reaches the JIT's o
 TEST_CASE("hqs solver: step() in pieces equals solve(), and bad input returns a status naming the field") {
     const Superres sr;
     superres_hqs::Solver whole, pieces;
-    REQUIRE(whole.init({64, 64}, sr.data<superres_hqs::Data>(0.01f)) == superres_hqs::Status::ok);
-    REQUIRE(whole.solve() == superres_hqs::Status::ok);
-    REQUIRE(pieces.init({64, 64}, sr.data<superres_hqs::Data>(0.01f)) == superres_hqs::Status::ok);
-    while (!pieces.state().finished) REQUIRE(pieces.step(7) == superres_hqs::Status::ok);
-    CHECK(pieces.state().iterations == whole.state().iterations);
+    pg::aot_test::check_superres_steps_in_pieces(sr, whole, pieces);
     CHECK(pieces.state().rho == whole.state().rho);
-    bool same = true;
-    pieces.x().for_each_element([&](int i, int j) { same = same && pieces.x()(i, j) == whole.x()(i, j); });
-    CHECK(same);
 
     superres_hqs::Solver s;
     pg::aot_test::check_superres_bad_input(sr, s);

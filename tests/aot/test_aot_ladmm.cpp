@@ -35,9 +35,7 @@ using pg::aot_test::to_buffer;
 /// The JIT on the plan a generated linearized ADMM solver runs.
 template <class P>
 pg::Result jit_ladmm(const P& problem, const pg::Options& opt) {
-    const pg::ir::Problem ir =
-        pg::aot::halide_only(pg::detail::plan_for<pg::Algorithm::ladmm>(pg::detail::normalized(problem)));
-    return pg::detail::solve_ir(ir, opt, nullptr);
+    return pg::detail::solve_ir(pg::aot_test::generated_plan<pg::Algorithm::ladmm>(problem), opt, nullptr);
 }
 
 }  // namespace

@@ -72,9 +72,9 @@ expect(1 "the problem has no parameter named mu \\(its parameters: lambda\\)" so
 expect(1 "--param lambda: expected a number, got 'big'" solve ${problem} ${data} --param lambda=big --out x.npy)
 expect(1 "--out y=y.npy: the problem has no variable 'y' \\(its variables: x\\)" solve ${problem} ${data} --out y=y.npy)
 expect(1 "--input expects NAME=VALUE, got 'kernel.npy'" solve ${problem} --input kernel.npy --out x.npy)
-expect(1 "--algorithm: unknown algorithm 'fista': the algorithms are 'admm', 'ladmm' \\(linearized_admm\\), 'pc' \\(pock_chambolle\\), 'hqs' \\(half_quadratic_splitting\\), 'auto' \\(automatic\\)\n"
+expect(1 "--algorithm: unknown algorithm 'fista': the algorithms are 'admm', 'ladmm' \\(linearized_admm\\), 'pc' \\(pock_chambolle\\), 'hqs' \\(half_quadratic_splitting\\), 'cv' \\(condat_vu, condat\\), 'auto' \\(automatic\\)\n"
        solve ${problem} ${data} --algorithm fista --out x.npy)
-expect(1 "--algorithm: unknown algorithm 'fista': .*'hqs' \\(half_quadratic_splitting\\), 'auto' \\(automatic\\), or 'all' for each"
+expect(1 "--algorithm: unknown algorithm 'fista': .*'cv' \\(condat_vu, condat\\), 'auto' \\(automatic\\), or 'all' for each"
        describe ${problem} ${data} --algorithm fista)
 expect(1 "the folder 'no/such' does not exist" solve ${problem} ${data} --out x=no/such/x.png)
 expect(1 "deblur.txt:5:18: unknown names 'k' \\(5:18\\), 'x' \\(5:21\\), 'b' \\(5:26\\)" solve ${problem} --out x.npy)

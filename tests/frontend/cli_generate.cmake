@@ -1,7 +1,7 @@
 # cmake -DPROXGEN=<proxgen> -DMAKE_DATA=<proxgen_frontend_test_data> -DSOURCE_DIR=<repo> -DWORK_DIR=<dir>
 #       -DHALIDE_INCLUDE_DIR=<folder of HalideBuffer.h> -P cli_generate.cmake
 # `proxgen generate` writes a solver from the problem file (no C++ compilation of the problem),
-# by Pock–Chambolle, linearized ADMM, ADMM and HQS; an outside CMake project (generate_consumer/) links
+# by Pock–Chambolle, linearized ADMM, ADMM, HQS and Condat–Vũ; an outside CMake project (generate_consumer/) links
 # each without ProxGen's library or libHalide and deblurs a 48x48 image: it converges and improves
 # the PSNR. Then TV deconvolution with nonnegativity (examples/node_graph/deblur.txt) and masked
 # super-resolution (superres.txt), each generated solver and `proxgen solve` by the same algorithm
@@ -39,7 +39,7 @@ function(same_objective problem generated jit)
   endif()
 endfunction()
 # the same program against the solver of each algorithm with a generated loop: one interface
-foreach(algorithm pc ladmm admm hqs)
+foreach(algorithm pc ladmm admm hqs cv)
   set(out solvers_${algorithm})
   run(${PROXGEN} generate ${SOURCE_DIR}/examples/node_graph/deblur.txt --input k=kernel.npy --input b=b.npy
       --name deblur_cli --targets ${target} --out-dir ${out} --algorithm ${algorithm})

@@ -149,7 +149,7 @@ TEST_CASE("an unknown --algorithm is bad input listing every accepted name", "[c
             CHECK(e.code == cli::bad_input);
             CHECK(std::string(e.what()) ==
                   "--algorithm: unknown algorithm 'fista': the algorithms are 'admm', 'ladmm' (linearized_admm), "
-                  "'pc' (pock_chambolle), 'hqs' (half_quadratic_splitting), 'auto' (automatic)");
+                  "'pc' (pock_chambolle), 'hqs' (half_quadratic_splitting), 'cv' (condat_vu, condat), 'auto' (automatic)");
         }
     }
 }

@@ -62,7 +62,7 @@ def test_unknown_solver_names_the_solvers():
 def test_every_front_end_accepts_every_algorithm_name():
     # C++'s algorithm table: (short name, name, aliases); the command line takes the same names
     table = pg._core.algorithms()
-    assert [row[0] for row in table] == ["admm", "ladmm", "pc", "hqs"]
+    assert [row[0] for row in table] == ["admm", "ladmm", "pc", "hqs", "cv"]
     b = np.linspace(0, 1, H * W, dtype=np.float32).reshape(H, W)
     for short, name, aliases in table:
         for spelling in [short, name] + list(aliases):
@@ -84,6 +84,11 @@ def test_unsupported_keywords_are_named():
         prob.solve(bogus=1)
     with pytest.raises(TypeError, match="unexpected keyword argument 'rho' \\(a 'admm' option\\)"):
         prob.solve(solver="pc", rho=2.0)
+    # Condat-Vu takes Pock-Chambolle's steps (tau, sigma), not the other solvers' options
+    prob.solve(solver="cv", tau=0.5, max_iters=2)
+    assert prob.result.algorithm == "cv"
+    with pytest.raises(TypeError, match="unexpected keyword argument 'lmb' \\(a 'ladmm' option\\)"):
+        prob.solve(solver="cv", lmb=2.0)
     with pytest.raises(pg.Error, match="'metric' is not supported"):
         prob.solve(metric=object())
     with pytest.raises(pg.Error, match="theta=0.5 is not supported"):

@@ -1,7 +1,7 @@
 // The Pock–Chambolle card (primal–dual hybrid gradient, Chambolle & Pock 2011):
 //   y⁺ = prox_{σF*}(y + σ K x̄),   x⁺ = prox_{τΩ}(x − τ Kᵀ y⁺),   x̄⁺ = x⁺ + θ (x⁺ − x).
 // Its loop, written once for the JIT (src/solve/pock_chambolle.cpp) and for generated solvers
-// (proxgen/aot/pock_chambolle.hpp): the step schedule (fixed with τσ‖K‖² = 1, or Algorithm 2's
+// (proxgen/aot/pock_chambolle.hpp), and Condat–Vũ's (proxgen/algorithms/condat_vu.hpp): the step schedule (fixed with τσ‖K‖² = 1, or Algorithm 2's
 // acceleration θ = 1/√(1+2γτ), τ ← θτ, σ ← σ/θ when Ω is strongly convex), the check cadence, the
 // residuals from one check's sums of squares, stopping, and residual balancing of τ/σ.
 //
@@ -132,6 +132,7 @@ public:
                 const auto rel = steps::relative_residuals(progress_.last.primal, std::sqrt(s.kty), s.n,
                                                            progress_.last.dual, std::sqrt(s.kx), s.m);
                 balance_.apply(rel.primal, rel.dual, steps_.tau, steps_.sigma);
+                steps::keep_condition(rule_, steps_.tau, steps_.sigma);
             }
         }
         ended(runner, it);

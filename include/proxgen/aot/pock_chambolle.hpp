@@ -1,6 +1,8 @@
 // The Pock–Chambolle solver of a generated library: the algorithm's card (proxgen/algorithms/
 // pock_chambolle.hpp: the loop the JIT runs too) over a runner calling the ahead-of-time step
-// pipelines that the generated header `Description` names. Runtime-only (no libHalide).
+// pipelines that the generated header `Description` names. Runtime-only (no libHalide). It is
+// Condat–Vũ's solver too (aot::CondatVu below): a Description with gradient_steps takes
+// steps::condat_vu's rule, and its generated primal step and residual carry ∇h.
 //
 // `Description` (written by the generator) provides: Data (named buffers and scalars), the slot
 // counts and ranks, bind(), image_shape(), psi_shape(), psi_components, norm_bound(),
@@ -172,10 +174,11 @@ private:
         in.tau = options_.tau;
         in.sigma = options_.sigma;
         in.accelerate = options_.accelerate;
-        const steps::PockChambolle rule = steps::pock_chambolle(in);
+        const steps::PockChambolle rule = Description::gradient_steps ? steps::condat_vu(in) : steps::pock_chambolle(in);
         if (steps::too_large(rule.product))
-            return fail(Status::invalid_argument, "tau * sigma * ||K||^2 = " + std::to_string(rule.product) +
-                                                      " > 1; the iteration may diverge");
+            return fail(Status::invalid_argument,
+                        (Description::gradient_steps ? "tau * (sigma * ||K||^2 + L/2) = " : "tau * sigma * ||K||^2 = ") +
+                            std::to_string(rule.product) + " > 1; the iteration may diverge");
         loop_ = algorithms::PockChambolle(rule, this->loop_options(options_));
         return Status::ok;
     }
@@ -309,5 +312,10 @@ private:
     algorithms::PockChambolle loop_;  // the algorithm's state and rules
     std::array<float, (n_psi > 0 ? n_psi : 1)> sigma_scales_{};  // term i's dual step is σ·scale_i
 };
+
+/// Condat–Vũ's generated solver: Pock–Chambolle's class over its card (proxgen/algorithms/
+/// condat_vu.hpp); Description::gradient_steps selects the rule.
+template <class Description>
+using CondatVu = PockChambolle<Description>;
 
 }  // namespace proxgen::aot

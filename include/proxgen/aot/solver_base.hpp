@@ -300,7 +300,8 @@ protected:
         }
         for (int j = 0; j < n_omega; ++j) {
             double b = Description::omega_norm_bound(j, images_.data(), scalars_.data());
-            if (b > 0 && std::isfinite(b) && Description::omega_norm_estimated[j])
+            // (a gradient step needs ‖A‖: one without a bound is estimated, as the JIT's)
+            if (b > 0 && (std::isfinite(b) || Description::omega_gradient_step[j]) && Description::omega_norm_estimated[j])
                 if (Status s = tightened(b, {Description::omega_gram[j]}, "absorbed term " + std::to_string(j)); s != Status::ok)
                     return s;
             omega_norms_[std::size_t(j)] = b;
@@ -323,13 +324,17 @@ protected:
     }
 
     /// What every algorithm's step rule reads of the plan and the data, as the JIT's step_inputs:
-    /// ‖K‖ (stacked_norm; each Ψ term's into norms), Ω's strong convexity and curvature scale ω (from
-    /// the norms as tightened), whether Ω is empty. The algorithm adds its own options.
+    /// ‖K‖ (stacked_norm; each Ψ term's into norms), Ω's strong convexity, curvature scale ω and
+    /// Condat–Vũ's L (from the norms as tightened), whether Ω is empty. The algorithm adds its own options.
     Status step_inputs(steps::Inputs& in, double* norms) {
         if (Status s = stacked_norm(in.norm, norms); s != Status::ok) return s;
         in.strong_convexity = Description::strong_convexity(images_.data(), scalars_.data());
         in.curvature_scale =
             Description::curvature_scale(images_.data(), scalars_.data(), psi_norms_.data(), omega_norms_.data());
+        in.smooth_lipschitz = Description::smooth_lipschitz(images_.data(), scalars_.data(), omega_norms_.data());
+        if (Description::gradient_steps && !(in.smooth_lipschitz >= 0 && std::isfinite(in.smooth_lipschitz)))
+            return fail(Status::invalid_argument, "the Lipschitz constant of the gradient-step terms is " +
+                                                      std::to_string(in.smooth_lipschitz) + "; no step sizes");
         in.omega_empty = Description::omega_terms == 0;
         return Status::ok;
     }

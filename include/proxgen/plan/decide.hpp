@@ -90,7 +90,8 @@ constexpr Decision decide(const Terms& terms, Algorithm a) {
         all_fft = all_fft && r.fft_diagonal;
     }
     Decision d;
-    d.spectral_prox = linearized(a) && any_spectral;
+    // (Condat–Vũ steps along those quadratics' gradient instead: no transform per iteration)
+    d.spectral_prox = linearized(a) && !gradient_steps(a) && any_spectral;
     d.spectral_dct = spectral_dct;
     d.all_grad = all_grad;
     d.viable = linearized(a) || !all_grad;
@@ -103,12 +104,20 @@ constexpr Decision decide(const Terms& terms, Algorithm a) {
     return d;
 }
 
+/// Condat–Vũ's smooth part: a quadratic whose prox has no per-pixel closed form, which its
+/// x-update steps along the gradient of (it stays in Ω, but no prox lowers it).
+constexpr bool gradient_step(const TermFacts& t, Algorithm a) {
+    return gradient_steps(a) && t.penalty.quadratic && !term_rule(t).closed_form;
+}
+
 /// Term t goes to Ω (absorbed by the x-update) under the problem's decision d; otherwise to Ψ.
 /// ADMM and HQS absorb every quadratic into a linear solve; PC and L-ADMM what has a closed-form
-/// prox (per pixel, or in the spectral basis of the decision).
+/// prox (per pixel, or in the spectral basis of the decision); Condat–Vũ what has a per-pixel one
+/// and every other quadratic (gradient_step).
 constexpr bool absorbed(const TermFacts& t, Algorithm a, const Decision& d) {
     const TermRule r = term_rule(t);
     if (!linearized(a)) return t.penalty.quadratic;
+    if (gradient_step(t, a)) return true;
     if (d.spectral_prox) return t.penalty.quadratic && !t.weighted && (d.spectral_dct ? r.dct_diagonal : r.fft_diagonal);
     return r.closed_form;
 }

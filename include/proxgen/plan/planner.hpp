@@ -46,6 +46,11 @@ Root root_of(const ir::Node& n);
 LinearFacts linear_facts(const ir::Node& n);
 /// The facts of a term.
 TermFacts term_facts(const ir::Term& t);
+/// An Ω term of a plan that the x-update steps along the gradient of (Condat–Vũ's smooth part h,
+/// decide.hpp's gradient_step) rather than proxes: no prox lowers it.
+bool gradient_step(const ir::Problem& p, const ir::Term& t);
+/// Some Ω term of p is such a term.
+bool has_gradient_steps(const ir::Problem& p);
 /// An upper bound on ‖K‖₂ of the expression's linear part, from its nodes' cards (‖k‖₁ for a
 /// convolution, √(4·axes) for grad, |s|, max|w|, sums and products; reads the nodes' data).
 double norm_bound(const ir::Node& n);

@@ -14,6 +14,7 @@ struct Inputs {
     double norm = 0;              ///< ‖K‖ bound of the stacked Ψ operators (0: nothing is split)
     double strong_convexity = 0;  ///< γ: Ω(x) − γ/2‖x‖² is convex
     double curvature_scale = 0;   ///< ω: Σ α β² ‖K‖² c over the smooth terms (0: none)
+    double smooth_lipschitz = 0;  ///< Condat–Vũ: L of ∇h, its gradient-step terms (0: none)
     double tau = 0, sigma = 0;    ///< Pock–Chambolle's requested steps (0: automatic)
     double lambda = 0, mu = 0;    ///< linearized ADMM's requested steps (0: automatic)
     bool accelerate = true;       ///< Pock–Chambolle's Algorithm 2 when Ω is strongly convex
@@ -39,8 +40,11 @@ struct PockChambolle {
     double tau = 1, sigma = 1, gamma = 0;
     bool accelerated = false;
     bool adaptive = false;  ///< balance τ/σ from the residuals (automatic steps without acceleration)
-    /// τσ‖K‖², which must not exceed 1 (the caller reports a larger one: the iteration may diverge).
+    /// τσ‖K‖² (Condat–Vũ: τ(σ‖K‖² + L/2)), which must not exceed 1 (the caller reports a larger
+    /// one: the iteration may diverge).
     double product = 0;
+    /// Condat–Vũ: L of ∇h (0: Pock–Chambolle, or nothing smooth) and the ‖K‖² its condition reads.
+    double smooth = 0, norm2 = 0;
 };
 
 /// Pock–Chambolle's initial steps. Accelerated: γτ₀ = 5 starts the θ_n decay at once without a tiny
@@ -76,6 +80,48 @@ inline PockChambolle pock_chambolle(const Inputs& in) {
     }
     s.product = s.tau * s.sigma * L * L;
     return s;
+}
+
+/// Condat–Vũ's margin below its condition τ(σ‖K‖² + L/2) ≤ 1: at equality the iteration may stall.
+inline constexpr double condat_vu_margin = 0.99;
+
+/// Condat–Vũ's steps (Condat 2013, Algorithm 3.2, ρ = 1): Pock–Chambolle's with a gradient step on h,
+/// under the condition 1/τ − σ‖K‖² ≥ L/2. σ₀ is PC's (ADMM's ρ₀), then τ₀ the largest the
+/// condition allows with condat_vu_margin; nothing split (‖K‖ = 0): forward–backward with
+/// τ = margin · 2/L. A requested τ or σ sets the other from the condition; both requested are
+/// taken as given (product says whether they meet it). Balanced like PC's (keep_condition clamps
+/// τ after each move); never accelerated (Algorithm 2's τ-shrinking rule is PC's, with L = 0).
+inline PockChambolle condat_vu(const Inputs& in) {
+    const double h = in.smooth_lipschitz;
+    if (!(h > 0)) return pock_chambolle(in);  // nothing smooth: Pock–Chambolle itself
+    PockChambolle s;
+    const double L2 = in.norm * in.norm;
+    s.smooth = h;
+    s.norm2 = L2;
+    s.gamma = in.strong_convexity;
+    if (in.norm <= 0) {
+        s.sigma = 1.0;
+        s.tau = in.tau > 0 ? in.tau : condat_vu_margin * 2.0 / h;
+    } else if (in.tau > 0 && in.sigma > 0) {
+        s.tau = in.tau;
+        s.sigma = in.sigma;
+    } else if (in.tau > 0) {
+        s.tau = in.tau;
+        s.sigma = (condat_vu_margin / s.tau - h / 2) / L2;
+        if (!(s.sigma > 0)) s.sigma = condat_vu_margin / (s.tau * L2);  // reported through product
+    } else {
+        s.sigma = in.sigma > 0 ? in.sigma : initial_rho(in.curvature_scale, in.norm);
+        s.tau = condat_vu_margin / (s.sigma * L2 + h / 2);
+        s.adaptive = in.sigma <= 0 && balance_residuals(in);
+    }
+    s.product = s.tau * (s.sigma * L2 + h / 2);
+    return s;
+}
+
+/// After a balancing move of Condat–Vũ's steps: τ no larger than its condition allows at this σ
+/// (balancing keeps τσ, so a larger τ would also raise τL/2). Pock–Chambolle's rule: unchanged.
+inline void keep_condition(const PockChambolle& rule, double& tau, double sigma) {
+    if (rule.smooth > 0) tau = std::fmin(tau, condat_vu_margin / (sigma * rule.norm2 + rule.smooth / 2));
 }
 
 /// Block-diagonal preconditioning (Pock & Chambolle 2011, α = 1, on the Ψ terms' blocks): term i's
