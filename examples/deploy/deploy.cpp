@@ -1,7 +1,7 @@
 // A deployed deblurring program: links only a generated solver library (examples/deploy's
 // `deblur`, Pock–Chambolle, or with PROXGEN_DEPLOY_LADMM defined `deblur_ladmm`, linearized ADMM,
 // with PROXGEN_DEPLOY_ADMM `deblur_admm`, ADMM, with PROXGEN_DEPLOY_HQS `deblur_hqs`, half-quadratic
-// splitting, of the same problem) and the Halide runtime. Usage:
+// splitting, with PROXGEN_DEPLOY_CV `deblur_cv`, Condat–Vũ, of the same problem) and the Halide runtime. Usage:
 //   proxgen_deploy <b.npy> <kernel.npy> <lambda> <iterations> <x_out.npy> [--warmup | --converge]
 // Runs exactly <iterations> iterations (tolerances 0), writes x, and prints
 // ms/iteration. --warmup first runs one iteration on a throwaway solver, so that one-time costs
@@ -23,6 +23,9 @@ namespace generated = deblur_admm;
 #elif defined(PROXGEN_DEPLOY_HQS)
 #include "deblur_hqs.h"
 namespace generated = deblur_hqs;
+#elif defined(PROXGEN_DEPLOY_CV)
+#include "deblur_cv.h"
+namespace generated = deblur_cv;
 #else
 #include "deblur.h"
 namespace generated = deblur;

@@ -1,12 +1,14 @@
 // The JIT side of the deployment test: writes the deconvolution problem of gen_inputs.py
 // (make_deconv) as b.npy / kernel.npy, solves it with the JIT engine on the plan the generated
-// solvers run (aot::halide_only of the algorithm's plan: pc, the default, ladmm, admm or hqs), exactly
+// solvers run (aot::halide_only of the algorithm's plan: pc, the default, or any other name of the
+// algorithm table: ladmm, admm, hqs, cv), exactly
 // <iterations> iterations, and writes x_jit.npy. Prints JIT ms/iteration (compilation excluded).
 // With 0 iterations it only writes the inputs. admm_periodic: ADMM on the same deconvolution with
 // periodic differences (tests/aot/periodic_deblur_problem.hpp), whose x-update is exact by FFT.
-//   proxgen_aot_jit_reference <width> <lambda> <iterations> <out dir> [pc|ladmm|admm|hqs|admm_periodic]
+//   proxgen_aot_jit_reference <width> <lambda> <iterations> <out dir> [ALGORITHM|admm_periodic]
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include <proxgen/aot/generator.hpp>
@@ -19,11 +21,11 @@
 int main(int argc, char** argv) {
     namespace pg = proxgen;
     const std::string algorithm = argc == 6 ? argv[5] : "pc";
-    if ((argc != 5 && argc != 6) ||
-        (algorithm != "pc" && algorithm != "ladmm" && algorithm != "admm" && algorithm != "hqs" &&
-         algorithm != "admm_periodic")) {
-        std::fprintf(stderr, "usage: %s <width> <lambda> <iterations> <out dir> [pc|ladmm|admm|hqs|admm_periodic]\n",
-                     argv[0]);
+    const bool periodic = algorithm == "admm_periodic";
+    const std::optional<pg::Algorithm> a = periodic ? pg::Algorithm::admm : pg::parse_algorithm(algorithm);
+    if ((argc != 5 && argc != 6) || !a || *a == pg::Algorithm::automatic) {
+        std::fprintf(stderr, "usage: %s <width> <lambda> <iterations> <out dir> [ALGORITHM|admm_periodic] (%s)\n",
+                     argv[0], pg::accepted_algorithm_names().c_str());
         return 2;
     }
     const int width = std::atoi(argv[1]);
@@ -35,16 +37,11 @@ int main(int argc, char** argv) {
         pg::save_image(dir + "/kernel.npy", deconv.kernel);
         const int iterations = std::atoi(argv[3]);
         if (iterations == 0) return 0;
-        auto problem = deblur_problem(deconv.kernel, deconv.b, lambda);
-        const auto normalized = pg::detail::normalized(problem);
         const pg::ir::Problem ir =
-            algorithm == "admm_periodic"
-                ? pg::detail::plan_for<pg::Algorithm::admm>(
-                      pg::detail::normalized(periodic_deblur_problem(deconv.kernel, deconv.b, lambda)))
-                : pg::aot::halide_only(algorithm == "ladmm"  ? pg::detail::plan_for<pg::Algorithm::ladmm>(normalized)
-                                       : algorithm == "admm" ? pg::detail::plan_for<pg::Algorithm::admm>(normalized)
-                                       : algorithm == "hqs"  ? pg::detail::plan_for<pg::Algorithm::hqs>(normalized)
-                                                             : pg::detail::plan_for<pg::Algorithm::pock_chambolle>(normalized));
+            periodic ? pg::detail::plan_for<pg::Algorithm::admm>(
+                           pg::detail::normalized(periodic_deblur_problem(deconv.kernel, deconv.b, lambda)))
+                     : pg::aot::halide_only(
+                           pg::detail::plan_for(pg::detail::normalized(deblur_problem(deconv.kernel, deconv.b, lambda)), *a));
         pg::Options opt;
         opt.max_iters = iterations;
         opt.eps_abs = opt.eps_rel = 0;

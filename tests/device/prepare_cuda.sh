@@ -2,7 +2,7 @@
 # Prepares, on the build machine, the check tests/device/run_prepared.sh runs on a machine with an
 # NVIDIA GPU and nothing else of ours (no Halide, no compiler, no Debian packages): the deployment
 # program (examples/deploy/deploy.cpp) of every generated algorithm (Pock–Chambolle, linearized
-# ADMM, ADMM, HQS) linked against its solver for a pinned CPU target and for CUDA, and the problem's
+# ADMM, ADMM, HQS, Condat–Vũ) linked against its solver for a pinned CPU target and for CUDA, and the problem's
 # inputs. Generated libraries need only the driver at run time (Halide's CUDA runtime loads
 # libcuda with dlopen), so the programs run there as built here.
 #   tests/device/prepare_cuda.sh [build dir] [output dir]   env: WIDTH (1024), CUDA_TARGET
@@ -20,7 +20,8 @@ gen=$(mktemp -d)
 trap 'rm -rf "$gen"' EXIT
 rm -rf "$out" && mkdir -p "$out"
 halide_include=$(dirname "$(find /usr/include -name HalideBuffer.h | head -1)")
-for entry in deblur: deblur_ladmm:PROXGEN_DEPLOY_LADMM deblur_admm:PROXGEN_DEPLOY_ADMM deblur_hqs:PROXGEN_DEPLOY_HQS; do
+for entry in deblur: deblur_ladmm:PROXGEN_DEPLOY_LADMM deblur_admm:PROXGEN_DEPLOY_ADMM deblur_hqs:PROXGEN_DEPLOY_HQS \
+             deblur_cv:PROXGEN_DEPLOY_CV; do
   name=${entry%%:*}
   define=${entry#*:}
   for target in "$cpu" "$cuda"; do

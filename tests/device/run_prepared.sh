@@ -24,7 +24,7 @@ print(f"  cuda vs cpu: relative L2 {d:.3e} (finite: {bool(np.isfinite(a).all())}
 sys.exit(0 if np.isfinite(d) and d <= rtol else 1)
 PY
 }
-for name in deblur deblur_ladmm deblur_admm deblur_hqs; do
+for name in deblur deblur_ladmm deblur_admm deblur_hqs deblur_cv; do
   for mode in fixed converge; do
     flag=$([[ $mode == converge ]] && echo --converge || echo --warmup)
     n=$([[ $mode == converge ]] && echo "$converge_iterations" || echo "$iterations")

@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "deconv_admm.h"
+#include "deconv_cv.h"
 #include "deconv_hqs.h"
 #include "deconv_ladmm.h"
 #include "deconv_pc.h"
 #include "npy_float32.hpp"
 #include "superres_admm.h"
+#include "superres_cv.h"
 #include "superres_hqs.h"
 #include "superres_ladmm.h"
 #include "superres_pc.h"
@@ -110,11 +112,14 @@ int main(int argc, char** argv) {
         solve<deconv_ladmm::Solver>("deconv_ladmm", in.deconv<deconv_ladmm::Data>(), x, n, dir + "/x_deconv_ladmm.npy") &&
         solve<deconv_admm::Solver>("deconv_admm", in.deconv<deconv_admm::Data>(), x, n, dir + "/x_deconv_admm.npy") &&
         solve<deconv_hqs::Solver>("deconv_hqs", in.deconv<deconv_hqs::Data>(), x, n, dir + "/x_deconv_hqs.npy") &&
+        solve<deconv_cv::Solver>("deconv_cv", in.deconv<deconv_cv::Data>(), x, n, dir + "/x_deconv_cv.npy") &&
         solve<superres_pc::Solver>("superres_pc", in.superres<superres_pc::Data>(), x, n, dir + "/x_superres_pc.npy") &&
         solve<superres_ladmm::Solver>("superres_ladmm", in.superres<superres_ladmm::Data>(), x, n,
                                       dir + "/x_superres_ladmm.npy") &&
         solve<superres_admm::Solver>("superres_admm", in.superres<superres_admm::Data>(), x, n,
                                      dir + "/x_superres_admm.npy") &&
-        solve<superres_hqs::Solver>("superres_hqs", in.superres<superres_hqs::Data>(), x, n, dir + "/x_superres_hqs.npy");
+        solve<superres_hqs::Solver>("superres_hqs", in.superres<superres_hqs::Data>(), x, n,
+                                    dir + "/x_superres_hqs.npy") &&
+        solve<superres_cv::Solver>("superres_cv", in.superres<superres_cv::Data>(), x, n, dir + "/x_superres_cv.npy");
     return ok ? 0 : 1;
 }

@@ -39,7 +39,7 @@ set(superres_file ${SOURCE_DIR}/tests/frontend/superres.txt)
 set(superres_inputs --input m=m.npy --input k=k.npy --input b=bs.npy)
 find_program(PYTHON3 python3 REQUIRED)
 foreach(problem deconv superres)
-  foreach(algorithm pc ladmm admm hqs)
+  foreach(algorithm pc ladmm admm hqs cv)
     step(${proxgen} solve ${${problem}_file} ${${problem}_inputs} --algorithm ${algorithm} -n ${iterations} --eps 0
          --no-objective --out x=xj_${problem}_${algorithm}.npy)
     foreach(x x_${problem}_${algorithm} xj_${problem}_${algorithm})
