@@ -31,14 +31,9 @@ bool spectral_update(const ir::Problem& p) {
 }  // namespace
 
 ir::Problem halide_only(ir::Problem p) {
-    const bool quadratic = p.algorithm == Algorithm::admm || p.algorithm == Algorithm::hqs;
-    if (p.algorithm != Algorithm::pock_chambolle && p.algorithm != Algorithm::ladmm && !quadratic &&
-        p.algorithm != Algorithm::condat_vu)
-        fail("ahead-of-time solvers: only pock_chambolle, ladmm, admm, hqs and condat_vu have a generated loop so far, "
-             "not {}",
-             name(p.algorithm));
-    // ADMM and HQS solve their spectral x-update through the generated FFT passes
-    if (!spectral_update(p) || quadratic) return p;
+    // (every algorithm of the table has a generated loop) ADMM and HQS solve their spectral x-update
+    // through the generated FFT passes
+    if (!spectral_update(p) || !plan::linearized(p.algorithm)) return p;
     std::vector<ir::Term> all = std::move(p.omega);
     for (auto& t : p.psi) all.push_back(std::move(t));
     p.omega.clear();

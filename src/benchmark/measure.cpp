@@ -116,10 +116,8 @@ double iteration_bytes(const ir::Problem& p) {
 }
 
 double state_bytes(const ir::Problem& p) {
-    // x (and PC's x̄), and per split term PC's dual, L-ADMM's / ADMM's z and u, HQS's z.
-    const double x_planes = p.algorithm == Algorithm::pock_chambolle || p.algorithm == Algorithm::condat_vu ? 2 : 1;
-    const double per_term = (p.algorithm == Algorithm::ladmm || p.algorithm == Algorithm::admm) ? 2 : 1;
-    return 4.0 * (x_planes * samples(p.variable_shape) + per_term * split_samples(p));
+    const detail::AlgorithmRow& row = detail::algorithm_row(p.algorithm);
+    return 4.0 * (row.x_state_planes * samples(p.variable_shape) + row.state_planes_per_split_term * split_samples(p));
 }
 
 }  // namespace proxgen::benchmark

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -44,6 +45,11 @@ struct AlgorithmRow {
     /// Full-size state planes an iteration reads and writes, for the bytes-moved estimate: those of
     /// x, and those of each split term (its dual, or its z and u).
     double x_planes_moved, planes_moved_per_split_term;
+    /// Full-size planes the state holds, for its size: x's (PC's x and x̄), each split term's (a
+    /// dual; z and u; HQS's z).
+    double x_state_planes, state_planes_per_split_term;
+    /// describe's line(s) of the default steps on a plan made for it (norm bounds set).
+    std::string (*describe_steps)(const ir::Problem& p, const Options& opt);
 };
 
 /// The row of a running algorithm (not Algorithm::automatic, which chooses one of them).

@@ -528,27 +528,7 @@ std::string describe_ir(const ir::Problem& planned) {
                          est.estimated[i] ? "~ (estimated on the data)" : "<=", p.psi[i].norm_bound);
     s += fmt::format("  ||K|| (stacked Psi operators): {} {:.4g}\n", est.stacked_estimated ? "~ (estimated on the data)" : "<=",
                      stacked_norm_bound(p));
-    Options defaults;
-    if (a == Algorithm::pock_chambolle || a == Algorithm::condat_vu) {
-        auto st = pc_steps(p, defaults);
-        s += fmt::format("  steps: tau = {:.4g}, sigma = {:.4g}{}\n", st.tau, st.sigma,
-                         st.accelerated ? fmt::format(", accelerated (Omega strongly convex, gamma = {:.4g})", st.gamma)
-                                        : std::string(", theta = 1"));
-        if (st.smooth > 0)
-            s += fmt::format("  gradient step: L = {:.4g} (Lipschitz constant of the gradient-step terms' gradient), "
-                             "tau * (sigma * ||K||^2 + L/2) = {:.4g}\n", st.smooth, st.product);
-    } else if (a == Algorithm::ladmm) {
-        auto st = ladmm_steps(p, defaults);
-        s += fmt::format("  steps: lambda = {:.4g}, mu = {:.4g}\n", st.lambda, st.mu);
-    } else if (a == Algorithm::admm) {
-        s += fmt::format("  steps: rho = {:.4g}, adapted by residual balancing\n", admm_rho(p, defaults));
-    } else {
-        s += fmt::format("  steps: rho = {:.4g}, times {:g} per stage of {} iterations (shorter once the alternation settles; "
-                         "held while the primal residual meets its tolerance) up to {:.4g}\n",
-                         admm_rho(p, defaults), defaults.hqs_growth, defaults.hqs_every,
-                         admm_rho(p, defaults) * defaults.hqs_max_ratio);
-    }
-    return s;
+    return s + algorithm_row(a).describe_steps(p, Options{});
 }
 
 std::string x_update_description(const ir::Problem& p) {
