@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -111,16 +112,22 @@ int main(int argc, char** argv) {
         else if (a == "--optimum-iters") optimum_iters = std::atoi(next().c_str());
         else if (a == "--csv") csv = next();
         else {
-            std::fprintf(stderr, "usage: %s [--size W] [--problems a,b] [--algorithms pc,ladmm,admm,hqs,pc_pre] [--data DIR] "
+            std::fprintf(stderr, "usage: %s [--size W] [--problems a,b] [--algorithms pc,ladmm,admm,hqs,cv,pc_pre] [--data DIR] "
                                  "[--cache DIR] [--ref-iters N] [--max-iters N] [--csv FILE]\n", argv[0]);
             return 2;
         }
     }
-    const std::map<std::string, pg::Algorithm> by_name = {{"pc", pg::Algorithm::pock_chambolle},
-                                                          {"ladmm", pg::Algorithm::ladmm},
-                                                          {"admm", pg::Algorithm::admm},
-                                                          {"hqs", pg::Algorithm::hqs},
-                                                          {"auto", pg::Algorithm::automatic}};
+    // every name of the algorithm table (and auto); a variant is <name>_fixed or pc_pre
+    std::map<std::string, pg::Algorithm> by_name;
+    for (const std::string& an : algorithms) {
+        const std::string base = an.substr(0, an.find('_'));
+        const std::optional<pg::Algorithm> a = pg::parse_algorithm(base);
+        if (!a) {
+            fmt::print(stderr, "unknown algorithm {}: the algorithms are {}\n", an, pg::accepted_algorithm_names());
+            return 2;
+        }
+        by_name[base] = *a;
+    }
     std::ofstream csv_out;
     if (!csv.empty()) {
         csv_out.open(csv);
