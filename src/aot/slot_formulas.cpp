@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "../lower/lowering.hpp"
 #include "../solve/engine.hpp"
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/plan/planner.hpp"
@@ -55,7 +54,7 @@ std::string smooth_lipschitz_code(const ir::Problem& p) {
     // the JIT's rule (detail::smooth_lipschitz): Σ α β² ‖A‖² c over the gradient-step terms
     std::string s = "double lipschitz = 0;\n";
     const catalogue::Emitter d;
-    for (const ir::Term* t : lower::gradient_terms(p)) {
+    for (const ir::Term* t : plan::gradient_terms(p)) {
         const Code bound{fmt::format("omega_norms[{}]", t - p.omega.data())};
         s += fmt::format("        lipschitz += {};\n",
                          (d.weight(*t) * d.beta(*t) * d.beta(*t) * bound * bound * card_of(*t).curvature_code(*t)).text);

@@ -219,7 +219,7 @@ Lowered constant_like(float value, const std::vector<Halide::Expr>& extents);
 Halide::Func prox(const ProxSpec& f, const Lowered& v, Halide::Expr rho, Stages& st);
 
 /// Closed-form x-update of the Ω terms: argmin_x Ω(x) + 1/(2τ) ‖x − v‖². Identity when Ω is empty.
-/// Condat–Vũ's gradient-step terms (gradient_terms) are not part of it.
+/// Condat–Vũ's gradient-step terms (plan::gradient_terms) are not part of it.
 Halide::Func omega_prox(Lowerer& L, const Lowered& v, Halide::Expr tau, Stages& st);
 /// The same per variable of a problem in several variables (each Ω term reads one variable: the
 /// planner sends coupling terms to Ψ), unscheduled: one Func per variable, "x_next" / "x_next_v<j>".
@@ -230,9 +230,6 @@ std::vector<Halide::Func> omega_update_state(Lowerer& L, const State& v, Halide:
 /// with −2 its negative, the absorbed quadratics' part of ADMM's CG residual.
 std::vector<Halide::Expr> quadratic_gradient(Lowerer& L, const std::vector<const ir::Term*>& terms, const State& x,
                                              float factor, Stages& st);
-/// Condat–Vũ's smooth part h of a plan: the Ω terms its x-update steps along the gradient of
-/// (plan::gradient_step), empty for every other plan.
-std::vector<const ir::Term*> gradient_terms(const ir::Problem& p);
 
 /// The constraints a feasible copy of x projects onto: an indicator of a variable itself (after the
 /// rewrite rules, of β w ⊙ x + c), whose projection is its card's prox, elementwise.

@@ -88,13 +88,6 @@ std::vector<Expr> quadratic_gradient(Lowerer& L, const std::vector<const ir::Ter
     return sums;
 }
 
-std::vector<const ir::Term*> gradient_terms(const ir::Problem& p) {
-    std::vector<const ir::Term*> out;
-    for (const auto& t : p.omega)
-        if (plan::gradient_step(p, t)) out.push_back(&t);
-    return out;
-}
-
 bool projects_onto(const ir::Term& t) {
     return t.penalty != nullptr && catalogue::card_of(t).facts().indicator && t.expr.is_variable();
 }

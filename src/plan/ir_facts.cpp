@@ -48,11 +48,14 @@ bool gradient_step(const ir::Problem& p, const ir::Term& t) {
     return gradient_step(f, p.algorithm);
 }
 
-bool has_gradient_steps(const ir::Problem& p) {
+std::vector<const ir::Term*> gradient_terms(const ir::Problem& p) {
+    std::vector<const ir::Term*> out;
     for (const auto& t : p.omega)
-        if (gradient_step(p, t)) return true;
-    return false;
+        if (gradient_step(p, t)) out.push_back(&t);
+    return out;
 }
+
+bool has_gradient_steps(const ir::Problem& p) { return !gradient_terms(p).empty(); }
 
 double norm_bound(const ir::Node& n) {
     return fold<double>(n, [](const ir::Node& m, std::span<const double> a) { return card_of(m).norm_bound(m, a); });

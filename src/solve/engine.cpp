@@ -15,6 +15,7 @@
 #include "../lower/card_lowering.hpp"
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
+#include "proxgen/plan/planner.hpp"
 #include "proxgen/typed/solve.hpp"
 
 namespace proxgen {
@@ -146,7 +147,7 @@ double curvature_scale(const ir::Problem& p) {
 
 double smooth_lipschitz(const ir::Problem& p) {
     double sum = 0;  // (a bound: the terms' Hessians add up, their norms at most too)
-    for (const ir::Term* t : lower::gradient_terms(p))
+    for (const ir::Term* t : plan::gradient_terms(p))
         sum += double(t->weight) * t->beta * t->beta * t->norm_bound * t->norm_bound *
                catalogue::card_of(*t).curvature(*t);
     return sum;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "proxgen/error.hpp"
+#include "proxgen/plan/planner.hpp"
 
 namespace proxgen::detail {
 
@@ -54,7 +55,7 @@ std::vector<Lowered> residual_quantities(lower::Lowerer& L, const lower::State& 
                                          const std::vector<Halide::Param<float>>& sigma_scale, Stages& st) {
     const ir::Problem& p = L.problem();
     std::vector<Lowered> q;
-    const std::vector<const ir::Term*> h = lower::gradient_terms(p);
+    const std::vector<const ir::Term*> h = plan::gradient_terms(p);
     std::vector<Expr> grad, grad_next;
     if (!h.empty()) {
         grad = lower::quadratic_gradient(L, h, x, 2.0f, st);
@@ -121,7 +122,7 @@ std::vector<Func> PCPipelines::primal_value(lower::Lowerer& L, const lower::Stat
     const ir::Problem& p = L.problem();
     std::vector<Expr> kty = lower::adjoint_sums(L, p.psi, yin, st);
     // Condat–Vũ: x − τ(Kᵀy⁺ + ∇h(x)), the gradient step on the smooth part h
-    if (const std::vector<const ir::Term*> h = lower::gradient_terms(p); !h.empty()) {
+    if (const std::vector<const ir::Term*> h = plan::gradient_terms(p); !h.empty()) {
         const std::vector<Expr> grad = lower::quadratic_gradient(L, h, xin, 2.0f, st);
         for (std::size_t j = 0; j < kty.size(); ++j) kty[j] = kty[j] + grad[j];
     }

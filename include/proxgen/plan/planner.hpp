@@ -49,6 +49,8 @@ TermFacts term_facts(const ir::Term& t);
 /// An Ω term of a plan that the x-update steps along the gradient of (Condat–Vũ's smooth part h,
 /// decide.hpp's gradient_step) rather than proxes: no prox lowers it.
 bool gradient_step(const ir::Problem& p, const ir::Term& t);
+/// Those terms of p (Condat–Vũ's smooth part h; empty for every other plan), in Ω's order.
+std::vector<const ir::Term*> gradient_terms(const ir::Problem& p);
 /// Some Ω term of p is such a term.
 bool has_gradient_steps(const ir::Problem& p);
 /// An upper bound on ‖K‖₂ of the expression's linear part, from its nodes' cards (‖k‖₁ for a
