@@ -302,6 +302,21 @@ void GramSolver::add_identity(double weight) {
     impl_->ready = false;
 }
 
+void GramSolver::add_scaled(const GramSolver& other, double weight) {
+    auto& I = *impl_;
+    const auto& O = *other.impl_;
+    if (O.grid.basis != I.grid.basis || O.block_shapes != I.block_shapes)
+        fail("x-update: cannot add a {} Gram over {} blocks to a {} one over {}", name(O.grid.basis),
+             O.block_shapes.size(), name(I.grid.basis), I.block_shapes.size());
+    for (std::size_t i = 0; i < I.gram.size(); ++i) I.gram[i] += weight * O.gram[i];
+    I.ready = false;
+}
+
+void GramSolver::clear() {
+    std::fill(impl_->gram.begin(), impl_->gram.end(), 0.0);
+    impl_->ready = false;
+}
+
 void GramSolver::finalize() {
     auto& I = *impl_;
     if (I.ready) return;

@@ -56,6 +56,12 @@ public:
     void add_term(const ir::Node& expr, double weight, int block = 0);
     /// Accumulates weight · I in every block.
     void add_identity(double weight);
+    /// Accumulates weight times another solver's eigenvalues (same basis and blocks): a Gram whose
+    /// coefficients change (residual balancing moves τ, HQS moves ρ) recombines tables built once
+    /// instead of evaluating every transfer function again.
+    void add_scaled(const GramSolver& other, double weight);
+    /// Sets every eigenvalue to 0 (the FFT plans and work arrays stay).
+    void clear();
     /// Checks the Gram (throws proxgen::Error if it is singular: some eigenvalue < 1e-12 · max),
     /// prepares its inverse, the FFTW plans and the work arrays. solve() calls it when needed.
     void finalize();

@@ -53,27 +53,35 @@ SpectralGram::SpectralGram(const ir::Problem& p) : p_(p), shapes_(ir::variable_s
     }
 }
 
+std::unique_ptr<spectral::GramSolver> SpectralGram::unit_gram(const Group& g, const std::vector<ir::Term>& terms,
+                                                              bool omega) const {
+    const bool several = blocks_.size() > 1;
+    std::vector<std::vector<int>> shapes;
+    for (std::size_t k = 0; k < g.count; ++k) shapes.push_back(blocks_[g.first + k].shape);
+    auto unit = std::make_unique<spectral::GramSolver>(blocks_[g.first].basis, shapes);
+    for (std::size_t k = 0; k < g.count; ++k) {
+        const int v = blocks_[g.first + k].variable;
+        for (const auto& t : terms)
+            if (!several || ir::variables_of(t.expr) == std::vector<int>{v})
+                unit->add_term(t.expr, omega ? 2.0 * t.weight * double(t.beta) * t.beta : 1.0, int(k));
+    }
+    return unit;
+}
+
 void SpectralGram::solve(const Image& rhs, Image& x, double identity, double omega_scale, double psi_scale) {
     const bool several = blocks_.size() > 1;
-    auto reads_only = [&](const ir::Term& t, int j) {
-        return !several || ir::variables_of(t.expr) == std::vector<int>{j};
-    };
     if (identity != identity_ || omega_scale != omega_ || psi_scale != psi_) {
         for (auto& g : groups_) {
-            std::vector<std::vector<int>> shapes;
-            for (std::size_t k = 0; k < g.count; ++k) shapes.push_back(blocks_[g.first + k].shape);
-            g.gram = std::make_unique<spectral::GramSolver>(blocks_[g.first].basis, shapes);
-            g.shape = g.gram->variable_shape();
-            if (identity > 0) g.gram->add_identity(identity);
-            for (std::size_t k = 0; k < g.count; ++k) {
-                const int v = blocks_[g.first + k].variable;
-                for (const auto& t : p_.omega)
-                    if (reads_only(t, v))
-                        g.gram->add_term(t.expr, omega_scale * 2.0 * t.weight * double(t.beta) * t.beta, int(k));
-                if (psi_scale > 0)
-                    for (const auto& t : p_.psi)
-                        if (reads_only(t, v)) g.gram->add_term(t.expr, psi_scale, int(k));
+            if (!g.omega) {
+                g.omega = unit_gram(g, p_.omega, true);
+                g.gram = unit_gram(g, {}, true);  // the same blocks, no terms: filled below
+                g.shape = g.gram->variable_shape();
             }
+            if (psi_scale > 0 && !g.psi) g.psi = unit_gram(g, p_.psi, false);
+            g.gram->clear();
+            if (identity > 0) g.gram->add_identity(identity);
+            g.gram->add_scaled(*g.omega, omega_scale);
+            if (psi_scale > 0) g.gram->add_scaled(*g.psi, psi_scale);
             g.gram->finalize();
         }
         identity_ = identity;

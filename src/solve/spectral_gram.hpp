@@ -42,7 +42,13 @@ private:
         std::size_t offset = 0, size = 0;  // in the flat state
         std::vector<int> shape;            // the blocks stacked (spectral::GramSolver's)
         std::unique_ptr<spectral::GramSolver> gram;
+        // Σ_Ω 2αβ² AᵀA and Σ_Ψ KᵀK, built at their first use: a change of coefficients recombines
+        // them instead of evaluating the transfer functions again
+        std::unique_ptr<spectral::GramSolver> omega, psi;
     };
+    /// A group's Σ weight(t)·KᵀK over the terms that read only its blocks' variables.
+    std::unique_ptr<spectral::GramSolver> unit_gram(const Group& g, const std::vector<ir::Term>& terms,
+                                                   bool omega) const;
     const ir::Problem& p_;
     std::vector<std::vector<int>> shapes_;  // the variables' (ir::variable_shapes), for binding
     std::vector<Block> blocks_;
