@@ -29,9 +29,36 @@ TEST_CASE("block preconditioning: the largest operator keeps its step, the condi
     CHECK((s[0] == 1.0 && s[1] == 1.0));
 }
 
+TEST_CASE("balancing shifts at full strength until the steps overshoot, stays within 4x of its start, and settles",
+          "[steps][balance]") {
+    // Both residuals fall (by half per check, so the guard keeps balancing); the primal one lags
+    // 10x for four checks, then the dual one does.
+    pg::steps::Balance b;
+    double tau = 1.0, sigma = 1.0;
+    int k = 1;
+    auto check = [&](bool primal_lags) {
+        const double e = std::pow(0.5, k++);
+        b.apply(primal_lags ? 10 * e : e, primal_lags ? e : 10 * e, tau, sigma);
+    };
+    for (int i = 0; i < 4; ++i) check(true);
+    CHECK(tau == 4.0);      // 1 → 2 → 4, then held at the range's end
+    CHECK(b.alpha == 0.5);  // no reversal yet: the shift keeps its strength
+    check(false);
+    CHECK(tau == Approx(2.0));  // reversed at full strength, then halved
+    CHECK(b.alpha == 0.25);
+    while (k <= 16) check(false);
+    CHECK(b.moves == 16);
+    CHECK(b.alpha == 0.0);
+    CHECK(tau == Approx(0.25));  // the range's other end
+    while (k <= 22) check(false);  // the steps settled: no more moves
+    CHECK(tau == Approx(0.25));
+    CHECK(tau * sigma == Approx(1.0));
+    CHECK_FALSE(b.guard.stopped());
+}
+
 TEST_CASE("balancing on a residual that never falls returns to the initial steps", "[steps][balance]") {
     // PC where Ω holds only an inactive constraint: the relative primal residual is 1 at every
-    // check while the dual one falls. Unguarded, every check shifted τ up (to 3.4× its start).
+    // check while the dual one falls. Unguarded, every check shifted τ up (to 3.4× its start; now to the 4× bound).
     pg::steps::Balance b;
     const double tau0 = 2.0, sigma0 = 0.05;
     double tau = tau0, sigma = sigma0;
