@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    // every name of the algorithm table (and auto); a variant is <name>_fixed or pc_pre
+    // every name of the algorithm table (and auto); a variant is <name>_fixed, <name>_exactcg or pc_pre
     std::map<std::string, pg::Algorithm> by_name;
     for (const std::string& an : algorithms) {
         const std::string base = an.substr(0, an.find('_'));
@@ -171,7 +171,8 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "  optimum {:.10g} (PDHG {:.10g}, ADMM {:.10g}; ||K|| = {:.5g}, rho = {:.4g})\n", r.optimum,
                    r.pdhg_final, r.admm_final, r.norm, r.rho);
         for (const std::string& an : algorithms) {
-            // variants: <alg>_fixed (no residual balancing), pc_pre (block preconditioning)
+            // variants: <alg>_fixed (no residual balancing), pc_pre (block preconditioning),
+            // <alg>_exactcg (a CG x-update solved to float32 precision: what its inexactness costs)
             const std::string base = an.substr(0, an.find('_'));
             const auto it = by_name.find(base);
             if (it == by_name.end()) {
@@ -182,6 +183,7 @@ int main(int argc, char** argv) {
             opt.algorithm = it->second;
             opt.precondition = an.find("_pre") != std::string::npos;
             opt.adaptive_rho = an.find("_fixed") == std::string::npos;
+            if (an.find("_exactcg") != std::string::npos) opt.cg_tol = 1e-7, opt.cg_max_iters = 1000;
             opt.x0 = s.x0;
             opt.max_iters = max_iters;
             pg::benchmark::ToTolerance m;
