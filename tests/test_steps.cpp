@@ -263,6 +263,22 @@ TEST_CASE("automatic reports what ran: iterations numbered after the probe, shor
     CHECK_THAT(short_run.choice, !Catch::Matchers::Contains("~inf"));
     CHECK(short_run.iterations == 8);
 
+    // a probe that meets the tolerances is the answer: the same run, iterations and x as the
+    // candidate alone, not continued to the next check
+    pg::Options tolerant = pg::Options{};
+    tolerant.algorithm = pg::Algorithm::pock_chambolle;
+    tolerant.eps_abs = tolerant.eps_rel = 1e-3;
+    const pg::Result alone = rt::solve(prob, tolerant);
+    REQUIRE(alone.converged);
+    REQUIRE(alone.iterations <= 40);  // within the probe (40 iterations)
+    tolerant.algorithm = pg::Algorithm::automatic;
+    const pg::Result answered = rt::solve(prob, tolerant);
+    INFO(answered.choice);
+    CHECK_THAT(answered.choice, Catch::Matchers::Contains("pc converged within its probe"));
+    CHECK(answered.converged);
+    CHECK(answered.iterations == alone.iterations);
+    CHECK(std::equal(alone.x.data(), alone.x.data() + alone.x.size(), answered.x.data()));
+
     // max_iters = 0 runs no iteration at all
     const pg::Result none = rt::solve(prob, fixed_iterations(pg::Algorithm::automatic, 0));
     CHECK(none.iterations == 0);

@@ -1,7 +1,9 @@
 // Algorithm::automatic: chooses the algorithm (and Pock–Chambolle's preconditioning) for a problem
 // by short probes of the candidates, then continues the chosen run from its probe.
 //
-// Each probed candidate runs kProbe iterations from the same start (residuals checked every 10).
+// Each probed candidate runs kProbe iterations from the same start (residuals checked every 10),
+// stopping at the user's tolerances: a probe that converges is the answer (the chosen run never
+// goes on past the check where it would have stopped alone).
 // Its progress is the decay of its residuals between the first check and the last, each relative
 // to its own first value (the residuals of different algorithms have different units; their decay
 // rates do not), the two ratios' geometric mean extrapolated linearly in log scale to a further
@@ -64,7 +66,6 @@ AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(
     const int probe = std::min(kProbe, std::max(0, opt.max_iters));
     Options p = opt;
     p.max_iters = probe;
-    p.eps_abs = p.eps_rel = 0;
     // at least two checks in a short probe, so that its residuals show a rate
     p.check_every = std::max(1, std::min(10, probe / 4));
     p.callback = nullptr;
@@ -129,13 +130,18 @@ AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(
         ch.why += fmt::format(" {}: residuals x{:.3g} per 10 iterations, ~{:.0f} iterations for a further 1e-3 at {:.2g}x "
                               "Pock-Chambolle's cost per iteration (measured here: {:.3g} ms);",
                               c.label, std::exp(10 * rate), iters, cost, 1e3 * per_it);
-        if (estimate < best || !ch.plan) {
+        const bool converged = r.converged;
+        if (estimate < best || !ch.plan || converged) {
             best = estimate;
             ch.algorithm = c.algorithm;
             ch.precondition = c.precondition;
             ch.label = c.label;
             ch.plan = std::move(planned);
             ch.probe = std::move(r);
+        }
+        if (converged) {  // within the probe: that run is the answer
+            ch.why += fmt::format(" {} converged within its probe;", c.label);
+            break;
         }
     }
     if (!ch.plan) fail("automatic: no algorithm could be planned or probed:{}", ch.why.substr(ch.why.find(':') + 1));
@@ -155,7 +161,7 @@ Result solve_automatic(const std::function<std::optional<ir::Problem>(Algorithm)
     o.x0 = Image();  // continue the chosen run from its probe: its x, duals and steps
     o.x0_by_name.clear();
     Result res = ch.probe;
-    if (o.max_iters > 0) {
+    if (o.max_iters > 0 && !ch.probe.converged) {
         const IterationNumbering after_probe(ch.probe.iterations);
         res = solve_ir(*ch.plan, o, &ch.probe);
         res.iterations += ch.probe.iterations;
