@@ -7,8 +7,9 @@
 // Its progress is the decay of its residuals between the first check and the last, each relative
 // to its own first value (the residuals of different algorithms have different units; their decay
 // rates do not), the two ratios' geometric mean extrapolated linearly in log scale to a further
-// 1e-3: an estimated iteration count. Times the algorithm's cost per iteration relative to Pock–Chambolle's (a constant of its
-// row, not a timing), that is the estimated cost; the smallest wins, the earlier candidate on a tie.
+// 1e-3: an estimated iteration count. Times the algorithm's cost per iteration relative to
+// Pock–Chambolle's (a constant of its row, not a timing), that is the estimated cost; the smallest
+// wins, the earlier candidate on a tie.
 // Iteration counts are deterministic for a given problem, data and machine, so the choice is too.
 // The candidates are probed cheapest first, and a probe runs only while the probes beyond the first
 // (which the chosen run continues) cost at most 1/20 of the best estimate so far (the estimates
