@@ -180,7 +180,7 @@ TEST_CASE("automatic probes the candidates, says what it chose and why, and reac
     CHECK_THAT(r.choice, Catch::Matchers::Contains("automatic: probed 40 iterations") &&
                              Catch::Matchers::Contains("chose") && Catch::Matchers::Contains("ladmm"));
     CHECK(r.algorithm != pg::Algorithm::automatic);
-    CHECK(r.iterations == 600);  // the chosen probe's 40 iterations count; the continuation makes up the rest
+    CHECK(r.iterations == 600);  // the chosen run's probe is its first 40 iterations
     const double f_auto = pg::objective(prob, r);
     const double f_pc = pg::objective(prob, pg::solve(prob, fixed_iterations(pg::Algorithm::pock_chambolle, 3000)));
     CHECK(std::abs(f_auto - f_pc) <= 1e-3 * f_pc);
@@ -206,6 +206,24 @@ TEST_CASE("automatic probes only where the probes pay, and chooses the same twic
     CHECK(r.algorithm == pg::Algorithm::pock_chambolle);
     CHECK(r.probe_iterations == 40);
     CHECK_THAT(r.choice, Catch::Matchers::Contains("ladmm not probed") && Catch::Matchers::Contains("admm not probed"));
+    // the chosen run is Pock–Chambolle's run alone, iterate for iterate (its probe paused, then went on)
+    pg::Options pc = a;
+    pc.algorithm = pg::Algorithm::pock_chambolle;
+    const pg::Result alone = rt::solve(easy, pc);
+    CHECK(alone.iterations == r.iterations);
+    CHECK(std::equal(r.x.data(), r.x.data() + r.x.size(), alone.x.data()));
+    // with the default tolerances too: it stops where Pock–Chambolle alone stops, after the probe
+    pg::Options tolerant;
+    tolerant.algorithm = pg::Algorithm::automatic;
+    const pg::Result stopped = rt::solve(easy, tolerant);
+    tolerant.algorithm = pg::Algorithm::pock_chambolle;
+    const pg::Result stopped_alone = rt::solve(easy, tolerant);
+    INFO(stopped.choice);
+    REQUIRE(stopped_alone.iterations > 40);
+    CHECK(stopped.algorithm == pg::Algorithm::pock_chambolle);
+    CHECK(stopped.converged == stopped_alone.converged);
+    CHECK(stopped.iterations == stopped_alone.iterations);
+    CHECK(std::equal(stopped.x.data(), stopped.x.data() + stopped.x.size(), stopped_alone.x.data()));
     // the same problem twice: the same choice, the same iterates (no timing decides)
     const pg::Result again = rt::solve(easy, a);
     CHECK(again.algorithm == r.algorithm);
@@ -240,7 +258,7 @@ TEST_CASE("automatic reports what ran: iterations numbered after the probe, shor
     auto x = rt::variable("x", {w, h});
     const rt::Problem prob = rt::sum_squares(x - b) + 0.05 * rt::group_norm1(rt::grad(x)) + rt::nonneg(x);
 
-    // the continuation's iterations follow the probe's in the history and in the callback
+    // the callback sees the chosen run's iterations after the probe; the history is the whole run's
     pg::Options o = fixed_iterations(pg::Algorithm::automatic, 60);
     o.check_every = 10;
     std::vector<int> seen;
@@ -250,10 +268,10 @@ TEST_CASE("automatic reports what ran: iterations numbered after the probe, shor
     };
     const pg::Result r = rt::solve(prob, o);
     REQUIRE(!seen.empty());
-    CHECK(seen.front() == 41);  // the chosen probe ran iterations 1..40, without the callback
+    CHECK(seen.front() == 41);  // the probes ran iterations 1..40, without the callback
     CHECK(seen.back() == 60);
     REQUIRE(!r.history.empty());
-    CHECK(r.history.front().iteration == 50);
+    CHECK(r.history.front().iteration == 10);
     CHECK(r.history.back().iteration == 60);
 
     // a probe of max_iters <= 10 checks often enough to measure every candidate's rate

@@ -176,14 +176,6 @@ std::size_t psi_elements(const ir::Problem& p) {
 
 // ---- monitor ----------------------------------------------------------------------------------
 
-namespace {
-thread_local int iteration_offset = 0;
-}
-
-IterationNumbering::IterationNumbering(int offset) : saved_(iteration_offset) { iteration_offset = offset; }
-IterationNumbering::~IterationNumbering() { iteration_offset = saved_; }
-int IterationNumbering::offset() { return iteration_offset; }
-
 Monitor::Monitor(const ir::Problem& p, const Options& opt, Result& r)
     : problem_(p), opt_(opt), result_(r), track_(opt.verbose || opt.track_objective),
       check_constraints_(std::any_of(p.psi.begin(), p.psi.end(), unprojected_constraint)),
@@ -218,7 +210,7 @@ void Monitor::count_compilation(double seconds) {
 
 bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x,
                      const char* other_step) {
-    HistoryEntry h{it + IterationNumbering::offset(), std::numeric_limits<double>::quiet_NaN(), r_pri, r_dual, eps_pri,
+    HistoryEntry h{it, std::numeric_limits<double>::quiet_NaN(), r_pri, r_dual, eps_pri,
                    eps_dual};
     auto x_finite = [&] {
         for (std::size_t i = 0; i < x.size(); ++i)
@@ -290,7 +282,7 @@ bool Monitor::unbounded_along(const Image& x, const Image& step, int it) {
         "the problem looks unbounded: at iteration {} the objective {:.6g} falls to {:.6g} and {:.6g} along the "
         "direction of the last iterations, 100 and 1000 times max(1, ||x||) out (||x|| {:.4g}); the objective has no "
         "minimum (is a data term, a constraint or a regularizer that bounds x missing?)",
-        it + IterationNumbering::offset(), f[0], f[1], f[2], norm2(x));
+        it, f[0], f[1], f[2], norm2(x));
     return true;
 }
 
@@ -348,7 +340,6 @@ bool Monitor::likely_infeasible() {
 bool Monitor::after_iteration(int it) {
     if (!opt_.callback) return true;
     IterationInfo info = last_.iteration == it ? last_ : IterationInfo{it};
-    info.iteration += IterationNumbering::offset();
     return opt_.callback(info);
 }
 

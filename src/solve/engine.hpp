@@ -110,21 +110,6 @@ std::size_t psi_elements(const ir::Problem& p);
 /// The x-update of this plan goes through a transform (fft / dct).
 inline bool spectral(const ir::Problem& p) { return plan::spectral(p.x_update); }
 
-/// While one lives, the loops on this thread report their iterations (the history, the verbose
-/// table, the callback's IterationInfo) numbered after `offset` earlier ones: Algorithm::automatic
-/// continues the chosen candidate's probe, whose iterations come first.
-class IterationNumbering {
-public:
-    explicit IterationNumbering(int offset);
-    ~IterationNumbering();
-    IterationNumbering(const IterationNumbering&) = delete;
-    IterationNumbering& operator=(const IterationNumbering&) = delete;
-    static int offset();
-
-private:
-    int saved_;
-};
-
 /// Shared bookkeeping of the loop: timing, history, stopping, callback, verbose table.
 class Monitor {
 public:
@@ -229,19 +214,5 @@ steps::Inputs step_inputs(const ir::Problem& p, const Options& opt);
 /// step factor (steps::block_preconditioning; otherwise all 1).
 steps::PockChambolle pc_steps(const ir::Problem& p, const Options& opt, std::vector<double>* scales = nullptr);
 steps::LinearizedADMM ladmm_steps(const ir::Problem& p, const Options& opt);
-
-/// Algorithm::automatic's probe (src/solve/automatic.cpp): the chosen algorithm, its plan, its
-/// probe's result (continued by solve_automatic) and why.
-struct AutomaticChoice {
-    Algorithm algorithm = Algorithm::pock_chambolle;
-    bool precondition = false;
-    std::string label, why;
-    std::optional<ir::Problem> plan;
-    Result probe;
-    double probe_seconds = 0, compile_seconds = 0;
-    int probe_iterations = 0;
-};
-AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(Algorithm)>& plan_for,
-                                 const Options& opt, const Result* warm);
 
 }  // namespace proxgen::detail
