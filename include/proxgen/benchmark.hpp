@@ -67,7 +67,8 @@ double state_bytes(const P& prob, Algorithm algorithm) {
 /// docs/performance.md). -1 / NaN: not reached within max_iters.
 struct ToTolerance {
     int iterations_1e3 = -1, iterations_1e4 = -1;
-    /// Result::solve_seconds of a fresh, untracked solve of exactly that many iterations (kernels cached)
+    /// Result::solve_seconds of a fresh, untracked solve of exactly that many iterations (kernels
+    /// cached): the fastest of up to five such solves (as many as fit in 0.2 s)
     double seconds_1e3 = std::numeric_limits<double>::quiet_NaN();
     double seconds_1e4 = std::numeric_limits<double>::quiet_NaN();
     /// With the default stopping rule (opt's tolerances as given, max_iters as given).
