@@ -224,6 +224,16 @@ TEST_CASE("automatic probes only where the probes pay, and chooses the same twic
     CHECK(stopped.converged == stopped_alone.converged);
     CHECK(stopped.iterations == stopped_alone.iterations);
     CHECK(std::equal(stopped.x.data(), stopped.x.data() + stopped.x.size(), stopped_alone.x.data()));
+    // verbose prints the whole run's table: the chosen candidate runs again from the start, alone,
+    // to the same iterate
+    pg::Options loud = a;
+    loud.verbose = true;
+    const pg::Result printed = rt::solve(easy, loud);
+    CHECK(printed.algorithm == r.algorithm);
+    CHECK(printed.iterations == r.iterations);
+    CHECK(std::equal(r.x.data(), r.x.data() + r.x.size(), printed.x.data()));
+    REQUIRE(!printed.history.empty());
+    CHECK(printed.history.front().iteration == 10);
     // the same problem twice: the same choice, the same iterates (no timing decides)
     const pg::Result again = rt::solve(easy, a);
     CHECK(again.algorithm == r.algorithm);

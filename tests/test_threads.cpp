@@ -156,3 +156,36 @@ TEST_CASE("batches solved from two threads at once equal their members solved al
         for (const auto& batch : batches) CHECK(bitwise_equal(batch[i]["x"], alone));
     }
 }
+
+TEST_CASE("automatic solves from two threads at once, each probing on threads of its own, equal the solve alone",
+          "[threads][automatic]") {
+    // each automatic solve runs every probed candidate on a thread that pauses after its probe; the
+    // chosen run goes on there and calls the callback from that thread
+    const int n = 24;
+    auto x = pg::rt::variable("x", {n, n});
+    const pg::rt::Problem prob = pg::rt::sum_squares(pg::rt::conv(pg::test::box_kernel(3), x) -
+                                                     pg::rt::input("b", pg::test::random_image({n, n}, 2, 0, 1))) +
+                                 0.05 * pg::rt::group_norm1(pg::rt::grad(x)) + pg::rt::nonneg(x);
+    pg::Options opt = pg::test::fixed_iterations(pg::Algorithm::automatic, 60);
+    const pg::Result alone = pg::rt::solve(prob, opt);
+    std::vector<pg::Result> results(2);
+    std::vector<int> calls(2, 0);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < results.size(); ++t)
+        threads.emplace_back([&, t] {
+            pg::Options o = opt;
+            o.callback = [&calls, t](const pg::IterationInfo&) {
+                ++calls[t];
+                return true;
+            };
+            results[t] = pg::rt::solve(prob, o);
+        });
+    for (auto& th : threads) th.join();
+    for (std::size_t t = 0; t < results.size(); ++t) {
+        INFO(results[t].choice);
+        CHECK(results[t].algorithm == alone.algorithm);
+        CHECK(results[t].iterations == alone.iterations);
+        CHECK(calls[t] == 60 - 40);  // the chosen run's iterations after the probe
+        CHECK(bitwise_equal(results[t]["x"], alone["x"]));
+    }
+}

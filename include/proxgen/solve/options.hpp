@@ -70,7 +70,9 @@ struct Options {
     /// Initial value of variables by name (problems built at run time, any number of variables):
     /// each in its variable's shape; a variable not named starts at 0. Not together with x0.
     std::map<std::string, Image> x0_by_name;
-    /// Called after every iteration; return false to stop early.
+    /// Called after every iteration, on the thread that runs the iterations; return false to stop
+    /// early. Under Algorithm::automatic: from the first iteration after the probes, on the chosen
+    /// candidate's own thread (its run began as a probe there).
     std::function<bool(const IterationInfo&)> callback;
 };
 
