@@ -33,6 +33,7 @@
 #include "../jit/kernel.hpp"
 #include "algorithm_rows.hpp"
 #include "engine.hpp"
+#include "proxgen/algorithms/loop.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/typed/solve.hpp"
 
@@ -138,9 +139,8 @@ private:
         if (!std::isnan(info.primal_residual)) checks_.push_back(info);
         if (info.iteration < probe_) return true;
         // a run that ends here (its tolerances met, or max_iters) ends: it is an answer as it is
-        const bool met = (options_.eps_abs > 0 || options_.eps_rel > 0) && info.primal_residual <= info.eps_primal &&
-                         info.dual_residual <= info.eps_dual;
-        if (met || info.iteration >= options_.max_iters) return true;
+        const algorithms::Residuals r{info.primal_residual, info.eps_primal, info.dual_residual, info.eps_dual};
+        if (r.met(options_.eps_abs, options_.eps_rel) || info.iteration >= options_.max_iters) return true;
         std::unique_lock lock(m_);
         probe_seconds_ = std::chrono::duration<double>(Clock::now() - start_).count();
         phase_ = Phase::paused;
@@ -186,12 +186,10 @@ double decay_per_iteration(const std::vector<IterationInfo>& checks) {
 /// The candidates' probes and the choice among them. `run` is the chosen candidate's run, paused
 /// after its probe or ended; null where max_iters = 0 (then `start` is the answer).
 struct AutomaticChoice {
-    Algorithm algorithm = Algorithm::pock_chambolle;
-    bool precondition = false;
     std::string label, why;
     std::shared_ptr<CandidateRun> run;
     std::optional<ir::Problem> plan;  ///< where no run was started
-    Options options;                  ///< the chosen run's
+    Options options;                  ///< the chosen run's (its algorithm and preconditioning)
     Result start;
     double compile_seconds = 0;  ///< the candidates' compilations (a 1-iteration solve each)
     double probe_seconds = 0;    ///< every probe's run time, the chosen one's included
@@ -234,7 +232,6 @@ AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(
         }
         if (c.precondition && planned->psi.size() < 2) continue;  // the same run as plain pc
         if (probe == 0) {
-            ch.algorithm = c.algorithm;
             ch.label = c.label;
             ch.plan = std::move(planned);
             ch.start.x = initial_x(*ch.plan, opt, warm);
@@ -253,7 +250,6 @@ AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(
         Options o = p;
         o.algorithm = c.algorithm;
         o.precondition = c.precondition;
-        std::shared_ptr<CandidateRun> run;
         try {
             Options compile = o;
             compile.max_iters = 1;
@@ -263,7 +259,7 @@ AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(
             ch.why += fmt::format(" {} failed ({});", c.label, e.what());
             continue;
         }
-        run = std::make_shared<CandidateRun>(std::move(*planned), o, probe);
+        auto run = std::make_shared<CandidateRun>(std::move(*planned), o, probe);
         run->wait_for_probe();
         if (run->error()) {
             try {
@@ -285,8 +281,6 @@ AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(
         const bool converged = run->converged();
         if (estimate < best || !chosen_any || converged) {
             best = estimate;
-            ch.algorithm = c.algorithm;
-            ch.precondition = c.precondition;
             ch.label = c.label;
             ch.options = o;
             ch.run = std::move(run);  // the run chosen before is stopped here
