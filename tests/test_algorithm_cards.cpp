@@ -381,3 +381,36 @@ TEST_CASE("HQS card: a check that finds the alternation settled ends the stage a
     CHECK(runner.rhos[9] == 1.0);
     CHECK(runner.rhos[10] == Approx(1.5));
 }
+
+TEST_CASE("HQS card: a stage whose growth raised the objective holds rho, without momentum, until the objective stalls") {
+    // neither residual meets its tolerance, so only the wait holds ρ; the objective rises with ρ
+    // (the iterates lag behind) and stays put while ρ does
+    SplitScript runner;
+    runner.next_sums = {1e4, 1, 1e4, 1, 1, 100, 100};
+    runner.objective_of = [](double rho) { return rho; };
+    algorithms::HQS hqs({1.0, 1e6, 1.5, 20}, true, loop_options(10, 100));
+    REQUIRE(hqs.run(runner, 100));
+    // stage 1 (ρ = 1) ends at f = 1 and grows; stage 2 (ρ = 1.5) ends higher: wait
+    CHECK(runner.rhos[39] == Approx(1.5));
+    CHECK(runner.rhos[40] == Approx(1.5));
+    CHECK(runner.momenta[39] > 0.9);
+    for (int i = 40; i < 60; ++i) CHECK(runner.momenta[std::size_t(i)] == 0.0);
+    // the checks at 50 and 60 see no fall: stalled, ρ grows at iteration 60's end
+    CHECK(runner.rhos[59] == Approx(1.5));
+    CHECK(runner.rhos[60] == Approx(2.25));
+    CHECK(runner.momenta[60] > 0.9);
+    // a growing stage after a wait is compared with none before it: 61–80 grows, 81–100 rose: waits
+    CHECK(runner.rhos[80] == Approx(3.375));
+    CHECK(hqs.rho() == Approx(3.375));
+    CHECK_FALSE(hqs.progress().converged);
+
+    // with ε = 0 (run max_iters) the same: nothing else would hold ρ there
+    SplitScript free;
+    free.next_sums = runner.next_sums;
+    free.objective_of = runner.objective_of;
+    algorithms::LoopOptions none = loop_options(10, 100);
+    none.eps_abs = none.eps_rel = 0;
+    algorithms::HQS unbounded({1.0, 1e6, 1.5, 20}, true, none);
+    REQUIRE(unbounded.run(free, 100));
+    CHECK(free.rhos == runner.rhos);
+}

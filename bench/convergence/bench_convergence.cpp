@@ -198,12 +198,14 @@ int main(int argc, char** argv) {
                 if (std::getenv("PROXGEN_BENCH_TRACE")) {  // residuals and gap per check, for studying the step rules
                     pg::Options t = opt;
                     t.max_iters = std::atoi(std::getenv("PROXGEN_BENCH_TRACE"));
-                    t.eps_abs = t.eps_rel = 0;
+                    // PROXGEN_BENCH_TRACE_TOLERANCES=1 keeps the default tolerances (HQS's continuation
+                    // holds ρ where they are met: another schedule than without them)
+                    if (!std::getenv("PROXGEN_BENCH_TRACE_TOLERANCES")) t.eps_abs = t.eps_rel = 0;
                     t.track_objective = true;
                     t.callback = [&](const pg::IterationInfo& i) {
                         if (!std::isnan(i.objective))
-                            fmt::print(stderr, "trace {} {} {} {:.3e} {:.3e} {:.3e}\n", name, an, i.iteration,
-                                       i.primal_residual, i.dual_residual, (i.objective + s.shift - r.optimum) / std::abs(r.optimum));
+                            fmt::print(stderr, "trace {} {} {} {:.3e} {:.3e} {:.3e} {:.3e} {:.3e}\n", name, an, i.iteration,
+                                       i.primal_residual, i.eps_primal, i.dual_residual, i.eps_dual, (i.objective + s.shift - r.optimum) / std::abs(r.optimum));
                         return true;
                     };
                     pg::rt::solve(s.problem, t);
