@@ -67,9 +67,9 @@ TEST_CASE("divergence names the algorithm, the iteration and the step", "[failur
     pg::detail::Monitor mon(p, opt, res);
     pg::Image finite({4, 3}), broken({4, 3});
     broken(2, 1) = std::numeric_limits<float>::quiet_NaN();
-    CHECK_THROWS_WITH(mon.record(30, NAN, 1, 1, 1, broken, "the dual step"),
+    CHECK_THROWS_WITH(mon.record(30, pg::algorithms::Residuals{NAN, 1, 1, 1}, broken, "the dual step"),
                       Contains("pock_chambolle: diverged at iteration 30: the x-update produced non-finite"));
-    CHECK_THROWS_WITH(mon.record(40, 1, 1, INFINITY, 1, finite, "the dual step"),
+    CHECK_THROWS_WITH(mon.record(40, pg::algorithms::Residuals{1, 1, INFINITY, 1}, finite, "the dual step"),
                       Contains("diverged at iteration 40: the dual step produced non-finite"));
 }
 

@@ -37,7 +37,7 @@ inline algorithms::LoopOptions loop_options(const ir::Problem& p, const Options&
 /// verdict.
 inline algorithms::Verdict monitor_verdict(Monitor& mon, int it, const algorithms::Residuals& r, const Image& x,
                                            const char* other_step) {
-    if (mon.record(it, r.primal, r.eps_primal, r.dual, r.eps_dual, x, other_step)) return algorithms::Verdict::converged;
+    if (mon.record(it, r, x, other_step)) return algorithms::Verdict::converged;
     return mon.likely_infeasible() ? algorithms::Verdict::stop : algorithms::Verdict::go_on;
 }
 

@@ -208,10 +208,9 @@ void Monitor::count_compilation(double seconds) {
     result_.compile_seconds += seconds;
 }
 
-bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x,
-                     const char* other_step) {
-    HistoryEntry h{it, std::numeric_limits<double>::quiet_NaN(), r_pri, r_dual, eps_pri,
-                   eps_dual};
+bool Monitor::record(int it, const algorithms::Residuals& r, const Image& x, const char* other_step) {
+    const double r_pri = r.primal, r_dual = r.dual;
+    HistoryEntry h{it, std::numeric_limits<double>::quiet_NaN(), r_pri, r_dual, r.eps_primal, r.eps_dual};
     auto x_finite = [&] {
         for (std::size_t i = 0; i < x.size(); ++i)
             if (!std::isfinite(x.data()[i])) return false;
@@ -223,8 +222,7 @@ bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double
              name(problem_.algorithm), it, step, r_pri, r_dual);
     };
     if (!std::isfinite(r_pri) || !std::isfinite(r_dual)) diverged(x_finite() ? other_step : "the x-update");
-    const bool tolerance_set = opt_.eps_abs > 0 || opt_.eps_rel > 0;
-    bool converged = tolerance_set && r_pri <= eps_pri && r_dual <= eps_dual;
+    bool converged = r.met(opt_.eps_abs, opt_.eps_rel);
     // With nothing split the residuals never see x (ADMM, L-ADMM), and no x is reported converged
     // unchecked: a non-finite x is divergence there too.
     if ((converged || problem_.psi.empty()) && !x_finite()) diverged("the x-update");
@@ -252,10 +250,10 @@ bool Monitor::record(int it, double r_pri, double eps_pri, double r_dual, double
     result_.history.push_back(h);
     result_.primal_residual = r_pri;
     result_.dual_residual = r_dual;
-    last_ = IterationInfo{it, r_pri, r_dual, eps_pri, eps_dual, h.objective};
+    last_ = IterationInfo{it, r_pri, r_dual, r.eps_primal, r.eps_dual, h.objective};
     if (opt_.verbose)
         fmt::print("{:>6} {:>14.6f} {:>11.3e} {:>11.3e} {:>11.3e} {:>11.3e} {:>9.3f}\n", h.iteration, h.objective, r_pri,
-                   eps_pri, r_dual, eps_dual, std::chrono::duration<double>(Clock::now() - start_).count());
+                   r.eps_primal, r_dual, r.eps_dual, std::chrono::duration<double>(Clock::now() - start_).count());
     return converged;
 }
 

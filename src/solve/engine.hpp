@@ -17,6 +17,7 @@
 #include "../jit/compile.hpp"
 #include "../jit/memory_cache.hpp"
 #include "../lower/lowering.hpp"
+#include "proxgen/algorithms/loop.hpp"
 #include "proxgen/ir/ir.hpp"
 #include "proxgen/solve/options.hpp"
 #include "proxgen/solve/result.hpp"
@@ -118,8 +119,7 @@ public:
     /// Records a measurement; returns true when the tolerances are met. Throws proxgen::Error on
     /// NaN/Inf residuals (divergence), naming the step that produced non-finite values: the x-update
     /// when x has any, else `other_step` (the dual or split step).
-    bool record(int it, double r_pri, double eps_pri, double r_dual, double eps_dual, const Image& x,
-                const char* other_step);
+    bool record(int it, const algorithms::Residuals& r, const Image& x, const char* other_step);
     /// After a check that did not converge: true when the residuals show the problem is likely
     /// infeasible (Status::likely_infeasible) or, with the objective falling while x grows,
     /// unbounded (Status::unbounded); the solve should stop.
