@@ -73,13 +73,13 @@ struct HQSRule {
 /// grows again. Without tolerances (ε = 0: run max_iters) nothing else holds ρ: growing every
 /// stage reached ρ₀·hqs_max_ratio by iteration ~600 on 3-D TV denoising at 64², where the
 /// alternation crawls, and stayed 2e-4 from the optimum after 3000 iterations (1e-4 after 530 with
-/// the wait; the suite's gaps after 3000 fell 1.5–6×: docs/performance.md).
+/// the wait; the suite's gaps after 3000 fell 1.7–22×: docs/performance.md).
 class Continuation {
 public:
     Continuation() = default;
     /// A held ρ grows once its objective falls by less than this fraction of the objective tolerance
     /// (ε_rel |f|, the default ε_rel where none was asked for) per iteration.
-    static constexpr double kStall = 1e-3, kDefaultEps = 1e-4;
+    static constexpr double kStall = 1e-5, kDefaultEps = 1e-4;
 
     Continuation(const HQSRule& rule, double eps_abs, double eps_rel)
         : rule_(rule), rho_(std::min(rule.rho, rule.rho_max)), eps_abs_(eps_abs), eps_rel_(eps_rel),
