@@ -77,8 +77,8 @@ struct HQSRule {
 class Continuation {
 public:
     Continuation() = default;
-    /// A held ρ grows once its objective falls by less than this fraction of the objective tolerance
-    /// (ε_rel |f|, the default ε_rel where none was asked for) per iteration.
+    /// A waiting ρ grows once its objective falls by less than this fraction of the objective
+    /// tolerance (ε_rel |f|, the default ε_rel where none was asked for) per iteration.
     static constexpr double kStall = 1e-5, kDefaultEps = 1e-4;
 
     Continuation(const HQSRule& rule, double eps_abs, double eps_rel)
@@ -94,7 +94,7 @@ public:
     /// this ρ and what is left of ‖Kx − z‖ is the penalty's bias, which only a larger ρ shrinks
     /// (ProxImaL's inner loop ends there too; waiting out the stage held the iterates still, and a
     /// residual that long unchanged reads as an infeasible problem).
-    /// `it`: the iteration of this check (the held objective's fall is per iteration).
+    /// `it`: the iteration of this check (a waiting ρ's objective's fall is per iteration).
     template <class Objective>
     bool checked(int it, bool met, bool primal_met, bool dual_met, const Objective& f) {
         hold_ = primal_met;
@@ -172,9 +172,9 @@ private:
     }
     HQSRule rule_;
     double rho_ = 1, eps_abs_ = 0, eps_rel_ = 0;
-    double stall_ = 0;  // a held ρ's objective falling less per iteration, relative, has stalled
+    double stall_ = 0;  // a waiting ρ's objective falling less per iteration, relative, has stalled
     int since_growth_ = 0, held_it_ = 0;
-    double held_f_ = 0;  // the objective at the last check of a held ρ (held_it_ > 0)
+    double held_f_ = 0;  // the objective at the last check of a waiting ρ (held_it_ > 0)
     double grown_f_ = std::numeric_limits<double>::infinity();  // at the end of the last stage that grew ρ
     // ρ held because growing it raised the objective, until the objective stalls at this ρ
     bool waiting_ = false;
@@ -219,8 +219,7 @@ public:
             Verdict v;
             if (!checked(runner, it, r, v)) return false;
             // with nothing split the x-update is the answer. (Zero residuals alone are no proof: at a
-            // large ρ a drift of 1/ρ per iteration rounds away in float32.) The schedule's yardstick:
-            // the tolerances asked for, or the defaults where none were.
+            // large ρ a drift of 1/ρ per iteration rounds away in float32.)
             if (v != Verdict::stop && split_)
                 progress_.converged = continuation_.checked(it, progress_.converged, r.primal <= r.eps_primal,
                                                             r.dual <= r.eps_dual, [&] { return runner.objective(); });
