@@ -78,12 +78,12 @@ class Continuation {
 public:
     Continuation() = default;
     /// A waiting ρ grows once its objective falls by less than this fraction of the objective
-    /// tolerance (ε_rel |f|, the default ε_rel where none was asked for) per iteration.
-    static constexpr double kStall = 1e-5, kDefaultEps = 1e-4;
+    /// tolerance (ε_rel |f|, LoopOptions' default ε_rel where none was asked for) per iteration.
+    static constexpr double kStall = 1e-5;
 
     Continuation(const HQSRule& rule, double eps_abs, double eps_rel)
         : rule_(rule), rho_(std::min(rule.rho, rule.rho_max)), eps_abs_(eps_abs), eps_rel_(eps_rel),
-          stall_(kStall * (eps_rel > 0 ? eps_rel : kDefaultEps)) {}
+          stall_(kStall * (eps_rel > 0 ? eps_rel : LoopOptions{}.eps_rel)) {}
     double rho() const { return rho_; }
     /// Momentum (extrapolating x) helps only while ρ grows.
     bool growing() const { return !hold_ && !waiting_ && rho_ < rule_.rho_max; }
@@ -102,10 +102,9 @@ public:
         if (!met) {
             if (waiting_ && !hold_ && rho_ < rule_.rho_max) {
                 const double value = f();
-                if (held_it_ > 0 && it > held_it_ &&
-                    !(held_f_ - value > stall_ * std::abs(value) * (it - held_it_)))
+                if (wait_it_ > 0 && !(wait_f_ - value > stall_ * std::abs(value) * (it - wait_it_)))
                     settled_ = true, waiting_ = false;
-                held_f_ = value, held_it_ = it;
+                wait_f_ = value, wait_it_ = it;
             }
             return false;
         }
@@ -168,13 +167,13 @@ private:
         rho_ = std::min(rho_ * rule_.growth, rule_.rho_max);
         since_growth_ = 0;
         hold_ = false;
-        held_it_ = 0;
+        wait_it_ = 0;
     }
     HQSRule rule_;
     double rho_ = 1, eps_abs_ = 0, eps_rel_ = 0;
     double stall_ = 0;  // a waiting ρ's objective falling less per iteration, relative, has stalled
-    int since_growth_ = 0, held_it_ = 0;
-    double held_f_ = 0;  // the objective at the last check of a waiting ρ (held_it_ > 0)
+    int since_growth_ = 0, wait_it_ = 0;
+    double wait_f_ = 0;  // the objective at the last check of a waiting ρ (wait_it_ > 0)
     double grown_f_ = std::numeric_limits<double>::infinity();  // at the end of the last stage that grew ρ
     // ρ held because growing it raised the objective, until the objective stalls at this ρ
     bool waiting_ = false;
