@@ -251,7 +251,9 @@ Emitted quadratic_steps(const ir::Problem& p, const CommandLine& c, const Halide
     detail::QuadraticPipelines q(p);
     Emitted e;
     e.header = {"proxgen/aot/admm.hpp", hqs ? "proxgen::aot::HQS" : "proxgen::aot::ADMM",
-                {"x_update", "gram", "gram_psi", "cg_residual", "precond_gram", "precond_gram_psi", "zu_step", "residual"}, {}, false, 1,
+                {"x_update", "gram", "gram_psi", "cg_residual", "precond_gram", "precond_gram_psi", "cg_update",
+                 "cg_direction", "cg_dot", "zu_step", "residual"},
+                {}, false, 1,
                 detail::split_solution_term(p)};
     if (hqs) {
         // the continuation's objective: float64 summands, run where the host reads them (OpenCL has
@@ -281,6 +283,14 @@ Emitted quadratic_steps(const ir::Problem& p, const CommandLine& c, const Halide
     if (p.x_update == plan::XUpdate::cg) {
         add(q.residual, "cg_residual");
         add(q.gram_apply, "gram");
+        // its vector updates and inner products too, so that the vectors stay where the steps run
+        const detail::CGVectorPipelines v(p);
+        for (auto [pipe, step, args] : {std::tuple{v.update, "cg_update", v.update_arguments()},
+                                        std::tuple{v.direction, "cg_direction", v.direction_arguments()},
+                                        std::tuple{v.dot, "cg_dot", v.dot_arguments()}}) {
+            e.pipelines.emplace_back(pipe, step, args);
+            e.header.generated.push_back(step);
+        }
         if (q.precond_gram.defined()) {  // as the JIT's: preconditioned by a circulant stand-in, by FFT
             add(q.precond_gram, "precond_gram");
             add(q.precond_gram_psi, "precond_gram_psi");

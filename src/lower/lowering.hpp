@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Halide.h>
@@ -326,6 +327,10 @@ struct SquareSums {
     std::vector<std::vector<Halide::RDom>> domains;  // per quantity, per update: columns / lanes, rows, further axes
 };
 SquareSums square_sums(const std::vector<Lowered>& quantities);
+/// The same for inner products: quantity q sums first ⊙ second (two Funcs of one shape). A partial
+/// may then be negative, so the total's rounding is 6e-8 of the partials' magnitudes rather than of
+/// the total itself.
+SquareSums product_sums(const std::vector<std::pair<Lowered, Lowered>>& quantities);
 /// Schedules the partial sums as their own loop nest: strips in parallel, the quantities' staged
 /// Funcs (st) computed per strip.
 void schedule_square_sums(const SquareSums& s, const Stages& st);

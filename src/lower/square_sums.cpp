@@ -33,6 +33,12 @@ const Var& quantity_var() {
 }  // namespace
 
 SquareSums square_sums(const std::vector<Lowered>& quantities) {
+    std::vector<std::pair<Lowered, Lowered>> pairs;
+    for (const Lowered& l : quantities) pairs.emplace_back(l, l);
+    return product_sums(pairs);
+}
+
+SquareSums product_sums(const std::vector<std::pair<Lowered, Lowered>>& quantities) {
     PROXGEN_INTERNAL_ASSERT(!quantities.empty());
     SquareSums s;
     // float64 accumulators; float32 on GPUs (Metal has no float64), where each thread's sum is short
@@ -40,8 +46,9 @@ SquareSums square_sums(const std::vector<Lowered>& quantities) {
     const Var& lane = lane_var();
     const Var& yo = strip_var();
     for (std::size_t q = 0; q < quantities.size(); ++q) {
-        const Lowered& l = quantities[q];
+        const Lowered &l = quantities[q].first, &m = quantities[q].second;
         const int r = l.rank();
+        PROXGEN_INTERNAL_ASSERT(m.rank() == r);
         PROXGEN_INTERNAL_ASSERT(r >= 1 && r <= 4);
         Func acc("square_sum" + std::to_string(q));
         acc(lane, yo) = cast(type, 0);
@@ -61,9 +68,11 @@ SquareSums square_sums(const std::vector<Lowered>& quantities) {
             std::vector<Expr> at{part == 0 ? x : min(x, W - 1)};
             if (r >= 2) at.push_back(min(y, l.extents[1] - 1));
             for (int d = 2; d < r; ++d) at.push_back(rd[d]);
+            // a square reads its quantity once (the same bits as v * v of one load)
             Expr v = cast(type, l.f(at));
+            Expr w = l.f.function().same_as(m.f.function()) ? v : cast(type, m.f(at));
             Expr inside = part == 0 ? row_inside : (row_inside && x < W);
-            acc(lane, yo) += select(inside, v * v, cast(type, 0));
+            acc(lane, yo) += select(inside, v * w, cast(type, 0));
             doms.push_back(rd);
         }
         s.accumulators.push_back(acc);

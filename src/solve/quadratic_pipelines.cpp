@@ -158,6 +158,67 @@ QuadraticPipelines::QuadraticPipelines(const ir::Problem& p) : params(p), x(p, "
     }
 }
 
+CGVectorPipelines::CGVectorPipelines(const ir::Problem& p)
+    : x(p, "cg_x"), r(p, "cg_r"), d(p, "cg_d"), gd(p, "cg_gd"), s(p, "cg_s") {
+    const lower::State xs = x.lowered(), rs = r.lowered(), ds = d.lowered(), gds = gd.lowered(), ss = s.lowered();
+    std::vector<Func> x_next, r_next, d_next;
+    std::vector<int> ranks;
+    std::vector<std::pair<Lowered, Lowered>> squares, products;
+    for (std::size_t j = 0; j < xs.size(); ++j) {
+        const auto a = lower::args(xs[j].rank());
+        Func xn(jit::state_name("cg_x_next", int(j))), rn(jit::state_name("cg_r_next", int(j))),
+            dn(jit::state_name("cg_d_next", int(j)));
+        xn(a) = xs[j].f(a) + factor * ds[j].f(a);
+        rn(a) = rs[j].f(a) - factor * gds[j].f(a);
+        dn(a) = ss[j].f(a) + factor * ds[j].f(a);
+        x_next.push_back(xn);
+        r_next.push_back(rn);
+        d_next.push_back(dn);
+        ranks.push_back(xs[j].rank());
+        const Lowered r_after{rn, xs[j].extents};
+        squares.emplace_back(r_after, r_after);
+        products.emplace_back(xs[j], rs[j]);
+    }
+    std::vector<int> both_ranks = ranks;
+    both_ranks.insert(both_ranks.end(), ranks.begin(), ranks.end());
+    std::vector<Func> updated = x_next;
+    updated.insert(updated.end(), r_next.begin(), r_next.end());
+    lower::schedule_outputs(updated, both_ranks, Stages{});
+    const lower::SquareSums after = lower::product_sums(squares);
+    lower::schedule_square_sums(after, Stages{});
+    updated.push_back(after.out);
+    update = Pipeline(updated);
+
+    lower::schedule_outputs(d_next, ranks, Stages{});
+    direction = Pipeline(d_next);
+
+    const lower::SquareSums inner = lower::product_sums(products);
+    lower::schedule_square_sums(inner, Stages{});
+    dot = Pipeline(inner.out);
+}
+
+std::vector<Argument> CGVectorPipelines::update_arguments() const {
+    std::vector<Argument> a;
+    for (const auto* v : {&x, &r, &d, &gd}) v->append_to(a);
+    a.emplace_back(factor);
+    return a;
+}
+
+std::vector<Argument> CGVectorPipelines::direction_arguments() const {
+    std::vector<Argument> a;
+    s.append_to(a);
+    d.append_to(a);
+    a.emplace_back(factor);
+    return a;
+}
+
+std::vector<Argument> CGVectorPipelines::dot_arguments() const {
+    std::vector<Argument> a;
+    x.append_to(a);
+    r.append_to(a);
+    return a;
+}
+
 std::vector<Argument> QuadraticPipelines::arguments() const {
     auto a = params.arguments();
     x.append_to(a);

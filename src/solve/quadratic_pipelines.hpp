@@ -55,4 +55,30 @@ struct QuadraticPipelines {
     std::vector<Halide::Argument> arguments() const;
 };
 
+/// CG's vector operations over the variables (one buffer each), as pipelines: a generated solver
+/// runs its conjugate gradient wherever its steps run (a GPU's included) instead of copying the
+/// vectors to the host at every step. Each takes its arguments() in the order listed, then its
+/// outputs; the partial sums are lower::product_sums' (16 lanes × strips of rows × one quantity per
+/// variable), which the caller totals in float64.
+struct CGVectorPipelines {
+    lower::StateParams x, r, d, gd;  // update's inputs (gd = G d)
+    lower::StateParams s;            // direction's preconditioned residual
+    Halide::Param<float> factor{"cg_factor"};  // update's step, direction's β
+    /// x + step d, r − step gd (one output per variable each, written where x and r are), then
+    /// the partial sums of (r − step gd)².
+    Halide::Pipeline update;
+    /// s + β d (one output per variable, written where d is).
+    Halide::Pipeline direction;
+    /// The partial sums of x ⊙ r, one quantity per variable (x and r as its two operands).
+    Halide::Pipeline dot;
+
+    explicit CGVectorPipelines(const ir::Problem& p);
+    /// x, r, d, gd (per variable), factor.
+    std::vector<Halide::Argument> update_arguments() const;
+    /// s, d (per variable), factor.
+    std::vector<Halide::Argument> direction_arguments() const;
+    /// x, r (per variable).
+    std::vector<Halide::Argument> dot_arguments() const;
+};
+
 }  // namespace proxgen::detail

@@ -7,8 +7,9 @@
 # deployed result bit for bit. Linearized ADMM is generated with strict_float on both targets:
 # without it Halide lets LLVM fuse multiply-adds where the target has them (arm64 does, the pinned
 # x86-64 AVX2 target does not), which moved its x by 6e-8 relative; Pock–Chambolle's pipelines
-# came out bit for bit without it. ADMM's and HQS's CG loops run in C++: its program is compiled with
-# -ffp-contract=off on both, so that g++ does not fuse its vector updates on arm64 alone.
+# came out bit for bit without it. ADMM's and HQS's CG vector work is pipelines too (strict_float);
+# their programs are compiled with -ffp-contract=off on both, so that g++ does not fuse the host's
+# float arithmetic (step sizes, the preconditioner's gain table) on arm64 alone.
 set(WIDTH 128)
 set(ITERATIONS 100)
 set(LAMBDA 0.002)

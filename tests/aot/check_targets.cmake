@@ -1,7 +1,8 @@
 # cmake -DSOLVER_DIR=<binary dir>/deblur.proxgen -DRUNTIME_DIR=<build>/proxgen_runtime -DNAME=deblur
-#       -DTARGETS="t1;t2;..." -P check_targets.cmake
+#       -DTARGETS="t1;t2;..." [-DGPU_KERNELS="f1;f2;..."] -P check_targets.cmake
 # Every requested target produced its solver library (an ar archive of real object code for that
-# architecture where readelf can tell), its typed header and its Halide runtime.
+# architecture where readelf can tell), its typed header and its Halide runtime; on CUDA and OpenCL
+# targets each Func named in GPU_KERNELS runs as a device kernel of its own.
 foreach(target IN LISTS TARGETS)
   set(dir ${SOLVER_DIR}/${target})
   foreach(f ${dir}/${NAME}.a ${dir}/${NAME}.h ${dir}/${NAME}_pipelines.h ${RUNTIME_DIR}/${target}/halide_runtime.a)
@@ -47,6 +48,14 @@ foreach(target IN LISTS TARGETS)
     if(modules LESS 3)
       message(FATAL_ERROR "${target}: ${NAME}.a holds ${modules} PTX modules for its 3 steps")
     endif()
+  endif()
+  if(target MATCHES "cuda|opencl")
+    foreach(func IN LISTS GPU_KERNELS)
+      file(STRINGS ${dir}/${NAME}.a kernel REGEX "_kernel_${func}_s0_")
+      if(NOT kernel)
+        message(FATAL_ERROR "${target}: ${NAME}.a has no device kernel computing ${func}")
+      endif()
+    endforeach()
   endif()
   if(machine)
     execute_process(COMMAND readelf -h ${dir}/${NAME}.a OUTPUT_VARIABLE elf)

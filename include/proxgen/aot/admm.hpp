@@ -13,12 +13,14 @@
 //    (Description::block_kinds) keeps its own: a spectral block's right-hand side is solved by its
 //    own transforms (eigenvalues from the impulse in that variable alone: the Gram is
 //    block-diagonal there), a direct block's x is what `x_update` wrote;
-//  - cg: `cg_residual` (rhs − G x at the warm start) and `gram` (G d) in a conjugate gradient
-//    loop whose vector updates and inner products (float64) run here, as the JIT's; where the
-//    operators have circulant stand-ins (Description::cg_preconditioned), preconditioned as the
-//    JIT's by the stand-in Gram's FFT inverse (eigenvalues from `precond_gram`, `precond_gram_psi`).
-//    A GPU library's FFT passes are not driven (proxgen/aot/fft.hpp runs CPU libraries): there CG
-//    runs unpreconditioned, and a spectral x-update fails at init with a sentence.
+//  - cg: `cg_residual` (rhs − G x at the warm start) and `gram` (G d) in the conjugate gradient
+//    card, whose vector updates and inner products are pipelines too (`cg_update`, `cg_direction`,
+//    `cg_dot`: float64 partial sums, totalled here), so a GPU library keeps CG's vectors on the
+//    device; where the operators have circulant stand-ins (Description::cg_preconditioned),
+//    preconditioned as the JIT's by the stand-in Gram's FFT inverse (eigenvalues from
+//    `precond_gram`, `precond_gram_psi`). A GPU library's FFT passes are not driven
+//    (proxgen/aot/fft.hpp runs CPU libraries): there CG runs unpreconditioned, and a spectral
+//    x-update fails at init with a sentence.
 // Then `zu_step` ((z⁺, u⁺) per term) and, at checks, `residual` (the partial sums).
 // HQS keeps u = 0: `zu_step` runs at x̂ = x⁺ + m (x⁺ − x) (its momentum), and what it writes as u⁺,
 // K x̂ − z⁺, is the implicit scaled multiplier the residual measures. Its continuation compares
@@ -31,6 +33,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -88,7 +91,8 @@ public:
             }
             if constexpr (x_update == XUpdate::direct) x_next_ = variables_buffers();
             if constexpr (x_update != XUpdate::direct) d_ = variables_buffers();
-            if constexpr (x_update == XUpdate::cg) r_ = variables_buffers(), gd_ = variables_buffers();
+            if constexpr (x_update == XUpdate::cg)
+                r_ = variables_buffers(), gd_ = variables_buffers(), cg_sums_ = this->partial_sums_buffer({}, n_var);
             if constexpr (preconditioned) s_ = variables_buffers();
             if constexpr (spectral) rhs_ = variables_buffers();
         } catch (const std::bad_alloc&) {
@@ -120,7 +124,11 @@ private:
                   arguments(Description::residual_metadata()) == inputs + 1;
         if constexpr (x_update != XUpdate::cg) ok = ok && arguments(Description::x_update_metadata()) == inputs + n_var;
         if constexpr (x_update != XUpdate::direct) ok = ok && arguments(Description::gram_metadata()) == inputs + n_var;
-        if constexpr (x_update == XUpdate::cg) ok = ok && arguments(Description::cg_residual_metadata()) == inputs + n_var;
+        if constexpr (x_update == XUpdate::cg)
+            ok = ok && arguments(Description::cg_residual_metadata()) == inputs + n_var &&
+                 arguments(Description::cg_update_metadata()) == 6 * n_var + 2 &&
+                 arguments(Description::cg_direction_metadata()) == 3 * n_var + 1 &&
+                 arguments(Description::cg_dot_metadata()) == 2 * n_var + 1;
         if constexpr (spectral) ok = ok && arguments(Description::gram_psi_metadata()) == inputs + n_var;
         if constexpr (preconditioned)
             ok = ok && arguments(Description::precond_gram_metadata()) == inputs + n_var &&
@@ -246,25 +254,36 @@ private:
         }
     }
 
-    /// Σ a·b in float64 over every variable, in four interleaved partial sums (a fixed order the
-    /// compiler may vectorize without reassociating: the same bits on every target).
-    static double dot(Variables& a, Variables& b) {
-        double total = 0;
-        for (std::size_t j = 0; j < a.size(); ++j) {
-            const float *pa = a[j].data(), *pb = b[j].data();
-            const std::size_t n = a[j].number_of_elements(), n4 = n - n % 4;
-            double s[4] = {0, 0, 0, 0};
-            for (std::size_t i = 0; i < n4; i += 4)
-                for (int k = 0; k < 4; ++k) s[k] += double(pa[i + k]) * double(pb[i + k]);
-            for (std::size_t i = n4; i < n; ++i) s[0] += double(pa[i]) * double(pb[i]);
-            total += (s[0] + s[1]) + (s[2] + s[3]);
+    /// Runs one of CG's vector pipelines (detail::CGVectorPipelines): the inputs (a buffer per
+    /// variable, list after list), the scalar where it takes one, the outputs (likewise), and the
+    /// partial sums where it writes them.
+    bool vectors(int (*pipeline)(void**), std::initializer_list<Variables*> in, float* factor,
+                 std::initializer_list<Variables*> out, bool sums) {
+        std::vector<void*> args;
+        for (auto* list : {&in, &out}) {
+            for (Variables* v : *list)
+                for (Buffer& b : *v) args.push_back(b.raw_buffer());
+            if (list == &in && factor) args.push_back(factor);
         }
-        return total;
+        if (sums) args.push_back(cg_sums_.raw_buffer());
+        return ran(pipeline, args);
     }
+
+    /// The total of the last partial sums over every variable, in float64 (as the JIT's).
+    double cg_total() {
+        double totals[n_var] = {};
+        Base::partial_totals(cg_sums_, totals);
+        double t = 0;
+        for (double v : totals) t += v;
+        return t;
+    }
+
+    /// Σ a·b over every variable.
+    double dot(Variables& a, Variables& b) { return vectors(&Description::cg_dot, {&a, &b}, nullptr, {}, true) ? cg_total() : NAN; }
 
     /// s = M⁻¹ r by the circulant stand-in's FFT inverse; false (error_ set) on a failure.
     bool precondition(double rho) {
-        r_.front().set_host_dirty();
+        r_.front().copy_to_host();
         if (Status st = spectral_.front().solve(r_.front(), s_.front(), rho); st != Status::ok) {
             error_ = fail(st, std::string("the x-update's preconditioner: ") + last_error_message());
             return false;
@@ -273,70 +292,36 @@ private:
     }
 
     /// The conjugate gradient card's runner (proxgen/algorithms/conjugate_gradient.hpp): the
-    /// operator and the preconditioner are pipelines, the vector updates run here on the host.
+    /// operator, the vector updates and the inner products are pipelines, so the vectors stay where
+    /// the steps run; the preconditioner's transforms run on the CPU side. An inner product that
+    /// failed is NaN, which ends the card's loop; the failure is in error_.
     struct CG {
         QuadraticSolver& a;
         double rho;
         Variables& s() { return a.use_preconditioner_ ? a.s_ : a.r_; }
-        bool residual() {
-            if (!a.call(&Description::cg_residual, a.r_)) return false;  // r = rhs − G x
-            for (int j = 0; j < n_var; ++j) {
-                a.r_[j].copy_to_host();
-                a.x_[j].copy_to_host();
-            }
-            return true;
-        }
+        bool residual() { return a.call(&Description::cg_residual, a.r_); }  // r = rhs − G x
         bool precondition() { return !a.use_preconditioner_ || a.precondition(rho); }
         bool preconditioned() const { return a.use_preconditioner_; }
-        bool start_direction() {
-            for (int j = 0; j < n_var; ++j) {
-                a.d_[j].copy_from(s()[j]);
-                a.d_[j].set_host_dirty();
-            }
-            return true;
+        bool start_direction() {  // d = s + 0 · s
+            float zero = 0;
+            return a.vectors(&Description::cg_direction, {&s(), &s()}, &zero, {&a.d_}, false);
         }
-        bool gram() {
-            if (!a.call(&Description::gram, a.gd_)) return false;  // gd = G d
-            for (Buffer& b : a.gd_) b.copy_to_host();
-            return true;
+        bool gram() { return a.call(&Description::gram, a.gd_); }  // gd = G d
+        double dot_r_s() { return a.dot(a.r_, s()); }
+        double dot_r_r() { return a.dot(a.r_, a.r_); }
+        double dot_d_gd() { return a.dot(a.d_, a.gd_); }
+        double update(float step) {  // x += step d, r −= step gd, and ‖r‖²
+            return a.vectors(&Description::cg_update, {&a.x_, &a.r_, &a.d_, &a.gd_}, &step, {&a.x_, &a.r_}, true)
+                       ? a.cg_total()
+                       : NAN;
         }
-        double dot_r_s() { return dot(a.r_, s()); }
-        double dot_r_r() { return dot(a.r_, a.r_); }
-        double dot_d_gd() { return dot(a.d_, a.gd_); }
-        double update(float step) {
-            double total = 0;
-            for (int j = 0; j < n_var; ++j) {
-                float *px = a.x_[j].data(), *pr = a.r_[j].data();
-                const float *pd = a.d_[j].data(), *pg = a.gd_[j].data();
-                const std::size_t n = a.x_[j].number_of_elements(), n4 = n - n % 4;
-                double rr[4] = {0, 0, 0, 0};
-                auto at = [&](std::size_t i, int k) {
-                    px[i] += step * pd[i];
-                    pr[i] -= step * pg[i];
-                    rr[k] += double(pr[i]) * double(pr[i]);
-                };
-                for (std::size_t i = 0; i < n4; i += 4)
-                    for (int k = 0; k < 4; ++k) at(i + std::size_t(k), k);
-                for (std::size_t i = n4; i < n; ++i) at(i, 0);
-                total += (rr[0] + rr[1]) + (rr[2] + rr[3]);
-                a.x_[j].set_host_dirty();
-            }
-            return total;
-        }
-        bool direction(float beta) {
-            for (int j = 0; j < n_var; ++j) {
-                float* pd = a.d_[j].data();
-                const float* ps = s()[j].data();
-                for (std::size_t i = 0, n = a.d_[j].number_of_elements(); i < n; ++i) pd[i] = ps[i] + beta * pd[i];
-                a.d_[j].set_host_dirty();
-            }
-            return true;
-        }
+        bool direction(float beta) { return a.vectors(&Description::cg_direction, {&s(), &a.d_}, &beta, {&a.d_}, false); }
     };
 
     bool conjugate_gradient(double rho) {
         CG run{*this, rho};
-        return algorithms::conjugate_gradient(run, {options_.cg_tol, options_.cg_max_iters}, cg_total_);
+        return algorithms::conjugate_gradient(run, {options_.cg_tol, options_.cg_max_iters}, cg_total_) &&
+               error_ == Status::ok;  // a failed inner product ended the loop as a NaN
     }
 
     // The card's Runner (proxgen/algorithms/admm.hpp, hqs.hpp); iterations_per_call and record
@@ -474,6 +459,7 @@ private:
     Options options_;
     Variables x_next_;      // the direct x-update's output
     Variables d_, r_, gd_, s_;  // CG's direction, residual, G d and M⁻¹ r (d_: the spectral impulses)
+    Buffer cg_sums_;            // CG's partial sums (an inner product's, or ‖r‖²'s after an update)
     Variables rhs_;         // spectral: the right-hand side
     float rho_ = 0;
     int cg_total_ = 0;
