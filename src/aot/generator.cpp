@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -310,6 +311,25 @@ Emitted quadratic_steps(const ir::Problem& p, const CommandLine& c, const Halide
     return e;
 }
 
+/// Each algorithm's step pipelines, in algorithm_table's order: the generator's column of the
+/// algorithm rows (Condat–Vũ runs Pock–Chambolle's emitter: its plan has the gradient step).
+struct StepEmitter {
+    Algorithm algorithm;
+    Emitted (*emit)(const ir::Problem& p, const CommandLine& c, const Halide::Target& lib_target, int n);
+};
+constexpr StepEmitter step_emitters[] = {
+    {Algorithm::admm, &quadratic_steps},  {Algorithm::ladmm, &ladmm_steps},
+    {Algorithm::pock_chambolle, &pc_steps}, {Algorithm::hqs, &quadratic_steps},
+    {Algorithm::condat_vu, &pc_steps},
+};
+static_assert(std::size(step_emitters) == algorithm_table.size(), "one step emitter per algorithm of algorithm_table");
+
+const StepEmitter& step_emitter(Algorithm a) {
+    const auto i = std::size_t(a);
+    PROXGEN_INTERNAL_ASSERT(i < std::size(step_emitters) && step_emitters[i].algorithm == a);
+    return step_emitters[i];
+}
+
 int run(const ir::Problem& planned, const CommandLine& c, const DataSources* sources) {
     const auto t0 = std::chrono::steady_clock::now();
     const Halide::Target target(c.target);
@@ -328,10 +348,7 @@ int run(const ir::Problem& planned, const CommandLine& c, const DataSources* sou
     const Halide::Target lib_target = target.with_feature(Halide::Target::NoRuntime);
     lower::ScheduleScope scope(lib_target, autoschedule);
     const int iterations_per_call = std::atoi(c.iterations_per_call.c_str());
-    Emitted e = p.algorithm == Algorithm::ladmm ? ladmm_steps(p, c, lib_target, iterations_per_call)
-                : p.algorithm == Algorithm::admm || p.algorithm == Algorithm::hqs
-                    ? quadratic_steps(p, c, lib_target, iterations_per_call)
-                    : pc_steps(p, c, lib_target, iterations_per_call);
+    Emitted e = step_emitter(p.algorithm).emit(p, c, lib_target, iterations_per_call);
     // the Gram pipelines of the ||K|| estimates the generated init makes (the JIT's rule)
     const NormEstimates estimates = norm_estimates(p);
     for (std::size_t k = 0; k < estimates.terms.size(); ++k) {
