@@ -487,7 +487,9 @@ inline constexpr int max_rank = 4;
 namespace proxgen::typed {
 /// A typed expression or penalty of a card that has no node type of its own (the typed front end
 /// defines them, proxgen/typed/card_node.hpp): how a card offers its typed spelling, pg::haar(x, 3).
-template <class Card, class E, class... A>
+/// Rank, where given, is the result's rank (reshape's is the user's); else Card::typed_rank of the
+/// operand's, or the operand's.
+template <class Card, int Rank = 0, class E, class... A>
 auto apply_card(E e, A&&... args);
 template <class Card, class E, class... A>
 auto apply_penalty(E e, A&&... args);

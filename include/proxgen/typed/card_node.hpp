@@ -50,12 +50,13 @@ inline ir::Node placeholder(const std::vector<int>& shape) {
 }
 }  // namespace detail
 
-template <class Card, class E, class... A>
+template <class Card, int Rank, class E, class... A>
 auto apply_card(E e, A&&... args) {
     static_assert(dsl::Expression<E>, "a catalogue operator takes a linear or affine expression of a variable");
     ir::Node n = Card::make(detail::placeholder(dsl::shape_of(e)), std::forward<A>(args)...);
     constexpr int rank = [] {
-        if constexpr (requires { Card::typed_rank(E::rank); }) return Card::typed_rank(E::rank);
+        if constexpr (Rank > 0) return Rank;
+        else if constexpr (requires { Card::typed_rank(E::rank); }) return Card::typed_rank(E::rank);
         else return E::rank;
     }();
     if (n.rank() != rank)

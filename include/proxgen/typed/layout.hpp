@@ -12,15 +12,6 @@
 
 namespace proxgen::dsl {
 
-/// the same elements in the same order (x fastest) under another shape of rank R.
-template <class E, int R>
-struct reshape_t {
-    using card = catalogue::ops::reshape;
-    static constexpr int rank = R;
-    E arg;
-    std::vector<int> shape;
-};
-
 /// a and b side by side along `axis` (0: hstack, 1: vstack, 2: channels).
 template <class A, class B>
 struct concat_t {
@@ -32,7 +23,6 @@ struct concat_t {
     std::vector<int> shape;
 };
 
-template <class E, int R> struct is_expression<reshape_t<E, R>> : std::true_type {};
 template <class A, class B> struct is_expression<concat_t<A, B>> : std::true_type {};
 
 }  // namespace proxgen::dsl
@@ -64,7 +54,7 @@ template <int R, dsl::Expression E>
 auto reshape(E arg, std::vector<int> shape) {
     static_assert(R >= 1 && R <= dsl::max_rank, PROXGEN_MSG_RESHAPE_RANK);
     shape = catalogue::ops::reshape::shape(dsl::shape_of(arg), shape, R);
-    return dsl::reshape_t<E, R>{std::move(arg), std::move(shape)};
+    return typed::apply_card<catalogue::ops::reshape, R>(std::move(arg), std::move(shape));
 }
 
 /// pg::merge_last_axes(e): e's last two axes as one (W × H × C × 2 → W × H × 2C), so that
@@ -74,7 +64,7 @@ template <dsl::Expression E>
 auto merge_last_axes(E arg) {
     static_assert(E::rank >= 3, PROXGEN_MSG_MERGE_LAST_AXES_RANK);
     std::vector<int> shape = catalogue::ops::reshape::merged_last_axes(dsl::shape_of(arg));
-    return dsl::reshape_t<E, E::rank - 1>{std::move(arg), std::move(shape)};
+    return typed::apply_card<catalogue::ops::reshape, E::rank - 1>(std::move(arg), std::move(shape));
 }
 
 /// pg::concat(a, b, axis): a followed by b along `axis`; every other axis must agree.

@@ -45,26 +45,6 @@ struct grad_t {
     std::vector<int> shape;
 };
 
-/// elementwise product with a weight image of the operand's shape.
-template <class E>
-struct mul_elemwise_t {
-    using card = catalogue::ops::mul_elemwise;
-    static constexpr int rank = E::rank;
-    Image weight;
-    E arg;
-    std::vector<int> shape;
-};
-
-/// scalar multiple.
-template <class E>
-struct scale_t {
-    using card = catalogue::ops::scale;
-    static constexpr int rank = E::rank;
-    float factor;
-    E arg;
-    std::vector<int> shape;
-};
-
 /// sum of two expressions of the same rank and shape.
 template <class A, class B>
 struct sum_t {
@@ -99,8 +79,6 @@ template <class T> struct is_expression : std::false_type {};
 template <class Tag, int R> struct is_expression<variable_t<Tag, R>> : std::true_type {};
 template <class E, class B> struct is_expression<conv_t<E, B>> : std::true_type {};
 template <class E, class B, class A> struct is_expression<grad_t<E, B, A>> : std::true_type {};
-template <class E> struct is_expression<mul_elemwise_t<E>> : std::true_type {};
-template <class E> struct is_expression<scale_t<E>> : std::true_type {};
 template <class A, class B> struct is_expression<sum_t<A, B>> : std::true_type {};
 template <class E> struct is_expression<offset_t<E>> : std::true_type {};
 
@@ -180,8 +158,7 @@ auto grad(E arg, dsl::axes_t<A...>, Boundary = {}) {
 /// pg::mul_elemwise(w, e): elementwise product with a weight image of e's shape.
 template <dsl::Expression E>
 auto mul_elemwise(const Image& weight, E arg) {
-    std::vector<int> shape = catalogue::ops::mul_elemwise::shape(weight, dsl::shape_of(arg));
-    return dsl::mul_elemwise_t<E>{weight, std::move(arg), std::move(shape)};
+    return typed::apply_card<catalogue::ops::mul_elemwise>(std::move(arg), weight);
 }
 
 /// pg::subsample(e, sx, sy): every sx-th column and sy-th row, starting at 0.
@@ -194,9 +171,7 @@ namespace dsl {
 
 template <Scalar S, Expression E>
 auto operator*(S s, E e) {
-    const float factor = catalogue::check::scale(static_cast<double>(s));
-    std::vector<int> shape = shape_of(e);
-    return scale_t<E>{factor, std::move(e), std::move(shape)};
+    return typed::apply_card<catalogue::ops::scale>(std::move(e), static_cast<double>(s));
 }
 template <Expression E, Scalar S>
 auto operator*(E e, S s) { return s * std::move(e); }

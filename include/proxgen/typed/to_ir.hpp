@@ -51,11 +51,8 @@ private:
 template <class Tag, int R> ir::Node to_ir(const dsl::variable_t<Tag, R>& v, TypedVariables& vars);
 template <class E, class B> ir::Node to_ir(const dsl::conv_t<E, B>& e, TypedVariables& vars);
 template <class E, class B, class A> ir::Node to_ir(const dsl::grad_t<E, B, A>& e, TypedVariables& vars);
-template <class E> ir::Node to_ir(const dsl::mul_elemwise_t<E>& e, TypedVariables& vars);
-template <class E> ir::Node to_ir(const dsl::scale_t<E>& e, TypedVariables& vars);
 template <class A, class B> ir::Node to_ir(const dsl::sum_t<A, B>& e, TypedVariables& vars);
 template <class E> ir::Node to_ir(const dsl::offset_t<E>& e, TypedVariables& vars);
-template <class E, int R> ir::Node to_ir(const dsl::reshape_t<E, R>& e, TypedVariables& vars);
 template <class A, class B> ir::Node to_ir(const dsl::concat_t<A, B>& e, TypedVariables& vars);
 template <class Card, int R, class E> ir::Node to_ir(const dsl::card_t<Card, R, E>& e, TypedVariables& vars);
 template <class E> ir::Node to_ir(const dsl::user_t<E>& e, TypedVariables& vars);       // proxgen/user_operator.hpp
@@ -81,14 +78,6 @@ template <class E, class B, class A>
 ir::Node to_ir(const dsl::grad_t<E, B, A>& e, TypedVariables& vars) {
     return ops::grad::make(to_ir(e.arg, vars), A::list(), dsl::grad_t<E, B, A>::periodic);
 }
-template <class E>
-ir::Node to_ir(const dsl::mul_elemwise_t<E>& e, TypedVariables& vars) {
-    return ops::mul_elemwise::make(to_ir(e.arg, vars), e.weight);
-}
-template <class E>
-ir::Node to_ir(const dsl::scale_t<E>& e, TypedVariables& vars) {
-    return ops::scale::make(to_ir(e.arg, vars), e.factor);
-}
 template <class A, class B>
 ir::Node to_ir(const dsl::sum_t<A, B>& e, TypedVariables& vars) {
     ir::Node a = to_ir(e.lhs, vars);
@@ -97,10 +86,6 @@ ir::Node to_ir(const dsl::sum_t<A, B>& e, TypedVariables& vars) {
 template <class E>
 ir::Node to_ir(const dsl::offset_t<E>& e, TypedVariables& vars) {
     return ops::sum::offset(to_ir(e.arg, vars), e.offset, e.sign, e.sign > 0 ? "+" : "-");
-}
-template <class E, int R>
-ir::Node to_ir(const dsl::reshape_t<E, R>& e, TypedVariables& vars) {
-    return ops::reshape::make(to_ir(e.arg, vars), e.shape);
 }
 template <class A, class B>
 ir::Node to_ir(const dsl::concat_t<A, B>& e, TypedVariables& vars) {

@@ -88,13 +88,4 @@ struct linear_traits<dsl::concat_t<A, B>> : binary_traits<A, B> {
     static constexpr LinearFacts facts = catalogue::ops::concat::combine(facts_of<A>, facts_of<B>);
 };
 
-/// The nodes whose facts their card combines from the operand's alone.
-template <class Node, class E>
-struct card_traits : unary_traits<E> {
-    static constexpr LinearFacts facts = Node::card::combine(facts_of<E>);
-};
-template <class E> struct linear_traits<dsl::mul_elemwise_t<E>> : card_traits<dsl::mul_elemwise_t<E>, E> {};
-template <class E> struct linear_traits<dsl::scale_t<E>> : card_traits<dsl::scale_t<E>, E> {};
-template <class E, int R> struct linear_traits<dsl::reshape_t<E, R>> : card_traits<dsl::reshape_t<E, R>, E> {};
-
 }  // namespace proxgen::traits
