@@ -4,8 +4,11 @@
 // index.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include "test_support.hpp"
 
@@ -146,4 +149,47 @@ TEST_CASE("batch: two variables, each member with its own observation", "[batch]
         CHECK(same_image(batch[i]["x"], one["x"]));
         CHECK(same_image(batch[i]["y"], one["y"]));
     }
+}
+
+TEST_CASE("Options::stop set from another thread stops a solve, automatic's probes and every batch member", "[batch]") {
+    const int n = 32;
+    const rt::Problem prob = deblur(n);
+    std::atomic<bool> stop{true};
+    pg::Options opt;
+    opt.max_iters = 10000000;
+    opt.eps_abs = opt.eps_rel = 0;
+    opt.stop = &stop;
+    // set before: each run stops after its first iteration, automatic without probing further
+    for (pg::Algorithm a : {pg::Algorithm::pock_chambolle, pg::Algorithm::admm, pg::Algorithm::automatic}) {
+        CAPTURE(pg::name(a));
+        opt.algorithm = a;
+        const pg::Result r = rt::solve(prob, opt);
+        CHECK(r.status == pg::Status::interrupted);
+        CHECK(r.iterations == 1);
+        CHECK(r["x"].sizes() == std::vector<int>{n, n});
+    }
+    std::vector<rt::BatchMember> members(6);
+    for (unsigned i = 0; i < members.size(); ++i) members[i].inputs["b"] = pattern(n, i + 1);
+    opt.algorithm = pg::Algorithm::pock_chambolle;
+    for (const pg::Result& r : rt::solve_batch(prob, members, opt)) {
+        CHECK(r.status == pg::Status::interrupted);
+        CHECK(r.iterations == 0);
+        CHECK_THAT(r.message, Contains("not started"));
+    }
+    // set while running (ten million iterations each would take many minutes): every member stops
+    // within an iteration of the flag, the ones running report where they were
+    stop = false;
+    std::thread setter([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        stop = true;
+    });
+    const std::vector<pg::Result> batch = rt::solve_batch(prob, members, opt);
+    setter.join();
+    int ran = 0;
+    for (const pg::Result& r : batch) {
+        CHECK(r.status == pg::Status::interrupted);
+        CHECK(r.iterations < opt.max_iters);
+        if (r.iterations > 0) ++ran;
+    }
+    CHECK(ran >= 1);
 }

@@ -1,9 +1,11 @@
 // proxgen._core: describe / solve / solve_batch / objective with options as keyword arguments,
 // results as NumPy arrays. The GIL is released while solving; after each iteration the callback
-// path takes it back briefly to run Python's signal handlers (Ctrl-C stops the solve and raises
-// KeyboardInterrupt) and the user's callback (returning False stops the solve). A batch runs
-// without that path (rt::solve_batch runs its members one at a time when given a callback).
+// path takes it back briefly to run the user's callback (returning False stops the solve). Ctrl-C
+// reaches the solve through Options::stop (SigintWatch), so it also stops what runs on threads of
+// ProxGen's own, where Python's handlers cannot run: automatic's candidates, a batch's members.
+#include <atomic>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <optional>
 
@@ -130,18 +132,69 @@ SolveArgs options_of(const py::dict& kw, const PyProblem& prob) {
     return a;
 }
 
+/// Set by on_sigint while a SigintWatch is installed; lock-free, so a signal handler may store it.
+std::atomic<bool> sigint_seen{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+extern "C" void on_sigint(int) { sigint_seen.store(true, std::memory_order_relaxed); }
+
+/// Ctrl-C during a solve called from Python's main thread: while it lives, SIGINT sets a flag the
+/// solve reads as Options::stop (its iterations may run on threads where Python's own handler,
+/// which only runs on the main thread between bytecodes, cannot be reached); `finish` puts Python's
+/// handler back and, if the signal came, raises it there (KeyboardInterrupt, or the user's own
+/// signal.signal handler). A SIGINT that Python ignores or leaves at its default is not watched,
+/// nor one on another thread's solve (the main thread's Ctrl-C is not that solve's).
+class SigintWatch {
+public:
+    SigintWatch() {
+        py::module_ threading = py::module_::import("threading");
+        if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return;
+        struct sigaction current{};
+        if (sigaction(SIGINT, nullptr, &current) != 0) return;
+        if (current.sa_handler == on_sigint) {  // a solve inside a callback of a watched one
+            nested_ = true;
+            return;
+        }
+        if ((current.sa_flags & SA_SIGINFO) == 0 && (current.sa_handler == SIG_IGN || current.sa_handler == SIG_DFL))
+            return;
+        struct sigaction watch{};
+        watch.sa_handler = on_sigint;
+        sigemptyset(&watch.sa_mask);
+        sigint_seen.store(false);
+        if (sigaction(SIGINT, &watch, &previous_) == 0) installed_ = true;
+    }
+    SigintWatch(const SigintWatch&) = delete;
+    SigintWatch& operator=(const SigintWatch&) = delete;
+    ~SigintWatch() { restore(); }
+
+    /// What Options::stop should point at: the flag, or null where nothing is watched.
+    const std::atomic<bool>* flag() const { return installed_ || nested_ ? &sigint_seen : nullptr; }
+    /// With the GIL held: Python's handler back, and the signal that came delivered to it.
+    void finish() {
+        const bool seen = installed_ && sigint_seen.load();
+        restore();
+        if (!seen) return;
+        PyErr_SetInterrupt();
+        if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    }
+
+private:
+    void restore() {
+        if (installed_) sigaction(SIGINT, &previous_, nullptr);
+        installed_ = false;
+    }
+    struct sigaction previous_{};
+    bool installed_ = false, nested_ = false;
+};
+
 /// Runs the solve without the GIL; Ctrl-C and the callback's verdict stop it between iterations.
 Result solve_released(const PyProblem& prob, SolveArgs args) {
     std::optional<py::error_already_set> pending;  // a KeyboardInterrupt or the callback's exception
     bool python_stopped = false;
     const bool has_callback = !args.callback.is_none();
-    args.options.callback = [&](const IterationInfo& info) -> bool {
+    SigintWatch sigint;
+    args.options.stop = sigint.flag();
+    if (has_callback) args.options.callback = [&](const IterationInfo& info) -> bool {
         py::gil_scoped_acquire gil;
-        if (PyErr_CheckSignals() != 0) {
-            pending.emplace();
-            return false;
-        }
-        if (!has_callback) return true;
         try {
             py::object verdict = args.callback(info);
             if (!verdict.is_none() && !py::bool_(verdict)) python_stopped = true;
@@ -164,6 +217,7 @@ Result solve_released(const PyProblem& prob, SolveArgs args) {
         std::fflush(stdout);
     }
     if (pending) throw std::move(*pending);
+    sigint.finish();
     return r;
 }
 
@@ -188,8 +242,9 @@ rt::BatchMember member_of(const py::handle& m, std::size_t i, Keep& keep) {
 }
 
 /// rt::solve_batch without the GIL and without a callback: a callback would make the members run
-/// one at a time (and could not say which member it sees), so Ctrl-C is noticed when the batch
-/// returns, and raises KeyboardInterrupt then.
+/// one at a time (and could not say which member it sees). Ctrl-C stops every member through
+/// Options::stop (those not started start no more) and raises KeyboardInterrupt when the batch
+/// returns.
 std::vector<Result> solve_batch_released(const PyProblem& prob, const py::sequence& members, const py::dict& kw) {
     py::dict rest;
     py::object warm_start = py::none();
@@ -220,17 +275,21 @@ std::vector<Result> solve_batch_released(const PyProblem& prob, const py::sequen
     // the C++ table (verbose) goes to C's stdout: flush Python's first so that the two interleave
     py::module_::import("sys").attr("stdout").attr("flush")();
     std::vector<Result> out;
+    SigintWatch sigint;
+    Options options = args.options;
+    options.stop = sigint.flag();
     {
         py::gil_scoped_release release;
         try {
-            out = warm_start.is_none() ? rt::solve_batch(prob.problem, list, args.options)
-                                       : rt::solve_batch(prob.problem, list, args.options, warm);
+            out = warm_start.is_none() ? rt::solve_batch(prob.problem, list, options)
+                                       : rt::solve_batch(prob.problem, list, options, warm);
         } catch (...) {
             std::fflush(stdout);
             throw;
         }
         std::fflush(stdout);
     }
+    sigint.finish();
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     return out;
 }

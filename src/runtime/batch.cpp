@@ -47,6 +47,11 @@ std::vector<Result> solve_members(const Problem& prob, const std::vector<BatchMe
     std::vector<Result> out(members.size());
     std::vector<std::exception_ptr> internal(members.size());
     auto solve_one = [&](std::size_t i) {
+        if (opt.stop && opt.stop->load(std::memory_order_relaxed)) {
+            out[i].status = Status::interrupted;
+            out[i].message = fmt::format("batch member {}: not started: Options::stop was set", i);
+            return;
+        }
         try {
             Problem member = prob;
             for (const auto& [name, image] : members[i].inputs) member.set_input(name, image);

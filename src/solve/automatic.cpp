@@ -231,6 +231,10 @@ AutomaticChoice choose_automatic(const std::function<std::optional<ir::Problem>(
             continue;
         }
         if (c.precondition && planned->psi.size() < 2) continue;  // the same run as plain pc
+        if (chosen_any && p.stop && p.stop->load(std::memory_order_relaxed)) {
+            ch.why += fmt::format(" {} not probed (stopped: Options::stop was set);", c.label);
+            continue;
+        }
         if (probe == 0) {
             ch.label = c.label;
             ch.plan = std::move(planned);

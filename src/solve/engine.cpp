@@ -25,6 +25,7 @@ const char* name(Status s) {
     case Status::converged: return "converged";
     case Status::max_iterations: return "max_iterations";
     case Status::stopped_by_callback: return "stopped_by_callback";
+    case Status::interrupted: return "interrupted";
     case Status::likely_infeasible: return "likely_infeasible";
     case Status::unbounded: return "unbounded";
     case Status::failed: return "failed";
@@ -336,6 +337,10 @@ bool Monitor::likely_infeasible() {
 }
 
 bool Monitor::after_iteration(int it) {
+    if (opt_.stop && opt_.stop->load(std::memory_order_relaxed)) {
+        interrupted_ = true;
+        return false;
+    }
     if (!opt_.callback) return true;
     IterationInfo info = last_.iteration == it ? last_ : IterationInfo{it};
     return opt_.callback(info);
@@ -345,7 +350,10 @@ void Monitor::finish(int it, bool converged, bool stopped) {
     result_.iterations = it;
     result_.converged = converged;
     if (result_.status != Status::likely_infeasible && result_.status != Status::unbounded)
-        result_.status = converged ? Status::converged : stopped ? Status::stopped_by_callback : Status::max_iterations;
+        result_.status = converged  ? Status::converged
+                         : !stopped ? Status::max_iterations
+                         : interrupted_ ? Status::interrupted
+                                        : Status::stopped_by_callback;
     if (result_.status == Status::max_iterations && violated_at_tolerance_ && result_.message.empty()) {
         std::vector<std::string> constraints;
         for (const auto& t : problem_.psi)

@@ -134,7 +134,7 @@ public:
     /// number of steps out fooled it where a bounded problem's steps were small: its fall went on
     /// linearly as far as 1000 tiny steps reach.)
     bool unbounded_along(const Image& x, const Image& step, int it);
-    /// Calls the user's callback; returns false to stop.
+    /// Reads Options::stop, then calls the user's callback; returns false to stop.
     bool after_iteration(int it);
     void finish(int it, bool converged, bool stopped);
 
@@ -153,6 +153,7 @@ private:
     bool check_constraints_;             // has_unprojected_constraints: converged needs them met
     bool may_be_infeasible_;             // a term has a constraint or a domain (not finite_everywhere)
     bool violated_at_tolerance_ = false;  // the last check met the tolerances, x not the constraints
+    bool interrupted_ = false;           // Options::stop ended the loop
     int stalled_checks_ = 0;
     double stall_reference_ = 0;
     const Image* last_x_ = nullptr;  // the x of the last record(), valid until the next iteration

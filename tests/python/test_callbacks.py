@@ -69,6 +69,26 @@ def test_ctrl_c_interrupts_a_long_solve():
     assert rt.solve(prob, algorithm="pc", max_iters=5).iterations == 5
 
 
+def test_ctrl_c_interrupts_an_automatic_solve():
+    # automatic runs its candidates on threads of its own, where Python's signal handlers never run:
+    # Ctrl-C reaches them through Options::stop
+    prob = small_problem()
+    rt.solve(prob, algorithm="automatic", max_iters=100)  # its candidates compiled before the clock starts
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            rt.solve(prob, algorithm="automatic", max_iters=10 ** 9, eps_abs=0, eps_rel=0)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 60
+    # a callback still stops it, and the module still works
+    res = rt.solve(prob, algorithm="automatic", max_iters=10 ** 9, eps_abs=0, eps_rel=0,
+                   callback=lambda info: info.iteration < 150)
+    assert res.status == "stopped_by_callback"
+
+
 def test_the_gil_is_released_while_solving():
     prob = small_problem()
     rt.solve(prob, algorithm="pc", max_iters=1)

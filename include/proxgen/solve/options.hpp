@@ -1,9 +1,10 @@
 // Options of pg::solve. Every step size defaults to 0 = "take it from the plan".
 #pragma once
 
+#include <atomic>
 #include <functional>
-#include <map>
 #include <limits>
+#include <map>
 
 #include "proxgen/image.hpp"
 #include "proxgen/algorithm.hpp"
@@ -74,6 +75,12 @@ struct Options {
     /// early. Under Algorithm::automatic: from the first iteration after the probes, on the chosen
     /// candidate's own thread (its run began as a probe there).
     std::function<bool(const IterationInfo&)> callback;
+    /// A flag another thread (or a signal handler: a lock-free atomic) sets to stop the solve after
+    /// its current iteration, Status::interrupted; x is the iterate reached. Read without a lock, on
+    /// whichever threads run iterations, so it stops what a callback cannot reach: Algorithm::
+    /// automatic's probes, every member of rt::solve_batch (those not started yet start no more),
+    /// while members still run side by side. Must outlive the solve.
+    const std::atomic<bool>* stop = nullptr;
 };
 
 /// Throws proxgen::Error naming the first option out of its range ("Options: cg_max_iters must be

@@ -22,6 +22,7 @@ enum class Status {
     converged,          ///< both residuals met their tolerance
     max_iterations,     ///< ran max_iters without meeting the tolerance
     stopped_by_callback, ///< the callback returned false
+    interrupted,        ///< Options::stop was set (a batch member not started then: 0 iterations)
     likely_infeasible,  ///< stopped early: one residual stalled far above its tolerance while the other
                         ///< vanished, the signature of constraints with no common point (Result::message)
     unbounded,          ///< stopped early: the residuals stalled like that while the objective kept
