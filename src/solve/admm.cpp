@@ -29,8 +29,29 @@ using lower::Stages;
 
 namespace {
 
+/// CG's vector work (CGVectorPipelines, the generated solvers' too): one set per list of variable
+/// ranks, whatever the problem, so a new structure compiles none of it again.
+struct CGVectorKernels {
+    jit::KernelPtr update, direction, dot;
+    explicit CGVectorKernels(const ir::Problem& p) {
+        std::string ranks;
+        for (const auto& s : ir::variable_shapes(p)) ranks += std::to_string(s.size());
+        LazyPipelines<CGVectorPipelines> pipes(p);
+        update = jit::kernel("cg.update:" + ranks, [&] { return jit::Source{pipes->update, pipes->update_arguments()}; });
+        direction = jit::kernel("cg.direction:" + ranks,
+                                [&] { return jit::Source{pipes->direction, pipes->direction_arguments()}; });
+        dot = jit::kernel("cg.dot:" + ranks, [&] { return jit::Source{pipes->dot, pipes->dot_arguments()}; });
+    }
+};
+
+/// Vectors of fewer elements run CG's vector kernels on the calling thread: below this the thread
+/// pool's hand-offs cost more than the halves of a pass they would save (the C++ loops they
+/// replaced ran on one thread at every size).
+constexpr std::size_t kSerialVectorsBelow = 128 * 128;
+
 struct QuadraticKernels {
     jit::KernelPtr rhs_or_x, gram_apply, residual, zu_step, split_residual;
+    std::optional<CGVectorKernels> cg_vectors;
     explicit QuadraticKernels(const ir::Problem& p) {
         LazyPipelines<QuadraticPipelines> pipes(p);
         const std::string a = p.algorithm == Algorithm::hqs ? "hqs" : "admm";
@@ -40,6 +61,7 @@ struct QuadraticKernels {
         if (p.x_update == plan::XUpdate::cg) {
             gram_apply = kernel_for(p, a + ".gram", pipes.source(&QuadraticPipelines::gram_apply));
             residual = kernel_for(p, a + ".cg_residual", pipes.source(&QuadraticPipelines::residual));
+            cg_vectors.emplace(p);
         } else {
             rhs_or_x = kernel_for(p, a + ".x", pipes.source(&QuadraticPipelines::rhs_or_x));
         }
@@ -48,43 +70,6 @@ struct QuadraticKernels {
         split_residual = kernel_for(p, a + ".residual", source([](QuadraticPipelines& q) { return q.split->residual; }));
     }
 };
-
-// CG's vector loops: float data, float64 sums; `omp simd` (compiled with -fopenmp-simd, no
-// threads) lets the compiler vectorize the float64 reductions it must otherwise keep in order.
-double dot(const Image& a, const Image& b) {
-    const float *pa = a.data(), *pb = b.data();
-    const std::size_t n = a.size();
-    double s = 0;
-#pragma omp simd reduction(+ : s)
-    for (std::size_t i = 0; i < n; ++i) s += double(pa[i]) * double(pb[i]);
-    return s;
-}
-
-/// x += step d, r −= step gd; returns ‖r‖² after the update.
-double cg_update(Image& x, Image& r, const Image& d, const Image& gd, float step) {
-    float *px = x.data(), *pr = r.data();
-    const float *pd = d.data(), *pg = gd.data();
-    const float s = float(step);
-    const std::size_t n = x.size();
-    double rr = 0;
-#pragma omp simd reduction(+ : rr)
-    for (std::size_t i = 0; i < n; ++i) {
-        px[i] += s * pd[i];
-        pr[i] -= s * pg[i];
-        rr += double(pr[i]) * double(pr[i]);
-    }
-    return rr;
-}
-
-/// d = s + beta d.
-void cg_direction(Image& d, const Image& s, float beta) {
-    float* pd = d.data();
-    const float* ps = s.data();
-    const float b = float(beta);
-    const std::size_t n = d.size();
-#pragma omp simd
-    for (std::size_t i = 0; i < n; ++i) pd[i] = ps[i] + b * pd[i];
-}
 
 /// The x-update of ADMM/HQS for one problem: owns the buffers of its strategy.
 class XUpdate {
@@ -105,6 +90,9 @@ public:
         residual_.out_state(0, r_, shapes);
         gram_ = bound(k.gram_apply);
         gram_.in_state("direction", d_, shapes).out_state(0, gd_, shapes);
+        sums_ = Image(lower::square_sums_shape(shapes));
+        vectors_ = &*k.cg_vectors;
+        shapes_ = shapes;
         if (const std::optional<ir::Problem> c = circulant_problem(p))
             for (const auto* terms : {&c->omega, &c->psi})
                 for (const auto& t : *terms) approx_.push_back(t.expr);
@@ -146,27 +134,69 @@ private:
         precond_->solve(r_, s_);
     }
 
+    /// Binds CG's vector kernels to x (the runner's, whose address stays) and to the other vectors.
+    void bind_vectors(Image& x) {
+        const Image& s = approx_.empty() ? r_ : s_;
+        update_ = jit::Call(vectors_->update);
+        update_.in_state("cg_x", x, shapes_).in_state("cg_r", r_, shapes_).in_state("cg_d", d_, shapes_);
+        update_.in_state("cg_gd", gd_, shapes_).in("cg_factor", factor_);
+        update_.out(update_.out_state(update_.out_state(0, x, shapes_), r_, shapes_), sums_);
+        direction_ = jit::Call(vectors_->direction);
+        direction_.in_state("cg_s", s, shapes_).in_state("cg_d", d_, shapes_).in("cg_factor", factor_);
+        direction_.out_state(0, d_, shapes_);
+        start_ = jit::Call(vectors_->direction);  // d = s + 0 · s
+        start_.in_state("cg_s", s, shapes_).in_state("cg_d", s, shapes_).in("cg_factor", zero_);
+        start_.out_state(0, d_, shapes_);
+        auto dot = [&](const Image& a, const Image& b) {
+            jit::Call c(vectors_->dot);
+            c.in_state("cg_x", a, shapes_).in_state("cg_r", b, shapes_).out(0, sums_);
+            return c;
+        };
+        dot_rs_ = dot(r_, s);
+        dot_rr_ = dot(r_, r_);
+        dot_dgd_ = dot(d_, gd_);
+        bound_x_ = &x;
+    }
+
+    /// Runs one of CG's vector kernels; with `sums`, the total of its partial sums.
+    double run_vectors(jit::Call& c, bool sums) {
+        c.run();
+        if (!sums) return 0;
+        double total = 0;
+        for (double t : lower::total_square_sums(sums_)) total += t;
+        return total;
+    }
+
     /// The conjugate gradient card's runner (proxgen/algorithms/conjugate_gradient.hpp) over this
-    /// x-update's kernels and buffers, for one solve at penalty ρ.
+    /// x-update's kernels and buffers, for one solve at penalty ρ: the generated solvers' vector
+    /// kernels, so both run the same arithmetic.
     struct CG {
         XUpdate& u;
-        Image& x;
         double rho;
-        const Image& s() const { return u.approx_.empty() ? u.r_ : u.s_; }
         bool residual() { return u.residual_.run(), true; }
         bool precondition() { return u.precondition(rho), true; }
         bool preconditioned() const { return !u.approx_.empty(); }
-        bool start_direction() { return std::copy(s().data(), s().data() + s().size(), u.d_.data()), true; }
+        bool start_direction() { return u.run_vectors(u.start_, false), true; }
         bool gram() { return u.gram_.run(), true; }
-        double dot_r_s() { return dot(u.r_, s()); }
-        double dot_r_r() { return dot(u.r_, u.r_); }
-        double dot_d_gd() { return dot(u.d_, u.gd_); }
-        double update(float step) { return cg_update(x, u.r_, u.d_, u.gd_, step); }
-        bool direction(float beta) { return cg_direction(u.d_, s(), beta), true; }
+        double dot_r_s() { return u.run_vectors(u.dot_rs_, true); }
+        double dot_r_r() { return u.run_vectors(u.dot_rr_, true); }
+        double dot_d_gd() { return u.run_vectors(u.dot_dgd_, true); }
+        double update(float step) {
+            u.factor_ = step;
+            return u.run_vectors(u.update_, true);
+        }
+        bool direction(float beta) {
+            u.factor_ = beta;
+            return u.run_vectors(u.direction_, false), true;
+        }
     };
 
     void conjugate_gradient(Image& x, double rho) {
-        CG run{*this, x, rho};
+        if (bound_x_ != &x) bind_vectors(x);
+        // small vectors: on this thread (the pool's hand-offs would cost more than they save)
+        std::optional<jit::SerialKernels> serial;
+        if (x.size() < kSerialVectorsBelow && !jit::SerialKernels::active()) serial.emplace();
+        CG run{*this, rho};
         algorithms::conjugate_gradient(run, {opt_.cg_tol, opt_.cg_max_iters}, cg_total_);
     }
 
@@ -174,6 +204,13 @@ private:
     const Options& opt_;
     jit::Call rhs_or_x_, residual_, gram_;
     Image rhs_, r_, d_, gd_, s_;
+    // CG's vector kernels, bound at the first solve; their scalar argument and partial sums
+    const CGVectorKernels* vectors_ = nullptr;
+    jit::Call update_, direction_, start_, dot_rs_, dot_rr_, dot_dgd_;
+    const Image* bound_x_ = nullptr;
+    float factor_ = 0, zero_ = 0;
+    Image sums_;
+    std::vector<std::vector<int>> shapes_;
     std::vector<ir::Node> approx_;  // circulant stand-ins, Ω terms then Ψ terms (empty: none)
     std::unique_ptr<spectral::GramSolver> precond_;
     double precond_rho_ = 0;
