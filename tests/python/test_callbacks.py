@@ -53,18 +53,24 @@ def test_an_exception_in_the_callback_propagates():
         rt.solve(small_problem(), algorithm="pc", max_iters=100, callback=cb)
 
 
-def test_ctrl_c_interrupts_a_long_solve():
-    prob = small_problem()
-    rt.solve(prob, algorithm="pc", max_iters=1)  # compiled before the clock starts
+def _interrupted_by_ctrl_c(prob, algorithm, max_iters):
+    """Sends SIGINT 0.5 s into a solve that would run max_iters; it must raise KeyboardInterrupt
+    long before (the iterations are compiled before the clock starts)."""
+    rt.solve(prob, algorithm=algorithm, max_iters=100)
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     start = time.monotonic()
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            rt.solve(prob, algorithm="pc", max_iters=10 ** 8, eps_abs=0, eps_rel=0)
+            rt.solve(prob, algorithm=algorithm, max_iters=max_iters, eps_abs=0, eps_rel=0)
     finally:
         timer.cancel()
     assert time.monotonic() - start < 60
+
+
+def test_ctrl_c_interrupts_a_long_solve():
+    prob = small_problem()
+    _interrupted_by_ctrl_c(prob, "pc", 10 ** 8)
     # and the module still works
     assert rt.solve(prob, algorithm="pc", max_iters=5).iterations == 5
 
@@ -73,16 +79,7 @@ def test_ctrl_c_interrupts_an_automatic_solve():
     # automatic runs its candidates on threads of its own, where Python's signal handlers never run:
     # Ctrl-C reaches them through Options::stop
     prob = small_problem()
-    rt.solve(prob, algorithm="automatic", max_iters=100)  # its candidates compiled before the clock starts
-    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
-    start = time.monotonic()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            rt.solve(prob, algorithm="automatic", max_iters=10 ** 9, eps_abs=0, eps_rel=0)
-    finally:
-        timer.cancel()
-    assert time.monotonic() - start < 60
+    _interrupted_by_ctrl_c(prob, "automatic", 10 ** 9)
     # a callback still stops it, and the module still works
     res = rt.solve(prob, algorithm="automatic", max_iters=10 ** 9, eps_abs=0, eps_rel=0,
                    callback=lambda info: info.iteration < 150)
