@@ -123,11 +123,21 @@ private:
     /// s = M⁻¹ r: the circulant preconditioner (FFT solve); without one s is r itself.
     void precondition(double rho) {
         if (approx_.empty()) return;
-        if (!precond_ || precond_rho_ != rho) {
-            precond_ = std::make_unique<spectral::GramSolver>(spectral::Basis::fft, p_.variable_shape);
+        if (!precond_) {
+            // Ω's part and Ψ's per unit ρ, each evaluated once: a new ρ (balancing, HQS's stages)
+            // recombines them, where evaluating every transfer function again cost tens of ms a
+            // change at 1024²
+            auto gram = [&] { return std::make_unique<spectral::GramSolver>(spectral::Basis::fft, p_.variable_shape); };
+            precond_ = gram(), precond_omega_ = gram(), precond_psi_ = gram();
             std::size_t i = 0;
-            for (const auto& t : p_.omega) precond_->add_term(approx_[i++], 2.0 * t.weight * double(t.beta) * t.beta);
-            for (std::size_t j = 0; j < p_.psi.size(); ++j) precond_->add_term(approx_[i++], rho);
+            for (const auto& t : p_.omega) precond_omega_->add_term(approx_[i++], 2.0 * t.weight * double(t.beta) * t.beta);
+            for (std::size_t j = 0; j < p_.psi.size(); ++j) precond_psi_->add_term(approx_[i++], 1.0);
+            precond_rho_ = std::numeric_limits<double>::quiet_NaN();
+        }
+        if (!(precond_rho_ == rho)) {
+            precond_->clear();
+            precond_->add_scaled(*precond_omega_, 1.0);
+            precond_->add_scaled(*precond_psi_, rho);
             precond_->finalize();
             precond_rho_ = rho;
         }
@@ -212,7 +222,7 @@ private:
     Image sums_;
     std::vector<std::vector<int>> shapes_;
     std::vector<ir::Node> approx_;  // circulant stand-ins, Ω terms then Ψ terms (empty: none)
-    std::unique_ptr<spectral::GramSolver> precond_;
+    std::unique_ptr<spectral::GramSolver> precond_, precond_omega_, precond_psi_;
     double precond_rho_ = 0;
     SpectralGram spectral_{p_};
     int cg_total_ = 0;
