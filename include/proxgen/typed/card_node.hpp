@@ -2,7 +2,8 @@
 // pg::haar(x, 3) by calling typed::apply_card<its card>(e, args...) (declared in
 // proxgen/catalogue/card.hpp), and a penalty card typed::apply_penalty<its card>(e, args...).
 // The node keeps the IR its card built (checked when the typed expression is made, with the
-// card's sentences) and its operand; its compile-time facts are the card's combinator of the
+// card's sentences; its first argument stands for the operand, any others are the card's own, as
+// an offset's image) and its operand; its compile-time facts are the card's combinator of the
 // operand's (`combine`), or nothing known when the card's facts need more than that.
 #pragma once
 

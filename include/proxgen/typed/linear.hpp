@@ -62,25 +62,12 @@ struct user_t;
 template <class E>
 struct smooth_arg_t;
 
-/// e + offset image (e − b is stored with the image negated: b's sign lives in `sign`); the sum
-/// card's offset form.
-template <class E>
-struct offset_t {
-    using card = catalogue::ops::sum;
-    static constexpr int rank = E::rank;
-    E arg;
-    Image offset;
-    float sign;
-    std::vector<int> shape;
-};
-
 // ---- which types are expressions -------------------------------------------------------------
 template <class T> struct is_expression : std::false_type {};
 template <class Tag, int R> struct is_expression<variable_t<Tag, R>> : std::true_type {};
 template <class E, class B> struct is_expression<conv_t<E, B>> : std::true_type {};
 template <class E, class B, class A> struct is_expression<grad_t<E, B, A>> : std::true_type {};
 template <class A, class B> struct is_expression<sum_t<A, B>> : std::true_type {};
-template <class E> struct is_expression<offset_t<E>> : std::true_type {};
 
 template <class T>
 concept Expression = is_expression<std::remove_cvref_t<T>>::value;
@@ -189,10 +176,10 @@ auto operator+(A a, B b) {
 template <Expression A, Expression B>
 auto operator-(A a, B b) { return std::move(a) + (-1.0f * std::move(b)); }
 
+/// e ± b: the sum card's offset form (b's sign in `sign`).
 template <Expression E>
 auto make_offset(E e, const Image& b, float sign, const char* op) {
-    std::vector<int> shape = catalogue::ops::sum::offset_shape(shape_of(e), b, op);
-    return offset_t<E>{std::move(e), b, sign, std::move(shape)};
+    return typed::apply_card<catalogue::ops::sum::offset_form>(std::move(e), b, sign, op);
 }
 
 template <Expression E>

@@ -18,6 +18,7 @@
 
 #include "proxgen/catalogue/ops/mul_elemwise.hpp"
 #include "proxgen/catalogue/ops/scale.hpp"
+#include "proxgen/catalogue/ops/sum.hpp"
 #include "proxgen/plan/rewrite.hpp"
 #include "proxgen/typed/card_node.hpp"
 #include "proxgen/typed/penalty.hpp"
@@ -30,14 +31,14 @@ namespace proxgen::plan {
 namespace typed {
 
 template <class E> inline constexpr Root root_of = Root::other;
-template <class E> inline constexpr Root root_of<dsl::offset_t<E>> = Root::offset;
+template <int R, class E>
+inline constexpr Root root_of<dsl::card_t<catalogue::ops::sum::offset_form, R, E>> = Root::offset;
 template <int R, class E> inline constexpr Root root_of<dsl::card_t<catalogue::ops::scale, R, E>> = Root::scale;
 template <int R, class E>
 inline constexpr Root root_of<dsl::card_t<catalogue::ops::mul_elemwise, R, E>> = Root::mul_elemwise;
 
 /// The argument left once a rule has absorbed the root (the root's operand).
 template <class E> struct operand { using type = E; };
-template <class E> struct operand<dsl::offset_t<E>> { using type = E; };
 template <class Card, int R, class E> struct operand<dsl::card_t<Card, R, E>> { using type = E; };
 
 template <class Term>

@@ -52,7 +52,6 @@ template <class Tag, int R> ir::Node to_ir(const dsl::variable_t<Tag, R>& v, Typ
 template <class E, class B> ir::Node to_ir(const dsl::conv_t<E, B>& e, TypedVariables& vars);
 template <class E, class B, class A> ir::Node to_ir(const dsl::grad_t<E, B, A>& e, TypedVariables& vars);
 template <class A, class B> ir::Node to_ir(const dsl::sum_t<A, B>& e, TypedVariables& vars);
-template <class E> ir::Node to_ir(const dsl::offset_t<E>& e, TypedVariables& vars);
 template <class A, class B> ir::Node to_ir(const dsl::concat_t<A, B>& e, TypedVariables& vars);
 template <class Card, int R, class E> ir::Node to_ir(const dsl::card_t<Card, R, E>& e, TypedVariables& vars);
 template <class E> ir::Node to_ir(const dsl::user_t<E>& e, TypedVariables& vars);       // proxgen/user_operator.hpp
@@ -83,10 +82,6 @@ ir::Node to_ir(const dsl::sum_t<A, B>& e, TypedVariables& vars) {
     ir::Node a = to_ir(e.lhs, vars);
     return ops::sum::make(std::move(a), to_ir(e.rhs, vars));
 }
-template <class E>
-ir::Node to_ir(const dsl::offset_t<E>& e, TypedVariables& vars) {
-    return ops::sum::offset(to_ir(e.arg, vars), e.offset, e.sign, e.sign > 0 ? "+" : "-");
-}
 template <class A, class B>
 ir::Node to_ir(const dsl::concat_t<A, B>& e, TypedVariables& vars) {
     ir::Node a = to_ir(e.lhs, vars);
@@ -95,7 +90,7 @@ ir::Node to_ir(const dsl::concat_t<A, B>& e, TypedVariables& vars) {
 template <class Card, int R, class E>
 ir::Node to_ir(const dsl::card_t<Card, R, E>& e, TypedVariables& vars) {
     ir::Node n = e.node;
-    n.args = {to_ir(e.arg, vars)};
+    n.args.front() = to_ir(e.arg, vars);  // the operand; a card's other arguments (an offset's image) stay
     return n;
 }
 

@@ -79,10 +79,6 @@ template <class A, class B>
 struct linear_traits<dsl::sum_t<A, B>> : binary_traits<A, B> {
     static constexpr LinearFacts facts = catalogue::ops::sum::combine(facts_of<A>, facts_of<B>);
 };
-template <class E>
-struct linear_traits<dsl::offset_t<E>> : unary_traits<E> {
-    static constexpr LinearFacts facts = catalogue::ops::sum::combine_offset(facts_of<E>);
-};
 template <class A, class B>
 struct linear_traits<dsl::concat_t<A, B>> : binary_traits<A, B> {
     static constexpr LinearFacts facts = catalogue::ops::concat::combine(facts_of<A>, facts_of<B>);

@@ -42,6 +42,15 @@ struct sum {
         std::vector<int> s = e.shape;
         return node<sum>(std::move(s), {std::move(e), std::move(signed_b)});
     }
+    /// The typed front end's e ± b (typed::apply_card<sum::offset_form>): the offset form, whose
+    /// facts are its operand's alone (combine_offset).
+    struct offset_form {
+        static constexpr const char* name = "sum";
+        static ir::Node make(ir::Node e, const Image& b, float sign, const char* op) {
+            return offset(std::move(e), b, sign, op);
+        }
+        static constexpr LinearFacts combine(const LinearFacts& arg) { return combine_offset(arg); }
+    };
     /// n is e ± b.
     static bool is_offset(const ir::Node& n) {
         return is<sum>(n) && n.args.size() == 2 && is<scale>(n.args[1]) && !n.args[1].args.empty() &&
