@@ -93,10 +93,14 @@ public:
         sums_ = Image(lower::square_sums_shape(shapes));
         vectors_ = &*k.cg_vectors;
         shapes_ = shapes;
-        if (const std::optional<ir::Problem> c = circulant_problem(p))
-            for (const auto* terms : {&c->omega, &c->psi})
-                for (const auto& t : *terms) approx_.push_back(t.expr);
+        if (std::optional<ir::Problem> c = circulant_problem(p)) {
+            c->x_update = plan::XUpdate::fft;  // the Gram that SpectralGram inverts
+            circulant_ = std::move(c);
+            precond_ = std::make_unique<SpectralGram>(*circulant_);
+        }
     }
+    XUpdate(const XUpdate&) = delete;  // precond_ refers to circulant_
+    XUpdate& operator=(const XUpdate&) = delete;
     /// The "direction" input of kernels that do not use it (every kernel takes it).
     const Image& direction() const { return d_.empty() ? rhs_ : d_; }
 
@@ -121,32 +125,14 @@ public:
 private:
 
     /// s = M⁻¹ r: the circulant preconditioner (FFT solve); without one s is r itself.
+    /// (SpectralGram keeps Ω's and Ψ's spectra and recombines them when ρ moves.)
     void precondition(double rho) {
-        if (approx_.empty()) return;
-        if (!precond_) {
-            // Ω's part and Ψ's per unit ρ, each evaluated once: a new ρ (balancing, HQS's stages)
-            // recombines them, where evaluating every transfer function again cost tens of ms a
-            // change at 1024²
-            auto gram = [&] { return std::make_unique<spectral::GramSolver>(spectral::Basis::fft, p_.variable_shape); };
-            precond_ = gram(), precond_omega_ = gram(), precond_psi_ = gram();
-            std::size_t i = 0;
-            for (const auto& t : p_.omega) precond_omega_->add_term(approx_[i++], 2.0 * t.weight * double(t.beta) * t.beta);
-            for (std::size_t j = 0; j < p_.psi.size(); ++j) precond_psi_->add_term(approx_[i++], 1.0);
-            precond_rho_ = std::numeric_limits<double>::quiet_NaN();
-        }
-        if (!(precond_rho_ == rho)) {
-            precond_->clear();
-            precond_->add_scaled(*precond_omega_, 1.0);
-            precond_->add_scaled(*precond_psi_, rho);
-            precond_->finalize();
-            precond_rho_ = rho;
-        }
-        precond_->solve(r_, s_);
+        if (precond_) precond_->solve(r_, s_, 0.0, 1.0, rho);
     }
 
     /// Binds CG's vector kernels to x (the runner's, whose address stays) and to the other vectors.
     void bind_vectors(Image& x) {
-        const Image& s = approx_.empty() ? r_ : s_;
+        const Image& s = precond_ ? s_ : r_;
         update_ = jit::Call(vectors_->update);
         update_.in_state("cg_x", x, shapes_).in_state("cg_r", r_, shapes_).in_state("cg_d", d_, shapes_);
         update_.in_state("cg_gd", gd_, shapes_).in("cg_factor", factor_);
@@ -185,7 +171,7 @@ private:
         double rho;
         bool residual() { return u.residual_.run(), true; }
         bool precondition() { return u.precondition(rho), true; }
-        bool preconditioned() const { return !u.approx_.empty(); }
+        bool preconditioned() const { return u.precond_ != nullptr; }
         bool start_direction() { return u.run_vectors(u.start_, false), true; }
         bool gram() { return u.gram_.run(), true; }
         double dot_r_s() { return u.run_vectors(u.dot_rs_, true); }
@@ -221,9 +207,9 @@ private:
     float factor_ = 0, zero_ = 0;
     Image sums_;
     std::vector<std::vector<int>> shapes_;
-    std::vector<ir::Node> approx_;  // circulant stand-ins, Ω terms then Ψ terms (empty: none)
-    std::unique_ptr<spectral::GramSolver> precond_, precond_omega_, precond_psi_;
-    double precond_rho_ = 0;
+    // the preconditioner: the Gram of the circulant stand-in (none where it has none)
+    std::optional<ir::Problem> circulant_;
+    std::unique_ptr<SpectralGram> precond_;
     SpectralGram spectral_{p_};
     int cg_total_ = 0;
 };
