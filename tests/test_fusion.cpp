@@ -21,14 +21,7 @@ auto tv_denoise(const pg::Image& b) {
     return pg::sum_squares(x - b) + 0.1f * pg::group_norm1(pg::grad(x));
 }
 
-double relative_difference(const pg::Image& a, const pg::Image& b) {
-    double d2 = 0, n2 = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        d2 += std::pow(double(a.data()[i]) - b.data()[i], 2);
-        n2 += std::pow(double(b.data()[i]), 2);
-    }
-    return std::sqrt(d2 / n2);
-}
+using pg::test::relative_difference;
 
 pg::Result solve_with_fusion(bool fused, pg::Algorithm alg, pg::Options opt, const pg::Image& b) {
     opt.algorithm = alg;

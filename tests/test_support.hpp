@@ -27,6 +27,16 @@ inline double dot(const Image& a, const Image& b) {
 
 inline double norm(const Image& a) { return std::sqrt(dot(a, a)); }
 
+/// ‖a − b‖ / ‖b‖ in float64.
+inline double relative_difference(const Image& a, const Image& b) {
+    double d2 = 0, n2 = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        d2 += std::pow(double(a.data()[i]) - b.data()[i], 2);
+        n2 += std::pow(double(b.data()[i]), 2);
+    }
+    return std::sqrt(d2 / n2);
+}
+
 #ifdef PROXGEN_TEST_DATA_DIR
 /// tests/data in the source tree: small committed reference data (tests/data/README.md).
 inline std::string data_dir() { return PROXGEN_TEST_DATA_DIR; }

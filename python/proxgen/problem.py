@@ -31,7 +31,7 @@ _SOLVER_ONLY = {
 # ProxImaL's options about how it computes, not what: ProxGen plans these itself.
 _IGNORED = {"lin_solver", "try_diagonalize", "try_fast_norm", "scaled", "implem"}
 # ProxGen's own options, accepted with any solver.
-_NATIVE = {"check_every", "track_objective", "accelerate", "adaptive_rho", "precondition", "cg_tol", "cg_max_iters", "hqs_growth",
+_NATIVE = {"check_every", "track_objective", "accelerate", "adaptive_rho", "precondition", "tier", "cg_tol", "cg_max_iters", "hqs_growth",
            "hqs_every", "hqs_max_ratio", "warm_start"}
 # ProxImaL's HQS arguments that set its count of iterations, with their defaults there (its hqs.solve)
 HQS_DEFAULTS = {"max_iters": -1, "max_inner_iters": 100, "rho_0": 1.0, "rho_scale": 2.0 * 2.0 ** 0.5, "rho_max": 2.0 ** 8}

@@ -97,6 +97,12 @@ SolveArgs options_of(const py::dict& kw, const PyProblem& prob) {
         else if (k == "rho") o.rho = number<double>(v, "rho");
         else if (k == "adaptive_rho") o.adaptive_rho = truthy(v);
         else if (k == "precondition") o.precondition = truthy(v);
+        else if (k == "tier") {
+            const std::string t = get<std::string>(v, "tier");
+            if (t != "fused" && t != "per_card" && t != "auto")
+                throw py::value_error(fmt::format("solve: tier must be 'fused', 'per_card' or 'auto', got '{}'", t));
+            o.tier = t == "per_card" ? Tier::per_card : t == "auto" ? Tier::automatic : Tier::fused;
+        }
         else if (k == "hqs_growth") o.hqs_growth = number<double>(v, "hqs_growth");
         else if (k == "hqs_every") o.hqs_every = number<int>(v, "hqs_every");
         else if (k == "hqs_max_ratio") o.hqs_max_ratio = number<double>(v, "hqs_max_ratio");
@@ -125,8 +131,8 @@ SolveArgs options_of(const py::dict& kw, const PyProblem& prob) {
         } else
             throw py::type_error(fmt::format(
                 "solve() got an unexpected keyword argument '{}' (options: algorithm, max_iters, eps_abs, eps_rel, "
-                "check_every, verbose, track_objective, tau, sigma, accelerate, lmb, mu, rho, adaptive_rho, precondition, hqs_growth, "
-                "hqs_every, hqs_max_ratio, cg_tol, cg_max_iters, x0, x0_by_name, callback, warm_start)", k));
+                "check_every, verbose, track_objective, tau, sigma, accelerate, lmb, mu, rho, adaptive_rho, precondition, tier, "
+                "hqs_growth, hqs_every, hqs_max_ratio, cg_tol, cg_max_iters, x0, x0_by_name, callback, warm_start)", k));
     }
     (void)prob;
     return a;

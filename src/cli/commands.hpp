@@ -20,6 +20,7 @@ struct SolveOptions {
     std::vector<std::string> outputs;  // NAME=FILE, or FILE for a problem in one variable
     bool quiet = false, no_objective = false;
     bool precondition = false;  ///< Options::precondition
+    std::string tier = "fused";  ///< Options::tier: fused, per-card or auto
     // HQS's continuation (Options::hqs_*): ρ ← ρ·growth every `every` iterations up to ρ₀·max_ratio
     double hqs_growth = Options{}.hqs_growth;
     double hqs_every = Options{}.hqs_every;

@@ -1,5 +1,6 @@
 // proxgen solve PROBLEM_FILE: load, plan once (errors here are bad input), solve with progress on
 // stderr, write each variable, print a summary.
+#include <cmath>
 #include <optional>
 #include <unistd.h>
 
@@ -157,6 +158,7 @@ int solve(const SolveOptions& o) {
     opt.eps_abs = opt.eps_rel = o.eps;
     opt.check_every = int(o.check_every);
     opt.precondition = o.precondition;
+    opt.tier = o.tier == "per-card" ? Tier::per_card : o.tier == "auto" ? Tier::automatic : Tier::fused;
     opt.hqs_growth = o.hqs_growth;
     opt.hqs_every = int(o.hqs_every);
     opt.hqs_max_ratio = o.hqs_max_ratio;
@@ -168,7 +170,7 @@ int solve(const SolveOptions& o) {
     // The objective column's pipeline is built before the progress clock starts, so that no row's
     // time includes its compilation (at the first check); counted with the solve's compilation.
     double objective_compile_seconds = 0;
-    if (opt.track_objective) {
+    if (opt.track_objective && opt.tier == Tier::fused) {  // (the per-card tier's objective is per card too)
         const auto start = std::chrono::steady_clock::now();
         stage(failed, [&] {
             try {
@@ -190,7 +192,12 @@ int solve(const SolveOptions& o) {
 
     for (const auto& [name, file] : outputs) stage(failed, [&] { save_image(file, r[name]); });
     if (!o.quiet) {
-        const double f = stage(failed, [&] { return planned ? rt::objective(*planned, r) : rt::objective(problem, r); });
+        // the last check's objective is the returned x's (tracked: the per-card tier computes it per card)
+        const bool tracked = !r.history.empty() && r.history.back().iteration == r.iterations &&
+                             std::isfinite(r.history.back().objective);
+        const double f = tracked ? r.history.back().objective : stage(failed, [&] {
+            return planned ? rt::objective(*planned, r) : rt::objective(problem, r);
+        });
         if (!r.choice.empty()) fmt::print(stderr, "{}\n", r.choice);
         fmt::print(stderr, "{} {} after {} iterations (primal residual {:.3g}, dual {:.3g}); objective {:.8g}\n",
                    name(r.algorithm), o.eps > 0 ? (r.converged ? "converged" : "did NOT converge") : "ran", r.iterations,

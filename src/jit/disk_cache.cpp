@@ -170,6 +170,19 @@ std::string default_directory() {
     return {};
 }
 
+/// The kernel pack's kernels (src/pack/kernel_pack.cpp): $PROXGEN_KERNEL_PACK, else the pack built
+/// with the library; "off" or empty: none.
+std::string pack_directory() {
+#ifdef PROXGEN_DEFAULT_KERNEL_PACK
+    std::string base = PROXGEN_DEFAULT_KERNEL_PACK;
+#else
+    std::string base;
+#endif
+    if (const char* d = std::getenv("PROXGEN_KERNEL_PACK")) base = d;
+    if (base.empty() || base == "off") return {};
+    return base + "/kernels-v1";
+}
+
 std::string& off_reason() {
     static std::string r;
     return r;
@@ -193,7 +206,9 @@ std::string cache_version(const Target& t) {
 }
 
 DiskCache::DiskCache(std::string dir, std::string compiler, Target target)
-    : dir_(std::move(dir)), compiler_(std::move(compiler)), target_(std::move(target)) {}
+    : dir_(std::move(dir)), compiler_(std::move(compiler)), target_(std::move(target)), pack_(pack_directory()) {
+    if (pack_ == dir_) pack_.clear();  // (the pack being built: one directory)
+}
 
 const std::string& DiskCache::why_off() { return off_reason(); }
 
@@ -235,28 +250,33 @@ DiskCache* DiskCache::instance() {
     return cache;
 }
 
-std::string DiskCache::path_of(const std::string& key) const {
-    return fmt::format("{}/{:016x}.so", dir_, fnv1a(key.data(), key.size()));
+std::string DiskCache::path_of(const std::string& key, const std::string& dir) const {
+    return fmt::format("{}/{:016x}.so", dir, fnv1a(key.data(), key.size()));
 }
 
 void DiskCache::load_runtime() {
     const Target rt = host_target().without_feature(Target::NoRuntime);
     const std::string key = "runtime|" + cache_version(rt);
-    const std::string path = fmt::format("{}/runtime-{:016x}.so", dir_, fnv1a(key.data(), key.size()));
-    auto try_load = [&]() -> bool {
+    auto runtime_path = [&](const std::string& dir) {
+        return fmt::format("{}/runtime-{:016x}.so", dir, fnv1a(key.data(), key.size()));
+    };
+    const std::string path = runtime_path(dir_);
+    // owned: an entry of the user's cache, deleted when it does not load (the pack is read-only)
+    auto try_load_from = [&](const std::string& from, bool owned) -> bool {
         std::string file;
         Entry e;
         std::size_t n = 0;
-        if (!read_file(path, file)) return false;
+        if (!read_file(from, file)) return false;
         if (!decode(file, e, n) || e.key != key) {
-            std::remove(path.c_str());
+            if (owned) std::remove(from.c_str());
             return false;
         }
-        runtime_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-        if (!runtime_) std::remove(path.c_str());
+        runtime_ = ::dlopen(from.c_str(), RTLD_NOW | RTLD_GLOBAL);
+        if (!runtime_ && owned) std::remove(from.c_str());
         return runtime_ != nullptr;
     };
-    if (!try_load()) {
+    auto try_load = [&] { return try_load_from(path, true); };
+    if (!try_load() && !(!pack_.empty() && try_load_from(runtime_path(pack_), false))) {
         const std::string tmp = temporary_name(path);
         {
             auto lock = compiler_lock();
@@ -281,13 +301,17 @@ void DiskCache::load_runtime() {
 }
 
 KernelPtr DiskCache::load(const std::string& key, const std::string& name) {
-    const std::string path = path_of(key);
+    if (KernelPtr k = load_from(path_of(key, dir_), key, name, true)) return k;
+    return pack_.empty() ? nullptr : load_from(path_of(key, pack_), key, name, false);
+}
+
+KernelPtr DiskCache::load_from(const std::string& path, const std::string& key, const std::string& name, bool owned) {
     std::string file;
     if (!read_file(path, file)) return nullptr;
     Entry e;
     std::size_t object_size = 0;
     if (!decode(file, e, object_size)) {  // truncated, overwritten or not ours: rebuild
-        std::remove(path.c_str());
+        if (owned) std::remove(path.c_str());
         return nullptr;
     }
     if (e.key != key) return nullptr;  // another key with the same hash: replaced by store()
@@ -295,7 +319,7 @@ KernelPtr DiskCache::load(const std::string& key, const std::string& name) {
     void* fn = handle ? ::dlsym(handle, (e.function + "_argv").c_str()) : nullptr;
     if (!fn) {
         if (handle) ::dlclose(handle);
-        std::remove(path.c_str());
+        if (owned) std::remove(path.c_str());
         return nullptr;
     }
     std::shared_ptr<const void> keep(handle, [](const void* h) { ::dlclose(const_cast<void*>(h)); });
@@ -304,13 +328,13 @@ KernelPtr DiskCache::load(const std::string& key, const std::string& name) {
 
 KernelPtr DiskCache::store(const std::string& key, const std::string& name, const Module& m, const std::string& fn,
                            const std::vector<ArgInfo>& args) {
-    const std::string path = path_of(key);
+    const std::string path = path_of(key, dir_);
     const std::string tmp = temporary_name(path);
     m.compile({{OutputFileType::object, tmp + ".o"}});
     link_shared(compiler_, {tmp + ".o"}, tmp, {});
     std::remove((tmp + ".o").c_str());
     publish(tmp, path, Entry{key, fn, args});
-    KernelPtr k = load(key, name);
+    KernelPtr k = load_from(path, key, name, true);
     if (!k) fail("JIT disk cache: the kernel just written to {} does not load: {}", path, ::dlerror());
     return k;
 }

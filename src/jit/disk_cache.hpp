@@ -11,6 +11,12 @@
 // Entries whose trailer, key or checksum does not match, or that fail to load, are deleted and
 // rebuilt; a different key that hashes to the same name is treated as a miss and replaced.
 // The Halide runtime the kernels call is itself one cached shared object, loaded once.
+//
+// The kernel pack: kernels built with the library (src/pack/kernel_pack.cpp: the per-card tier's
+// kernels of the common cards, and the runtime) in a directory of the same layout, read after the
+// user's cache and never written: $PROXGEN_KERNEL_PACK, else the build's <build>/kernel_pack
+// (PROXGEN_KERNEL_PACK=off: none). Its keys carry the same source hash, Halide version and target
+// as every key, so a pack from other sources or for another machine is simply never hit.
 #pragma once
 
 #include <string>
@@ -41,9 +47,12 @@ public:
 
 private:
     void load_runtime();
-    std::string path_of(const std::string& key) const;
+    std::string path_of(const std::string& key, const std::string& dir) const;
+    /// The kernel in the entry at `path`; owned: the user's cache (a bad entry is deleted).
+    KernelPtr load_from(const std::string& path, const std::string& key, const std::string& name, bool owned);
     std::string dir_, compiler_;
     Halide::Target target_;
+    std::string pack_;  ///< the kernel pack's directory, read after dir_ ("": none)
     void* runtime_ = nullptr;
 };
 

@@ -114,9 +114,18 @@ jit::KernelPtr cached_kernel(const std::string& key, bool process_local_code, co
     return jit::cached_as<jit::Kernel>(key, [&] { return kernel_under(key, process_local_code, make); }, compile_s);
 }
 
-Image term_forward(const ir::Problem& p, const Image& x, bool with_offset) {
+jit::KernelPtr term_forward_kernel(const ir::Problem& p, bool with_offset) {
     PROXGEN_INTERNAL_ASSERT(p.omega.empty() && p.psi.size() == 1);
-    jit::Call call(cached_kernel<Forward>(p, with_offset ? "apply.value" : "apply.linear", with_offset));
+    return cached_kernel<Forward>(p, with_offset ? "apply.value" : "apply.linear", with_offset);
+}
+
+jit::KernelPtr term_adjoint_kernel(const ir::Problem& p) {
+    PROXGEN_INTERNAL_ASSERT(p.omega.empty() && p.psi.size() == 1);
+    return cached_kernel<Adjoint>(p, "apply.adjoint");
+}
+
+Image term_forward(const ir::Problem& p, const Image& x, bool with_offset) {
+    jit::Call call(term_forward_kernel(p, with_offset));
     const DataArgs data(p);
     data.bind(call);
     call.in_state("x", x, ir::variable_shapes(p));
@@ -127,8 +136,8 @@ Image term_forward(const ir::Problem& p, const Image& x, bool with_offset) {
 }
 
 Image term_adjoint(const ir::Problem& p, const Image& y) {
-    PROXGEN_INTERNAL_ASSERT(p.omega.empty() && p.psi.size() == 1 && y.sizes() == p.psi[0].expr.shape);
-    jit::Call call(cached_kernel<Adjoint>(p, "apply.adjoint"));
+    PROXGEN_INTERNAL_ASSERT(y.sizes() == p.psi[0].expr.shape);
+    jit::Call call(term_adjoint_kernel(p));
     const DataArgs data(p);
     data.bind(call);
     const auto shapes = ir::variable_shapes(p);

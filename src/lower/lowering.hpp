@@ -58,6 +58,13 @@ jit::KernelPtr cached_kernel(const ir::Problem& p, const std::string& role, Extr
     });
 }
 
+/// The kernels of term_forward (K x, with_offset: K x + c) and term_adjoint (Kᵀy) of p's one Ψ
+/// term (proxgen/lower/evaluate.hpp), to bind once and run many times: inputs p's data, the state
+/// "x" (one buffer per variable, jit::state_name; the adjoint reads only its extents) and the
+/// adjoint's "y"; outputs K x, or Kᵀy per variable.
+jit::KernelPtr term_forward_kernel(const ir::Problem& p, bool with_offset);
+jit::KernelPtr term_adjoint_kernel(const ir::Problem& p);
+
 /// A (structurally identical) problem's data for one solve: what each Params slot is bound to.
 struct DataArgs {
     std::vector<Image> images;   // by image slot (handles sharing the problem's storage)

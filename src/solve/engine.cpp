@@ -1,4 +1,5 @@
 #include "engine.hpp"
+#include "per_card.hpp"
 
 #include <algorithm>
 #include <array>
@@ -197,6 +198,10 @@ bool Monitor::should_check(int it) const {
 }
 
 double Monitor::objective_at(const Image& x) {
+    if (runs_per_card(problem_, opt_.tier)) {
+        if (!per_card_objective_) per_card_objective_ = std::make_shared<PerCardObjective>(problem_);
+        return (*per_card_objective_)(x);
+    }
     double compile_s = 0;
     const double f = objective_ir(problem_, x, compile_s);
     count_compilation(compile_s);
@@ -453,8 +458,25 @@ FeasibleCopy::FeasibleCopy(const ir::Problem& p) : StatePipeline(p) {
     pipeline = Halide::Pipeline(outs);
 }
 
-Image feasible_copy(const ir::Problem& p, const Image& x, double& compile_s) {
-    if (!lower::has_feasible_copy(p)) return x;
+namespace {
+/// p's constraints on its variables alone (what the feasible copy reads), so that the kernel is
+/// shared by every structure with those constraints whatever its other terms.
+ir::Problem constraints_alone(const ir::Problem& p) {
+    ir::Problem q;
+    q.variables = p.variables;
+    q.variable_shape = p.variable_shape;
+    for (const ir::Term& t : p.omega)
+        if (lower::projects_onto(t)) q.omega.push_back(t);
+    for (const ir::Term& t : p.psi)
+        if (lower::projects_onto(t)) q.psi.push_back(t);
+    ir::assign_slots(q);
+    return q;
+}
+}  // namespace
+
+Image feasible_copy(const ir::Problem& problem, const Image& x, double& compile_s) {
+    if (!lower::has_feasible_copy(problem)) return x;
+    const ir::Problem p = constraints_alone(problem);
     auto kernel = cached_as<jit::Kernel>("feasible:" + ir::signature(p), [&] {
         LazyPipelines<FeasibleCopy> fc(p);
         return kernel_for(p, "feasible", fc.source(&FeasibleCopy::pipeline));
@@ -561,8 +583,11 @@ Result solve_ir(const ir::Problem& planned, const Options& opt, const Result* wa
     for (int e : planned.variable_shape) elements *= e;
     const std::string solving = fmt::format("solving for variable '{}' ({}, {:.0f} bytes per float32 copy)", var,
                                             shape_string(planned.variable_shape), 4 * elements);
+    if (opt.tier == Tier::per_card)
+        if (const std::string why = per_card_unsupported(planned); !why.empty())
+            fail("the per-card tier cannot run this plan: {}", why);
     try {
-        const ir::Problem p = with_norm_bounds(planned);
+        const ir::Problem p = with_norm_bounds(planned, runs_per_card(planned, opt.tier));
         // The plan was made for one algorithm (its Ω / Ψ split and x-update depend on it): that one
         // runs. opt.algorithm is what a front end plans with, and is not read again here.
         Result r = algorithm_row(p.algorithm).solve(p, opt, warm);

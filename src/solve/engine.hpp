@@ -55,7 +55,7 @@ double norm2_diff(const Image& a, const Image& b);  // ‖a − b‖₂
 
 /// ‖K‖ of one Ψ term estimated on its data: Lanczos on KᵀK with an a-posteriori residual bound,
 /// × 1.003 (norm_estimate.cpp); cached per structure and data.
-double power_iteration_norm(const ir::Problem& p, const ir::Term& t);
+double power_iteration_norm(const ir::Problem& p, const ir::Term& t, bool per_card = false);
 /// KᵀK v for one term t of p (built, not compiled), over p's data arguments: one output per
 /// variable. The JIT builds it on a problem holding t alone; a generated solver's init on its whole
 /// plan (the norm-estimate card, proxgen/algorithms/norm_estimate.hpp, applies it).
@@ -70,7 +70,8 @@ struct GramOfTerm {
 };
 /// ‖[K_1; …; K_n]‖ of all Ψ operators, or of these, estimated the same way.
 double stacked_norm_estimate(const ir::Problem& p);
-double stacked_norm_estimate(const ir::Problem& p, const std::vector<const ir::Term*>& terms);
+double stacked_norm_estimate(const ir::Problem& p, const std::vector<const ir::Term*>& terms,
+                             bool per_card = false);
 /// The Ψ terms (and the Ω terms, with_omega) grouped by the variables they read: two terms share a
 /// group when a chain of these terms couples their variables. Σ K_iᵀK_i and the Hessians add up
 /// within a group only (block-diagonal over groups), so the stacked operator's norm and the
@@ -86,9 +87,9 @@ struct NormEstimates {
 /// Tight norms: each Ψ term's bound, where it is missing or not exact, replaced by the estimate
 /// when that is smaller (each Ω term's too, where it has a bound that is not exact); the stacked
 /// norm estimated when two or more operators are not multiples of the identity.
-NormEstimates estimate_norms(const ir::Problem& p);
+NormEstimates estimate_norms(const ir::Problem& p, bool per_card = false);
 /// p with estimate_norms's bounds, and psi_norm set.
-ir::Problem with_norm_bounds(const ir::Problem& p);
+ir::Problem with_norm_bounds(const ir::Problem& p, bool per_card = false);
 
 /// Swaps two lists of images element by element. Kernels are bound to the addresses of the
 /// images, so double buffers must swap contents, never the vectors holding them.
@@ -110,6 +111,8 @@ std::size_t psi_elements(const ir::Problem& p);
 
 /// The x-update of this plan goes through a transform (fft / dct).
 inline bool spectral(const ir::Problem& p) { return plan::spectral(p.x_update); }
+
+class PerCardObjective;
 
 /// Shared bookkeeping of the loop: timing, history, stopping, callback, verbose table.
 class Monitor {
@@ -137,6 +140,8 @@ public:
     /// Reads Options::stop, then calls the user's callback; returns false to stop.
     bool after_iteration(int it);
     void finish(int it, bool converged, bool stopped);
+    /// The iterations' clock starts now (after a runner's set-up: kernels loaded or compiled).
+    void start_clock() { start_ = std::chrono::steady_clock::now(); }
 
 private:
     /// The objective at x (float64); the JIT compilation it may need is counted as compilation,
@@ -159,6 +164,8 @@ private:
     const Image* last_x_ = nullptr;  // the x of the last record(), valid until the next iteration
     Image stall_x_;                  // x where the current stall began (unbounded or infeasible?)
     std::chrono::steady_clock::time_point start_;
+    /// The per-card tier's objective (Options::tier), built at its first use.
+    std::shared_ptr<PerCardObjective> per_card_objective_;
 };
 
 /// objective_ir, adding the seconds spent compiling its pipeline (0 when cached) to compile_seconds.

@@ -27,6 +27,7 @@
 #include <random>
 
 #include "engine.hpp"
+#include "per_card.hpp"
 #include "proxgen/algorithms/norm_estimate.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/plan/planner.hpp"
@@ -119,8 +120,47 @@ jit::KernelPtr gram_kernel(const ir::Problem& single) {
     }, compile_seconds);
 }
 
-/// ‖[K_1; …; K_n]‖ of the given terms by Lanczos on Σ K_iᵀK_i (see the top of the file).
-double lanczos_norm(const ir::Problem& p, const std::vector<const ir::Term*>& terms, const std::string& what) {
+/// Σ K_iᵀK_i v of the given terms in the per-card tier: each operator node by node.
+struct PerCardGram {
+    const ir::Problem& p;
+    std::deque<PerCardOperator> ops;
+    std::vector<Image> parts;  // Σ K_iᵀK_i v per variable
+    PerCardGram(const ir::Problem& problem, const std::vector<const ir::Term*>& terms) : p(problem) {
+        for (const ir::Term* t : terms) ops.emplace_back(p, t->expr);
+        for (const auto& shape : ir::variable_shapes(p)) parts.emplace_back(shape);
+    }
+    std::size_t size() const {
+        std::size_t n = 0;
+        for (const Image& part : parts) n += part.size();
+        return n;
+    }
+    bool apply(const std::vector<double>& q, std::vector<double>& out) {
+        Image v(p.variable_shape);
+        for (std::size_t i = 0; i < q.size(); ++i) v.data()[i] = float(q[i]);
+        const std::vector<Image> vs = ir::split_state(p, v);
+        for (Image& part : parts) std::fill_n(part.data(), part.size(), 0.0f);
+        for (PerCardOperator& op : ops) {
+            const Image kv = op.linear(vs);  // (the operator's buffer, read by its adjoint below)
+            op.adjoint_add(kv, parts);
+        }
+        std::size_t offset = 0;
+        for (const Image& part : parts)
+            for (std::size_t e = 0; e < part.size(); ++e) out[offset++] = part.data()[e];
+        return true;
+    }
+};
+
+/// ‖[K_1; …; K_n]‖ of the given terms by Lanczos on Σ K_iᵀK_i (see the top of the file), with
+/// the Gram kernel of each term's whole operator or (per_card) node by node.
+double lanczos_norm(const ir::Problem& p, const std::vector<const ir::Term*>& terms, const std::string& what,
+                    bool per_card) {
+    if (per_card) {
+        PerCardGram gram(p, terms);
+        double norm = 0;
+        if (algorithms::lanczos_norm(gram, norm) == algorithms::NormEstimate::non_finite)
+            fail("estimating ||K|| of {}: the operator produced non-finite values", what);
+        return norm;
+    }
     std::vector<ir::Problem> singles;
     std::vector<jit::KernelPtr> kernels;
     for (const ir::Term* t : terms) {
@@ -162,14 +202,17 @@ double lanczos_norm(const ir::Problem& p, const std::vector<const ir::Term*>& te
     return norm;
 }
 
-double cached_norm(const ir::Problem& p, const std::vector<const ir::Term*>& terms, const std::string& what) {
-    const std::string key = cache_key(p, terms);
+double cached_norm(const ir::Problem& p, const std::vector<const ir::Term*>& terms, const std::string& what,
+                   bool per_card) {
+    // (the tiers' Gram applications round differently: each keeps its own estimates, so that a
+    // solve's steps do not depend on which tier estimated first)
+    const std::string key = cache_key(p, terms) + (per_card ? "|per card" : "");
     {
         std::lock_guard<std::mutex> lock(cache_mutex);
         auto it = estimate_cache().find(key);
         if (it != estimate_cache().end()) return it->second;
     }
-    const double v = lanczos_norm(p, terms, what);
+    const double v = lanczos_norm(p, terms, what, per_card);
     std::lock_guard<std::mutex> lock(cache_mutex);
     if (estimate_cache().size() > 256) estimate_cache().clear();  // bounded: data fingerprints vary
     estimate_cache()[key] = v;
@@ -178,10 +221,12 @@ double cached_norm(const ir::Problem& p, const std::vector<const ir::Term*>& ter
 
 }  // namespace
 
-double power_iteration_norm(const ir::Problem& p, const ir::Term& t) { return cached_norm(p, {&t}, t.text); }
+double power_iteration_norm(const ir::Problem& p, const ir::Term& t, bool per_card) {
+    return cached_norm(p, {&t}, t.text, per_card);
+}
 
-double stacked_norm_estimate(const ir::Problem& p, const std::vector<const ir::Term*>& terms) {
-    return cached_norm(p, terms, "the stacked Psi operators");
+double stacked_norm_estimate(const ir::Problem& p, const std::vector<const ir::Term*>& terms, bool per_card) {
+    return cached_norm(p, terms, "the stacked Psi operators", per_card);
 }
 
 double stacked_norm_estimate(const ir::Problem& p) {
@@ -208,7 +253,7 @@ bool tight_norms() {
 }
 }  // namespace
 
-NormEstimates estimate_norms(const ir::Problem& p) {
+NormEstimates estimate_norms(const ir::Problem& p, bool per_card) {
     NormEstimates e;
     e.problem = p;
     const bool tight = tight_norms();
@@ -216,7 +261,7 @@ NormEstimates estimate_norms(const ir::Problem& p) {
     // guarantee); true when it did.
     auto tighten = [&](ir::Term& t) {
         if (!tight || plan::norm_bound_exact(t.expr)) return false;
-        const double est = power_iteration_norm(e.problem, t);
+        const double est = power_iteration_norm(e.problem, t, per_card);
         const bool below = est < t.norm_bound;
         t.norm_bound = std::min(t.norm_bound, est);
         return below;
@@ -225,7 +270,7 @@ NormEstimates estimate_norms(const ir::Problem& p) {
         if (known(t.norm_bound)) {
             e.estimated.push_back(tighten(t));
         } else {
-            t.norm_bound = power_iteration_norm(e.problem, t);
+            t.norm_bound = power_iteration_norm(e.problem, t, per_card);
             e.estimated.push_back(true);
         }
     }
@@ -237,7 +282,7 @@ NormEstimates estimate_norms(const ir::Problem& p) {
     // Condat–Vũ's gradient steps need ‖A‖ of every such term (L of ∇h): a missing one is estimated.
     for (auto& t : e.problem.omega)
         if (known(t.norm_bound)) tighten(t);
-        else if (plan::gradient_step(e.problem, t)) t.norm_bound = power_iteration_norm(e.problem, t);
+        else if (plan::gradient_step(e.problem, t)) t.norm_bound = power_iteration_norm(e.problem, t, per_card);
     // KᵀK is block-diagonal over the groups of variables that no term couples (coupled_blocks): ‖K‖ is
     // the largest block's norm, and within a block √Σ‖K_i‖² is as tight as its parts when at most
     // one operator is not a multiple of the identity (s·I commutes with KᵀK: ‖[K; sI]‖² = ‖K‖² + s²)
@@ -251,7 +296,7 @@ NormEstimates estimate_norms(const ir::Problem& p) {
         }
         bool estimated = false;
         if (tight && general >= 2) {
-            const double est = stacked_norm_estimate(e.problem, terms);
+            const double est = stacked_norm_estimate(e.problem, terms, per_card);
             if (est * est < squares) squares = est * est, estimated = true;
         }
         if (squares > worst || (squares == worst && !estimated)) {
@@ -263,8 +308,8 @@ NormEstimates estimate_norms(const ir::Problem& p) {
     return e;
 }
 
-ir::Problem with_norm_bounds(const ir::Problem& p) {
-    NormEstimates e = estimate_norms(p);
+ir::Problem with_norm_bounds(const ir::Problem& p, bool per_card) {
+    NormEstimates e = estimate_norms(p, per_card);
     e.problem.psi_norm = e.stacked;
     return std::move(e.problem);
 }

@@ -6,11 +6,16 @@
 // O(1/N²); otherwise θ = 1 and fixed steps with τσ‖K‖² = 1.
 // The same runner runs Condat–Vũ (proxgen/algorithms/condat_vu.hpp): its plans' primal step also
 // moves along −τ∇h (pc_pipelines.cpp), its steps follow steps::condat_vu.
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "engine.hpp"
 #include "fused_state.hpp"
 #include "pc_pipelines.hpp"
+#include "per_card_pc.hpp"
+#include "../jit/background.hpp"
 #include "card_runner.hpp"
 #include "spectral_gram.hpp"
 #include "proxgen/algorithms/pock_chambolle.hpp"
@@ -90,7 +95,9 @@ namespace {
 /// swaps and rotations move contents, never the bound objects, and the runner never moves.
 class PCRunner {
 public:
-    PCRunner(const ir::Problem& p, const Options& opt, const Result* warm, Result& res)
+    /// shared: the solve's Monitor when another runner reported to it before (the per-card
+    /// runner whose state this one takes over); else the runner's own, started after compilation.
+    PCRunner(const ir::Problem& p, const Options& opt, const Result* warm, Result& res, Monitor* shared = nullptr)
         : p_(p) {
         K_ = cached_as<PCKernels>(kernels_key("pc", p), [&] { return std::make_shared<PCKernels>(p); },
                                   res.compile_seconds);
@@ -154,7 +161,12 @@ public:
             primal_ = bound(K_->primal);
         }
         if (K_->residual) residual_ = bound(K_->residual).out(0, sums_.partials);
-        mon_.emplace(p, opt, res);  // its clock starts after the compilation above
+        if (shared) {
+            mon_ = shared;
+        } else {
+            own_monitor_.emplace(p, opt, res);  // its clock starts after the compilation above
+            mon_ = &*own_monitor_;
+        }
     }
     PCRunner(const PCRunner&) = delete;
     PCRunner& operator=(const PCRunner&) = delete;
@@ -169,6 +181,12 @@ public:
     Monitor& monitor() { return *mon_; }
     const Image& x() const { return x_; }
     const std::vector<Image>& duals() const { return y_; }
+    /// Continues another runner's iterations: x and y came as the warm start, this is the x before
+    /// (read by the next step's extrapolation).
+    void continue_from(const Image& x_prev) {
+        std::copy(x_prev.data(), x_prev.data() + x_prev.size(), x_prev_.data());
+        if (!x_prev2_.empty()) std::copy(x_prev.data(), x_prev.data() + x_prev.size(), x_prev2_.data());
+    }
 
     // the card's Runner
     int iterations_per_call() const { return per_call_; }
@@ -261,7 +279,8 @@ private:
     }
 
     const ir::Problem& p_;
-    std::optional<Monitor> mon_;
+    std::optional<Monitor> own_monitor_;
+    Monitor* mon_ = nullptr;
     std::shared_ptr<const PCKernels> K_;
     steps::PockChambolle rule_;
     std::vector<double> scales_;
@@ -286,7 +305,9 @@ private:
 
 }  // namespace
 
-Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm) {
+namespace {
+
+Result pock_chambolle_fused(const ir::Problem& p, const Options& opt, const Result* warm) {
     Result res;
     PCRunner runner(p, opt, warm, res);
     const algorithms::LoopOptions o = loop_options(p, opt);
@@ -302,6 +323,85 @@ Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* wa
     const algorithms::PCSteps s = loop.steps();
     res.steps = {s.tau, s.sigma, s.theta, loop.balance().alpha};
     return res;
+}
+
+/// How long Tier::automatic waits for the fused kernels before iterating per card: loading them
+/// from the disk cache takes a few milliseconds, compiling them seconds.
+constexpr auto kFusedGrace = std::chrono::milliseconds(30);
+
+std::atomic<int> forced_switch{0};  // force_tier_switch
+
+/// Tier::automatic: per card until the fused kernels, compiled meanwhile, take over.
+Result pock_chambolle_tiered(const ir::Problem& p, const Options& opt, const Result* warm) {
+    // the job holds its own copy of the problem: it may outlive this solve
+    const auto problem = std::make_shared<const ir::Problem>(p);
+    const auto ready = jit::in_background([problem] {
+        double seconds = 0;
+        cached_as<PCKernels>(kernels_key("pc", *problem), [&] { return std::make_shared<PCKernels>(*problem); },
+                             seconds);
+    });
+    auto wait_for_fused = [&](std::chrono::steady_clock::duration at_most) {
+        const auto until = std::chrono::steady_clock::now() + at_most;
+        while (!*ready && std::chrono::steady_clock::now() < until)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    };
+    const int switch_at = forced_switch.load();
+    if (switch_at == 0) {
+        wait_for_fused(kFusedGrace);
+        if (*ready) return pock_chambolle_fused(p, opt, warm);
+    }
+
+    Result res;
+    Monitor monitor(p, opt, res);
+    PerCardPCRunner per_card(p, opt, warm, monitor);
+    monitor.start_clock();
+    algorithms::PockChambolle loop(per_card.rule(), loop_options(p, opt));
+    algorithms::PCSteps start;
+    steps::Balance balance;
+    if (per_card.warm_steps(start, balance)) loop.restart(start, balance);
+    auto switch_now = [&] { return switch_at > 0 ? loop.progress().iterations >= switch_at : bool(*ready); };
+    while (!loop.progress().finished && !switch_now())
+        if (!loop.run(per_card, 1)) fail("pock_chambolle (per card): a step failed");
+    if (switch_at > 0) wait_for_fused(std::chrono::hours(1));
+    const algorithms::Progress* done = &loop.progress();
+    if (done->finished) {
+        monitor.finish(done->iterations, done->converged, done->stopped);
+        res.x = per_card.x();
+        res.duals = per_card.duals();
+        res.per_card_iterations = done->iterations;
+    } else {
+        // the fused runner takes over: x and the duals as a warm start, the x before it as its
+        // previous iterate; the loop keeps its steps, balancing, iteration count and the history
+        res.per_card_iterations = done->iterations;
+        Result handoff;
+        handoff.x = per_card.x();
+        handoff.duals = per_card.duals();
+        handoff.signature = ir::signature(p);
+        handoff.algorithm = p.algorithm;
+        Options o = opt;
+        o.x0 = Image();
+        o.x0_by_name.clear();
+        PCRunner fused(p, o, &handoff, res, &monitor);
+        fused.continue_from(per_card.x_prev());
+        loop.run(fused, opt.max_iters - done->iterations);
+        done = &loop.progress();
+        monitor.finish(done->iterations, done->converged, done->stopped);
+        res.x = fused.x();
+        res.duals = fused.duals();
+    }
+    const algorithms::PCSteps s = loop.steps();
+    res.steps = {s.tau, s.sigma, s.theta, loop.balance().alpha};
+    return res;
+}
+
+}  // namespace
+
+void force_tier_switch(int iteration) { forced_switch = iteration; }
+
+Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm) {
+    if (opt.tier == Tier::per_card) return pock_chambolle_per_card(p, opt, warm);
+    if (opt.tier == Tier::automatic && per_card_unsupported(p).empty()) return pock_chambolle_tiered(p, opt, warm);
+    return pock_chambolle_fused(p, opt, warm);
 }
 
 }  // namespace proxgen::detail

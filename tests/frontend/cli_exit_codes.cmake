@@ -43,6 +43,13 @@ file(SHA256 ${WORK_DIR}/x7p.npy preconditioned)
 if(plain STREQUAL preconditioned)
   message(FATAL_ERROR "--precondition did not change the iterates")
 endif()
+# --tier per-card reaches the solver: the same 7 iterations card by card (their objective printed
+# from the last check, evaluated per card); a tier that does not exist is a usage error
+expect(0 "ran after 7 iterations.*objective [0-9]" solve ${problem} ${data} --iters 7 --eps 0 --tier per-card
+       --out x=x7c.npy)
+expect(0 "ran after 7 iterations" solve ${problem} ${data} --iters 7 --eps 0 --no-objective --tier auto
+       --out x=x7a.npy)
+expect(1 "--tier: .*not in \{.*fused.*per-card.*auto" solve ${problem} ${data} --tier unfused --out x=x7u.npy)
 # an environment switch that is neither 0 nor 1 is an error, not silently on
 set(ENV{PROXGEN_TIGHT_NORMS} banana)
 expect(3 "PROXGEN_TIGHT_NORMS must be 0 \\(the planner's norm bounds\\) or 1 .*got 'banana'"

@@ -97,3 +97,20 @@ def test_hqs_max_iters_counts_proximal_outer_iterations():
     # = 7 penalties of max_inner_iters)
     prob.solve(solver="hqs", eps_rel=1e-9, eps_abs=1e-9, max_inner_iters=10)
     assert prob.result.iterations <= 70
+
+
+def test_the_per_card_tier_reaches_the_fused_optimum():
+    """tier='per_card' (each card's own kernels) solves what the default fused tier solves; a tier
+    that does not exist is a ValueError naming the two."""
+    from proxgen import grad, group_norm1, nonneg
+
+    rng = np.random.default_rng(3)
+    b = rng.random((24, 20), dtype=np.float32)
+    x = Variable((24, 20))
+    prob = Problem([sum_squares(x - b), 0.1 * group_norm1(grad(x)), nonneg(x)])
+    prob.solve(solver="pc", eps_abs=1e-6, eps_rel=1e-6, max_iters=3000)
+    fused = np.array(x.value)
+    prob.solve(solver="pc", eps_abs=1e-6, eps_rel=1e-6, max_iters=3000, tier="per_card")
+    assert np.abs(np.array(x.value) - fused).max() < 1e-3
+    with pytest.raises(ValueError, match="fused.*per_card.*auto"):
+        prob.solve(solver="pc", tier="unfused")

@@ -11,6 +11,26 @@
 
 namespace proxgen {
 
+/// Which kernels run a solve's iterations (docs/architecture.md, "Tiers").
+enum class Tier {
+    /// Pipelines fused for the problem's whole structure: the fastest iterations, compiled before
+    /// the first one unless the kernel cache holds them.
+    fused,
+    /// Each card's own small kernel (an operator's forward and adjoint, a penalty's dual step, Ω's
+    /// step), shared by every structure that holds the card: no compiler for a new structure once
+    /// its cards have been seen, slower iterations, the same iterates up to float32 rounding.
+    /// Pock–Chambolle so far (its closed-form, elementwise, FFT and DCT x-updates); another
+    /// algorithm is an error naming it.
+    per_card,
+    /// The per-card tier at once while the fused kernels compile on a thread of their own; the
+    /// fused runner takes over the state (x and the x before it, the duals, the steps and their
+    /// balancing, the iteration count, the history) when they are ready, and from the start where
+    /// the kernel cache holds them. A compilation still running when the solve ends goes on (the
+    /// next solve of the structure finds its kernels; a process exiting meanwhile waits for it).
+    /// Algorithms without a per-card runner: the fused tier.
+    automatic,
+};
+
 /// What a callback sees after each iteration. Residual fields are NaN on iterations where
 /// residuals were not measured (see Options::check_every).
 struct IterationInfo {
@@ -81,6 +101,8 @@ struct Options {
     /// automatic's probes, every member of rt::solve_batch (those not started yet start no more),
     /// while members still run side by side. Must outlive the solve.
     const std::atomic<bool>* stop = nullptr;
+    /// The kernels that run the iterations (Tier).
+    Tier tier = Tier::fused;
 };
 
 /// Throws proxgen::Error naming the first option out of its range ("Options: cg_max_iters must be

@@ -48,6 +48,9 @@ struct Result {
     std::vector<HistoryEntry> history;
     double solve_seconds = 0;    ///< the iterations (excluding JIT compilation)
     double compile_seconds = 0;  ///< JIT compilation in this call (0 on a cache hit)
+    /// Iterations run by the per-card tier (Options::tier): all of them under Tier::per_card;
+    /// under Tier::automatic, those before the fused tier took over (0: fused from the start).
+    int per_card_iterations = 0;
     Algorithm algorithm = Algorithm::pock_chambolle;  ///< the one that ran: the plan's
     int cg_iterations = 0;       ///< inner CG iterations in total (CG x-updates only)
     std::string message;         ///< why the solve stopped, when that needs a sentence (likely_infeasible, unbounded)

@@ -1,0 +1,94 @@
+// Pock–Chambolle in the per-card tier (per_card.hpp): the card's loop over a runner whose steps are
+// small kernels shared across structures —
+//   K_i x̄ per Ψ term, node by node (PerCardOperator);
+//   y_i⁺ = prox_{σF_i*}(y_i + σ K_i x̄): the dual step of a problem holding term i alone over a
+//     variable standing for K_i x (its key names the penalty and its data, not the operator);
+//   Kᵀy⁺ node by node, summed per variable;
+//   x⁺ = prox_{τΩ}(x − τ Kᵀy⁺): the primal step of a problem holding Ω and, per variable, an
+//     identity term whose dual is Kᵀy⁺ (keyed by Ω's structure, usually a few terms on x; a
+//     spectral x-update's transforms run on the host, SpectralGram, as in the fused tier);
+// and the check's sums of squares from those images on the host.
+#include <cmath>
+#include <deque>
+#include <optional>
+
+#include "per_card_pc.hpp"
+#include "proxgen/catalogue/card.hpp"
+#include "proxgen/catalogue/ops/constant.hpp"
+#include "proxgen/catalogue/ops/variable.hpp"
+#include "proxgen/catalogue/penalties/sum_squares.hpp"
+#include "proxgen/error.hpp"
+
+namespace proxgen::detail {
+
+namespace cat = catalogue;
+
+ir::Problem omega_alone(const ir::Problem& p) {
+    ir::Problem q;
+    q.algorithm = p.algorithm;
+    q.variables = p.variables;
+    q.variable_shape = p.variable_shape;
+    q.omega = p.omega;
+    q.omega_strong_convexity = p.omega_strong_convexity;
+    q.x_update = p.x_update;
+    q.blocks = p.blocks;
+    const auto shapes = ir::variable_shapes(p);
+    for (std::size_t j = 0; j < shapes.size(); ++j)
+        q.psi.push_back(cat::term<cat::penalties::sum_squares>(
+            stand_in(int(j), shapes[j], p.variables.empty() ? "x" : p.variables[j].name)));
+    ir::assign_slots(q);
+    return q;
+}
+
+jit::KernelPtr pc_kernel(const ir::Problem& q, const std::string& role, Halide::Pipeline PCPipelines::*which) {
+    return lower::cached_kernel(role + ":" + ir::signature(q), lower::embeds_process_local_code(q), [&] {
+        PCPipelines pipes(q);
+        return jit::Source{pipes.*which, pipes.arguments()};
+    });
+}
+
+double squared_norm(const Image& a) {
+    double s = 0;
+    for (std::size_t e = 0; e < a.size(); ++e) s += double(a.data()[e]) * a.data()[e];
+    return s;
+}
+
+
+std::string per_card_unsupported(const ir::Problem& p) {
+    if (p.algorithm != Algorithm::pock_chambolle)
+        return fmt::format("{} has no per-card runner yet (Pock-Chambolle has)", name(p.algorithm));
+    if (p.x_update == plan::XUpdate::cg || p.x_update == plan::XUpdate::pixel_block)
+        return fmt::format("its x-update ({}) has no per-card form yet (closed-form, elementwise, FFT and DCT ones have)",
+                           plan::name(p.x_update));
+    std::string why;
+    for (const auto& t : p.psi)
+        ir::for_each_node(t.expr, [&](const ir::Node& n) {
+            if (why.empty() && n.args.empty() && !n.is_variable() && !cat::is<cat::ops::constant>(n))
+                why = fmt::format("{} holds a leaf that is neither a variable nor a constant", t.text);
+        });
+    return why;
+}
+
+Result pock_chambolle_per_card(const ir::Problem& p, const Options& opt, const Result* warm) {
+    if (const std::string why = per_card_unsupported(p); !why.empty())
+        fail("the per-card tier cannot run this plan: {}", why);
+    Result res;
+    Monitor monitor(p, opt, res);
+    PerCardPCRunner runner(p, opt, warm, monitor);
+    monitor.start_clock();
+    algorithms::PockChambolle loop(runner.rule(), loop_options(p, opt));
+    algorithms::PCSteps start;
+    steps::Balance balance;
+    if (runner.warm_steps(start, balance)) loop.restart(start, balance);
+    if (!loop.run(runner, opt.max_iters)) fail("pock_chambolle (per card): a step failed");
+    const algorithms::Progress& done = loop.progress();
+    monitor.finish(done.iterations, done.converged, done.stopped);
+    res.x = runner.x();
+    res.duals = runner.duals();
+    res.per_card_iterations = done.iterations;
+    const algorithms::PCSteps s = loop.steps();
+    res.steps = {s.tau, s.sigma, s.theta, loop.balance().alpha};
+    return res;
+}
+
+}  // namespace proxgen::detail

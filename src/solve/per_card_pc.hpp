@@ -1,0 +1,208 @@
+// Pock–Chambolle's per-card runner (per_card.hpp): the card's loop over small kernels shared by
+// every structure. Its own solve is pock_chambolle_per_card; the fused runner takes over its state
+// where the tiers switch (pock_chambolle.cpp).
+#pragma once
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "card_runner.hpp"
+#include "engine.hpp"
+#include "pc_pipelines.hpp"
+#include "per_card.hpp"
+#include "spectral_gram.hpp"
+#include "proxgen/algorithms/pock_chambolle.hpp"
+
+namespace proxgen::detail {
+
+/// Ω of p with, per variable, an identity Ψ term: its primal step reads that term's dual as Kᵀy.
+ir::Problem omega_alone(const ir::Problem& p);
+/// One of PCPipelines' separate steps for q, from the kernel caches.
+jit::KernelPtr pc_kernel(const ir::Problem& q, const std::string& role, Halide::Pipeline PCPipelines::*which);
+/// Σ a_i² in float64.
+double squared_norm(const Image& a);
+
+/// The per-card runner of the Pock–Chambolle card, reporting its checks to `monitor` (the solve's:
+/// the fused runner that takes over reports to it too). Kernels are bound to the images' addresses:
+/// contents move by swaps and assignments, never the bound objects (vectors are sized once).
+class PerCardPCRunner {
+public:
+    PerCardPCRunner(const ir::Problem& p, const Options& opt, const Result* warm, Monitor& monitor)
+        : p_(p), mon_(monitor) {
+        rule_ = pc_steps(p, opt, &scales_);
+        sigma_scale_.assign(scales_.begin(), scales_.end());
+        if (const auto* s = opt.tau == 0 && opt.sigma == 0 ? detail::warm_steps(p, warm, 4) : nullptr) {
+            warm_start_ = algorithms::PCSteps{(*s)[1], (*s)[0], (*s)[2]};
+            warm_balance_.alpha = (*s)[3];
+            warm_ = true;
+        }
+        vshapes_ = ir::variable_shapes(p);
+        x_ = initial_x(p, opt, warm);
+        x_prev_ = x_.copy();
+        x_next_ = Image(p.variable_shape);
+        x_bar_ = Image(p.variable_shape);
+        const auto shapes = psi_shapes(p);
+        const bool warm_duals = warm && warm->signature == ir::signature(p) && warm->algorithm == p.algorithm &&
+                                warm->duals.size() == shapes.size();
+        const std::size_t n = p.psi.size();
+        terms_.reserve(n);
+        y_.reserve(n);
+        y_next_.reserve(n);
+        kx_.reserve(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            ops_.emplace_back(p, p.psi[i].expr);
+            terms_.push_back(term_alone(p, p.psi[i], ops_[i].constant()));
+            y_.push_back(warm_duals ? warm->duals[i].copy() : Image(shapes[i]));
+            y_next_.emplace_back(shapes[i]);
+            kx_.emplace_back(shapes[i]);
+        }
+        for (const auto& s : vshapes_) kty_.emplace_back(s);
+        omega_ = omega_alone(p);
+        // the kernels: one dual step per distinct term structure, then the primal step
+        for (std::size_t i = 0; i < n; ++i) {
+            const lower::DataArgs& data = term_data_.emplace_back(terms_[i]);
+            jit::Call c(pc_kernel(terms_[i], "pc.dual", &PCPipelines::dual));
+            data.bind(c);
+            const std::vector<std::vector<int>> one{shapes[i]};
+            c.in_state("x", kx_[i], one).in_state("x_prev", kx_[i], one).in_state("x_prev2", kx_[i], one);
+            c.in("y0", y_[i]).in("y_prev0", y_next_[i]);
+            bind_steps(c);
+            c.in("sigma_scale0", sigma_scale_[i]);
+            c.out(0, y_next_[i]);
+            duals_.push_back(std::move(c));
+        }
+        omega_data_.emplace(omega_);
+        if (lower::spectral_constant_precomputed(omega_)) {
+            // the data-only part of a spectral x-update's right-hand side, once per solve
+            omega_constant_ = Image(p.variable_shape);
+            jit::Call constant(pc_kernel(omega_, "pc.omega_constant", &PCPipelines::constant));
+            bind_omega(constant);
+            constant.out(0, omega_constant_).run();
+        }
+        primal_ = jit::Call(pc_kernel(omega_, "pc.primal", &PCPipelines::primal));
+        bind_omega(primal_);
+    }
+    PerCardPCRunner(const PerCardPCRunner&) = delete;
+    PerCardPCRunner& operator=(const PerCardPCRunner&) = delete;
+
+    const steps::PockChambolle& rule() const { return rule_; }
+    bool warm_steps(algorithms::PCSteps& s, steps::Balance& b) const {
+        s = warm_start_;
+        b = warm_balance_;
+        return warm_;
+    }
+    const Image& x() const { return x_; }
+    /// The iterate before x (x̄ = x + θ (x − x_prev) at the next step).
+    const Image& x_prev() const { return x_prev_; }
+    const std::vector<Image>& duals() const { return y_; }
+
+    // the card's Runner
+    int iterations_per_call() const { return 1; }
+    bool run_block(const float*) { return false; }
+
+    bool run_step(const algorithms::PCSteps& s, bool measure) {
+        sigma_f_ = float(s.sigma);
+        tau_f_ = float(s.tau);
+        theta_f_ = float(s.theta);
+        // x̄ = x + θ (x − x_prev), as the fused step computes it
+        for (std::size_t e = 0; e < x_.size(); ++e) {
+            const float a = x_.data()[e], b = x_prev_.data()[e];
+            x_bar_.data()[e] = a + theta_f_ * (a - b);
+        }
+        const std::vector<Image> xbar = ir::split_state(p_, x_bar_);
+        for (std::size_t i = 0; i < ops_.size(); ++i) {
+            kx_[i] = ops_[i].linear(xbar);
+            duals_[i].run();
+        }
+        swap_each(y_, y_next_);  // y_next now holds the previous y
+        for (Image& g : kty_) std::fill_n(g.data(), g.size(), 0.0f);
+        for (std::size_t i = 0; i < ops_.size(); ++i) ops_[i].adjoint_add(y_[i], kty_);
+        gram_.omega_step(primal_, x_next_, s.tau);  // (spectral plans: through (I + τ G_Ω)⁻¹)
+        if (measure) measure_step(s);
+        // x_prev ← x, x ← x⁺
+        std::swap(x_prev_, x_);
+        std::swap(x_, x_next_);
+        return true;
+    }
+
+    bool sums(algorithms::PCSums& s) {
+        s = sums_;
+        return true;
+    }
+
+    algorithms::Verdict record(int it, const algorithms::Residuals& r, bool) {
+        return monitor_verdict(mon_, it, r, x_, "the dual step");
+    }
+    bool after_iteration(int it) { return mon_.after_iteration(it); }
+
+private:
+    /// Every input of a kernel of omega_ (PCPipelines::arguments()); the outputs are the caller's.
+    void bind_omega(jit::Call& c) {
+        omega_data_->bind(c);
+        c.in_state("x", x_, vshapes_).in_state("x_prev", x_prev_, vshapes_).in_state("x_prev2", x_prev_, vshapes_);
+        for (std::size_t j = 0; j < vshapes_.size(); ++j) {
+            const std::string k = std::to_string(j);
+            c.in("y" + k, kty_[j]).in("y_prev" + k, kty_[j]).in("sigma_scale" + k, one_);
+        }
+        bind_steps(c);
+        if (!omega_constant_.empty()) c.in("omega_constant", omega_constant_);
+    }
+    void bind_steps(jit::Call& c) {
+        c.in("sigma", sigma_f_).in("tau", tau_f_).in("theta", theta_f_);
+        c.in("res_sigma", sigma_f_).in("res_tau", tau_f_).in("res_theta", theta_f_);
+    }
+
+    /// The sums pc_sums reads, of the step from (x, y) (x_, y_next_) to (x⁺, y⁺) (x_next_, y_):
+    /// P = (x − x⁺)/τ, Kᵀy⁺, D_i = (y_i − y⁺_i)/(σ s_i) + K_i x̄ − K_i x⁺, K_i x⁺.
+    void measure_step(const algorithms::PCSteps& s) {
+        algorithms::PCSums out;
+        for (std::size_t e = 0; e < x_.size(); ++e) {
+            const double d = (double(x_.data()[e]) - x_next_.data()[e]) / s.tau;
+            out.primal += d * d;
+        }
+        for (const Image& g : kty_) out.kty += squared_norm(g);
+        const std::vector<Image> xn = ir::split_state(p_, x_next_);
+        for (std::size_t i = 0; i < ops_.size(); ++i) {
+            const Image kxbar = kx_[i].copy();  // (kx_ shares the operator's output buffer)
+            const Image& kxn = ops_[i].linear(xn);
+            const double step = s.sigma * scales_[i];
+            for (std::size_t e = 0; e < kxn.size(); ++e) {
+                const double d = (double(y_next_[i].data()[e]) - y_[i].data()[e]) / step +
+                                 (double(kxbar.data()[e]) - kxn.data()[e]);
+                out.dual += d * d;
+            }
+            out.kx += squared_norm(kxn);
+        }
+        out.n = double(x_.size());
+        out.m = double(psi_elements(p_));
+        sums_ = out;
+    }
+
+    const ir::Problem& p_;
+    Monitor& mon_;
+    steps::PockChambolle rule_;
+    std::vector<double> scales_;
+    std::vector<float> sigma_scale_;
+    algorithms::PCSteps warm_start_;
+    steps::Balance warm_balance_;
+    bool warm_ = false;
+    std::vector<std::vector<int>> vshapes_;
+    Image x_, x_prev_, x_next_, x_bar_;
+    std::deque<PerCardOperator> ops_;  // (not movable: bound kernels)
+    std::vector<ir::Problem> terms_;
+    std::deque<lower::DataArgs> term_data_;
+    std::vector<Image> y_, y_next_, kx_, kty_;
+    ir::Problem omega_;
+    std::optional<lower::DataArgs> omega_data_;
+    std::vector<jit::Call> duals_;
+    jit::Call primal_;
+    Image omega_constant_;
+    SpectralGram gram_{p_};  // (host transforms: nothing compiled per structure)
+    algorithms::PCSums sums_;
+    float sigma_f_ = 0, tau_f_ = 0, theta_f_ = 0;
+    const float one_ = 1.0f;
+};
+
+}  // namespace proxgen::detail

@@ -1,0 +1,147 @@
+// The per-card tier (Options::tier = Tier::per_card): an expression applied node by node equals the
+// fused forward and adjoint, and Pock–Chambolle run card by card reaches the fused tier's optimum
+// with the same iterates up to float32 rounding.
+#include <catch2/catch.hpp>
+
+#include <proxgen/lower/evaluate.hpp>
+#include <proxgen/proxgen.hpp>
+#include <proxgen/runtime.hpp>
+#include <proxgen/typed/to_ir.hpp>
+
+#include "solve/per_card.hpp"
+#include "test_support.hpp"
+
+namespace pg = proxgen;
+namespace rt = pg::rt;
+using Catch::Matchers::Contains;
+using pg::test::relative_difference;
+
+namespace {
+
+constexpr int W = 37, H = 29;
+
+/// The one-term problem whose kernels the fused evaluation runs (expr over one variable).
+pg::ir::Problem fused_term(const pg::ir::Node& expr, const std::vector<int>& var_shape) {
+    pg::ir::Problem q;
+    q.variable_shape = var_shape;
+    q.psi.push_back(pg::catalogue::term<pg::catalogue::penalties::sum_squares>(expr));
+    pg::ir::assign_slots(q);
+    return q;
+}
+
+}  // namespace
+
+TEST_CASE("an expression applied card by card equals its fused forward, constant part and adjoint", "[per_card]") {
+    const pg::Image k = pg::test::random_image({5, 3}, 1, 0.0f, 1.0f), w = pg::test::random_image({W, H}, 2, 0.0f, 1.0f);
+    const pg::Image w2 = pg::test::random_image({(W + 1) / 2, H}, 9, 0.0f, 1.0f);
+    const pg::Image b = pg::test::random_image({W, H}, 3), b2 = pg::test::random_image({W, H, 2}, 4);
+    auto x = pg::variable(W, H);
+    const std::vector<pg::ir::Node> exprs{
+        pg::typed::to_ir(pg::grad(pg::conv(k, x, pg::zero_boundary))),
+        pg::typed::to_ir(pg::mul_elemwise(w, pg::conv(k, x, pg::replicate)) - b),
+        pg::typed::to_ir(pg::grad(x - b) + b2),
+        pg::typed::to_ir(pg::vstack(pg::subsample(x, 2, 1), pg::mul_elemwise(w2, pg::subsample(x, 2, 1)))),
+        pg::typed::to_ir(pg::conv(k, x) + pg::mul_elemwise(w, pg::conv(k, x, pg::zero_boundary))),
+    };
+    for (std::size_t e = 0; e < exprs.size(); ++e) {
+        const pg::ir::Node& n = exprs[e];
+        INFO("expression " << pg::ir::to_string(n));
+        const pg::ir::Problem q = fused_term(n, {W, H});
+        pg::detail::PerCardOperator op(q, n);
+        const pg::Image xv = pg::test::random_image({W, H}, 10 + unsigned(e));
+        const pg::Image yv = pg::test::random_image(n.shape, 20 + unsigned(e));
+        CHECK(relative_difference(op.linear({xv}), pg::lower::term_forward(q, xv, false)) <= 1e-6);
+        const pg::Image zero({W, H});
+        const pg::Image c = pg::lower::term_forward(q, zero, true);
+        if (op.constant().empty()) CHECK(pg::test::norm(c) == 0.0);
+        else CHECK(relative_difference(op.constant(), c) <= 1e-6);
+        std::vector<pg::Image> back{pg::Image({W, H})};
+        op.adjoint_add(yv, back);
+        CHECK(relative_difference(back[0], pg::lower::term_adjoint(q, yv)) <= 1e-6);
+    }
+}
+
+TEST_CASE("Pock-Chambolle card by card reaches the fused tier's optimum along the same iterates", "[per_card][solve]") {
+    const pg::Image k = pg::test::random_image({5, 5}, 5, 0.0f, 0.08f), m = pg::test::random_image({W, H}, 6, 0.0f, 1.0f);
+    const pg::Image b = pg::test::random_image({W, H}, 7, 0.0f, 1.0f), c = pg::test::random_image({W, H}, 8, 0.0f, 1.0f);
+    const rt::Expr x = rt::variable("x", {W, H});
+    const std::vector<std::pair<const char*, rt::Problem>> problems{
+        {"TV denoising", rt::sum_squares(x - b) + 0.1 * rt::group_norm1(rt::grad(x))},
+        {"TV deblurring, zero boundary, nonneg",
+         rt::sum_squares(rt::conv(k, x, rt::ConvBoundary::zero) - b) + 0.01 * rt::group_norm1(rt::grad(x)) +
+             rt::nonneg(x)},
+        {"TV deblurring, circular: an FFT x-update",
+         rt::sum_squares(rt::conv(k, x) - b) + 0.01 * rt::group_norm1(rt::grad(x))},
+        {"two masked blurs and an anisotropic TV of x - c",
+         rt::sum_squares(rt::mul_elemwise(m, rt::conv(k, x, rt::ConvBoundary::zero)) - b) +
+             rt::sum_squares(rt::mul_elemwise(c, rt::conv(k, x, rt::ConvBoundary::replicate)) - c) +
+             0.02 * rt::norm1(rt::grad(x - c))},
+    };
+    for (const auto& [what, prob] : problems) {
+        INFO(what);
+        REQUIRE(pg::detail::per_card_unsupported(rt::plan(prob, pg::Algorithm::pock_chambolle).ir()).empty());
+        // the same 40 iterations (checks, and steps adapted there, at 10, 20, 30, 40)
+        pg::Options opt = pg::test::fixed_iterations(pg::Algorithm::pock_chambolle, 40);
+        const pg::Result fused = rt::solve(prob, opt);
+        opt.tier = pg::Tier::per_card;
+        const pg::Result per_card = rt::solve(prob, opt);
+        CHECK(per_card.iterations == 40);
+        CHECK(relative_difference(per_card.x, fused.x) <= 1e-4);
+        // both to the tolerances: the same optimum
+        pg::Options tol;
+        tol.max_iters = 3000;
+        tol.eps_abs = tol.eps_rel = 1e-5;
+        const pg::Result a = rt::solve(prob, tol);
+        tol.tier = pg::Tier::per_card;
+        const pg::Result r = rt::solve(prob, tol);
+        CHECK(r.status == pg::Status::converged);
+        const double fa = rt::objective(prob, a), fr = rt::objective(prob, r);
+        INFO("objectives " << fa << " (fused, " << a.iterations << " iterations) and " << fr << " (per card, "
+                           << r.iterations << ")");
+        CHECK(std::abs(fr - fa) <= 1e-4 * std::abs(fa));
+        CHECK(std::abs(r.iterations - a.iterations) <= 20);
+        INFO(what << ": " << a.iterations << " / " << r.iterations << " iterations, objectives " << fa << " / " << fr
+                  << ", x differs by " << relative_difference(per_card.x, fused.x) << " after 40");
+    }
+}
+
+TEST_CASE("the per-card tier names the plan it cannot run", "[per_card]") {
+    const pg::Image b = pg::test::random_image({W, H}, 7);
+    const rt::Expr x = rt::variable("x", {W, H});
+    const rt::Problem prob = rt::sum_squares(x - b) + 0.01 * rt::group_norm1(rt::grad(x));
+    pg::Options opt;
+    opt.tier = pg::Tier::per_card;
+    opt.algorithm = pg::Algorithm::admm;
+    CHECK_THROWS_WITH(rt::solve(prob, opt), Contains("per-card tier cannot run") && Contains("admm"));
+}
+
+TEST_CASE("Tier::automatic: the fused tier takes over the per-card state and loses none of it", "[per_card][solve]") {
+    const pg::Image k = pg::test::random_image({5, 5}, 11, 0.0f, 0.08f), b = pg::test::random_image({W, H}, 12, 0.0f, 1.0f);
+    const rt::Expr x = rt::variable("x", {W, H});
+    const rt::Problem prob =
+        rt::sum_squares(rt::conv(k, x, rt::ConvBoundary::zero) - b) + 0.01 * rt::group_norm1(rt::grad(x)) + rt::nonneg(x);
+    pg::Options opt = pg::test::fixed_iterations(pg::Algorithm::pock_chambolle, 60);
+    opt.tier = pg::Tier::per_card;
+    const pg::Result per_card = rt::solve(prob, opt);
+    CHECK(per_card.per_card_iterations == 60);
+    // switched after 25 iterations (between two checks: x̄ needs the x before, the steps were
+    // balanced at checks 10 and 20): the rest of the run as if per card, up to float32 rounding
+    opt.tier = pg::Tier::automatic;
+    pg::detail::force_tier_switch(25);
+    const pg::Result switched = rt::solve(prob, opt);
+    pg::detail::force_tier_switch(0);
+    CHECK(switched.per_card_iterations == 25);
+    CHECK(switched.iterations == 60);
+    INFO("x differs from the per-card run's by " << relative_difference(switched.x, per_card.x));
+    CHECK(relative_difference(switched.x, per_card.x) <= 1e-5);
+    REQUIRE(switched.history.size() == per_card.history.size());  // one history, both tiers' checks
+    for (std::size_t i = 0; i < switched.history.size(); ++i) {
+        CHECK(switched.history[i].iteration == per_card.history[i].iteration);
+        CHECK(std::abs(switched.history[i].primal_residual - per_card.history[i].primal_residual) <=
+              1e-3 * per_card.history[i].primal_residual);
+    }
+    // the fused kernels are in the cache now: automatic runs them from the start
+    const pg::Result cached = rt::solve(prob, opt);
+    CHECK(cached.per_card_iterations == 0);
+    CHECK(relative_difference(cached.x, per_card.x) <= 1e-5);
+}
