@@ -4,14 +4,17 @@
 //
 //   proxgen_bench_first_iteration --problem masked --terms 17 --size 64 --tier per_card
 //
-// prints one line: problem, terms, size, tier, ms to the first iteration (from the call), ms for
-// the whole solve, the compile seconds the result reports, iterations. Problems (every term
+// prints one line: problem, terms, size, tier (fused, per_card, auto), ms to the first iteration
+// (from the call), ms for the whole solve, the compile seconds the result reports, iterations, and
+// how many of them ran per card. Problems (every term
 // Ψ-split for Pock–Chambolle, so that both tiers run them):
 //   masked: Σ_i ‖m_i ⊙ (k_i ⊛ x) − b_i‖² (zero-boundary blurs, random masks) + 0.01 TV(x) + x ≥ 0
 //   deblur: ‖k ⊛ x − b‖² (zero boundary) + 0.01 TV(x) + x ≥ 0
 //   denoise: ‖x − b‖² + 0.1 TV(x)
 // Run it in a fresh PROXGEN_CACHE_DIR for "never seen", or after another structure's run in the
 // same directory for "a new structure of cards already seen" (docs/performance.md shows both).
+#include <malloc.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -59,6 +62,8 @@ rt::Problem problem(const std::string& name, int terms, int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);  // fresh pages are slow on this VM: reuse the heap
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
     std::string name = "masked", tier = "per_card";
     int terms = 4, size = 64, iters = 10;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -78,7 +83,11 @@ int main(int argc, char** argv) {
     opt.algorithm = pg::Algorithm::pock_chambolle;
     opt.max_iters = iters;
     opt.eps_abs = opt.eps_rel = 0;
-    opt.tier = tier == "fused" ? pg::Tier::fused : pg::Tier::per_card;
+    if (tier != "fused" && tier != "per_card" && tier != "auto") {
+        std::fprintf(stderr, "unknown tier '%s' (fused, per_card, auto)\n", tier.c_str());
+        return 2;
+    }
+    opt.tier = tier == "fused" ? pg::Tier::fused : tier == "auto" ? pg::Tier::automatic : pg::Tier::per_card;
     const Clock::time_point start = Clock::now();
     double first = -1;
     opt.callback = [&](const pg::IterationInfo& info) {
@@ -87,7 +96,9 @@ int main(int argc, char** argv) {
     };
     const pg::Result r = rt::solve(prob, opt);
     const double total = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    std::printf("%s terms=%d size=%d tier=%s first_iteration_ms=%.1f total_ms=%.1f compile_s=%.3f iterations=%d\n",
-                name.c_str(), terms, size, tier.c_str(), first, total, r.compile_seconds, r.iterations);
+    std::printf("%s terms=%d size=%d tier=%s first_iteration_ms=%.1f total_ms=%.1f compile_s=%.3f iterations=%d "
+                "per_card_iterations=%d\n",
+                name.c_str(), terms, size, tier.c_str(), first, total, r.compile_seconds, r.iterations,
+                r.per_card_iterations);
     return 0;
 }

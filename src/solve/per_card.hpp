@@ -8,10 +8,10 @@
 //
 //  - PerCardOperator: an expression's K x, its constant part and Kᵀ y, node by node: each node runs
 //    the kernel of a problem holding that node alone over variables standing for its operands.
-//  - pock_chambolle_per_card: the Pock–Chambolle card's loop (proxgen/algorithms/pock_chambolle.hpp)
-//    over those operators, each Ψ term's dual step as the kernel of a problem holding that term
-//    alone over a variable standing for its operator's output, and the primal step as the kernel of
-//    Ω alone.
+//  - PerCardPCRunner (per_card_pc.hpp): the Pock–Chambolle card's runner over those operators,
+//    each Ψ term's dual step as the kernel of a problem holding that term alone over a variable
+//    standing for its operator's output, and the primal step as the kernel of Ω alone; run, and
+//    handed to the fused runner under Tier::automatic, by pock_chambolle.cpp.
 #pragma once
 
 #include <deque>
@@ -106,8 +106,5 @@ inline bool runs_per_card(const ir::Problem& p, Tier t) {
 /// kernels there; never before: not even where they are cached); 0, the default: when they are
 /// ready.
 void force_tier_switch(int iteration);
-
-/// Pock–Chambolle in the per-card tier (p planned for it, per_card_unsupported(p) empty).
-Result pock_chambolle_per_card(const ir::Problem& p, const Options& opt, const Result* warm);
 
 }  // namespace proxgen::detail

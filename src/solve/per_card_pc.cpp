@@ -1,13 +1,4 @@
-// Pock–Chambolle in the per-card tier (per_card.hpp): the card's loop over a runner whose steps are
-// small kernels shared across structures —
-//   K_i x̄ per Ψ term, node by node (PerCardOperator);
-//   y_i⁺ = prox_{σF_i*}(y_i + σ K_i x̄): the dual step of a problem holding term i alone over a
-//     variable standing for K_i x (its key names the penalty and its data, not the operator);
-//   Kᵀy⁺ node by node, summed per variable;
-//   x⁺ = prox_{τΩ}(x − τ Kᵀy⁺): the primal step of a problem holding Ω and, per variable, an
-//     identity term whose dual is Kᵀy⁺ (keyed by Ω's structure, usually a few terms on x; a
-//     spectral x-update's transforms run on the host, SpectralGram, as in the fused tier);
-// and the check's sums of squares from those images on the host.
+// Pock–Chambolle's per-card runner's pieces (per_card_pc.hpp), and which plans the per-card tier runs.
 #include <cmath>
 #include <deque>
 #include <optional>
@@ -67,28 +58,6 @@ std::string per_card_unsupported(const ir::Problem& p) {
                 why = fmt::format("{} holds a leaf that is neither a variable nor a constant", t.text);
         });
     return why;
-}
-
-Result pock_chambolle_per_card(const ir::Problem& p, const Options& opt, const Result* warm) {
-    if (const std::string why = per_card_unsupported(p); !why.empty())
-        fail("the per-card tier cannot run this plan: {}", why);
-    Result res;
-    Monitor monitor(p, opt, res);
-    PerCardPCRunner runner(p, opt, warm, monitor);
-    monitor.start_clock();
-    algorithms::PockChambolle loop(runner.rule(), loop_options(p, opt));
-    algorithms::PCSteps start;
-    steps::Balance balance;
-    if (runner.warm_steps(start, balance)) loop.restart(start, balance);
-    if (!loop.run(runner, opt.max_iters)) fail("pock_chambolle (per card): a step failed");
-    const algorithms::Progress& done = loop.progress();
-    monitor.finish(done.iterations, done.converged, done.stopped);
-    res.x = runner.x();
-    res.duals = runner.duals();
-    res.per_card_iterations = done.iterations;
-    const algorithms::PCSteps s = loop.steps();
-    res.steps = {s.tau, s.sigma, s.theta, loop.balance().alpha};
-    return res;
 }
 
 }  // namespace proxgen::detail

@@ -1,6 +1,15 @@
-// Pock–Chambolle's per-card runner (per_card.hpp): the card's loop over small kernels shared by
-// every structure. Its own solve is pock_chambolle_per_card; the fused runner takes over its state
-// where the tiers switch (pock_chambolle.cpp).
+// Pock–Chambolle in the per-card tier (per_card.hpp): the card's runner whose steps are small
+// kernels shared across structures —
+//   K_i x̄ per Ψ term, node by node (PerCardOperator);
+//   y_i⁺ = prox_{σF_i*}(y_i + σ K_i x̄): the dual step of a problem holding term i alone over a
+//     variable standing for K_i x (its key names the penalty and its data, not the operator);
+//   Kᵀy⁺ node by node, summed per variable;
+//   x⁺ = prox_{τΩ}(x − τ Kᵀy⁺): the primal step of a problem holding Ω and, per variable, an
+//     identity term whose dual is Kᵀy⁺ (keyed by Ω's structure, usually a few terms on x; a
+//     spectral x-update's transforms run on the host, SpectralGram, as in the fused tier);
+// and the check's sums of squares from those images on the host.
+// pock_chambolle.cpp runs it (Tier::per_card) and hands its state to the fused runner where the
+// tiers switch (Tier::automatic).
 #pragma once
 
 #include <deque>

@@ -8,14 +8,13 @@
 // moves along −τ∇h (pc_pipelines.cpp), its steps follow steps::condat_vu.
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <cmath>
-#include <thread>
 
 #include "engine.hpp"
 #include "fused_state.hpp"
 #include "pc_pipelines.hpp"
 #include "per_card_pc.hpp"
-#include "../jit/background.hpp"
 #include "card_runner.hpp"
 #include "spectral_gram.hpp"
 #include "proxgen/algorithms/pock_chambolle.hpp"
@@ -303,10 +302,6 @@ private:
     jit::Call dual_, primal_, step_, check_, residual_, block_call_;
 };
 
-}  // namespace
-
-namespace {
-
 Result pock_chambolle_fused(const ir::Problem& p, const Options& opt, const Result* warm) {
     Result res;
     PCRunner runner(p, opt, warm, res);
@@ -331,26 +326,13 @@ constexpr auto kFusedGrace = std::chrono::milliseconds(30);
 
 std::atomic<int> forced_switch{0};  // force_tier_switch
 
-/// Tier::automatic: per card until the fused kernels, compiled meanwhile, take over.
-Result pock_chambolle_tiered(const ir::Problem& p, const Options& opt, const Result* warm) {
-    // the job holds its own copy of the problem: it may outlive this solve
-    const auto problem = std::make_shared<const ir::Problem>(p);
-    const auto ready = jit::in_background([problem] {
-        double seconds = 0;
-        cached_as<PCKernels>(kernels_key("pc", *problem), [&] { return std::make_shared<PCKernels>(*problem); },
-                             seconds);
-    });
-    auto wait_for_fused = [&](std::chrono::steady_clock::duration at_most) {
-        const auto until = std::chrono::steady_clock::now() + at_most;
-        while (!*ready && std::chrono::steady_clock::now() < until)
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    };
-    const int switch_at = forced_switch.load();
-    if (switch_at == 0) {
-        wait_for_fused(kFusedGrace);
-        if (*ready) return pock_chambolle_fused(p, opt, warm);
-    }
+bool ready(std::future<void>& f) { return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }
 
+/// Per card from the start: to the end (fused null: Tier::per_card), or until the fused kernels,
+/// compiling meanwhile, take over (Tier::automatic: when `fused` is ready, or after iteration
+/// switch_at when a test forces it).
+Result pock_chambolle_per_card(const ir::Problem& p, const Options& opt, const Result* warm, std::future<void>* fused,
+                               int switch_at) {
     Result res;
     Monitor monitor(p, opt, res);
     PerCardPCRunner per_card(p, opt, warm, monitor);
@@ -359,20 +341,21 @@ Result pock_chambolle_tiered(const ir::Problem& p, const Options& opt, const Res
     algorithms::PCSteps start;
     steps::Balance balance;
     if (per_card.warm_steps(start, balance)) loop.restart(start, balance);
-    auto switch_now = [&] { return switch_at > 0 ? loop.progress().iterations >= switch_at : bool(*ready); };
+    auto switch_now = [&] {
+        return fused && (switch_at > 0 ? loop.progress().iterations >= switch_at : ready(*fused));
+    };
     while (!loop.progress().finished && !switch_now())
         if (!loop.run(per_card, 1)) fail("pock_chambolle (per card): a step failed");
-    if (switch_at > 0) wait_for_fused(std::chrono::hours(1));
     const algorithms::Progress* done = &loop.progress();
+    res.per_card_iterations = done->iterations;
     if (done->finished) {
         monitor.finish(done->iterations, done->converged, done->stopped);
         res.x = per_card.x();
         res.duals = per_card.duals();
-        res.per_card_iterations = done->iterations;
     } else {
+        fused->wait();  // (a forced switch; a failed compilation fails again in the runner below)
         // the fused runner takes over: x and the duals as a warm start, the x before it as its
         // previous iterate; the loop keeps its steps, balancing, iteration count and the history
-        res.per_card_iterations = done->iterations;
         Result handoff;
         handoff.x = per_card.x();
         handoff.duals = per_card.duals();
@@ -381,17 +364,32 @@ Result pock_chambolle_tiered(const ir::Problem& p, const Options& opt, const Res
         Options o = opt;
         o.x0 = Image();
         o.x0_by_name.clear();
-        PCRunner fused(p, o, &handoff, res, &monitor);
-        fused.continue_from(per_card.x_prev());
-        loop.run(fused, opt.max_iters - done->iterations);
+        PCRunner runner(p, o, &handoff, res, &monitor);
+        runner.continue_from(per_card.x_prev());
+        loop.run(runner, opt.max_iters - done->iterations);
         done = &loop.progress();
         monitor.finish(done->iterations, done->converged, done->stopped);
-        res.x = fused.x();
-        res.duals = fused.duals();
+        res.x = runner.x();
+        res.duals = runner.duals();
     }
     const algorithms::PCSteps s = loop.steps();
     res.steps = {s.tau, s.sigma, s.theta, loop.balance().alpha};
     return res;
+}
+
+/// Tier::automatic: the fused kernels compile on a thread of their own; per card until they are
+/// ready, fused from the start where they are (cached). A solve that ends first waits for the
+/// compilation (its kernels are then cached for the next solve): a compilation cannot be
+/// cancelled, and one still running when the process exits would outlive LLVM's state.
+Result pock_chambolle_tiered(const ir::Problem& p, const Options& opt, const Result* warm) {
+    std::future<void> fused = std::async(std::launch::async, [&p] {
+        double seconds = 0;
+        cached_as<PCKernels>(kernels_key("pc", p), [&] { return std::make_shared<PCKernels>(p); }, seconds);
+    });
+    const int switch_at = forced_switch.load();
+    if (switch_at == 0 && fused.wait_for(kFusedGrace) == std::future_status::ready)
+        return pock_chambolle_fused(p, opt, warm);
+    return pock_chambolle_per_card(p, opt, warm, &fused, switch_at);  // (fused's destructor waits)
 }
 
 }  // namespace
@@ -399,7 +397,7 @@ Result pock_chambolle_tiered(const ir::Problem& p, const Options& opt, const Res
 void force_tier_switch(int iteration) { forced_switch = iteration; }
 
 Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm) {
-    if (opt.tier == Tier::per_card) return pock_chambolle_per_card(p, opt, warm);
+    if (opt.tier == Tier::per_card) return pock_chambolle_per_card(p, opt, warm, nullptr, 0);
     if (opt.tier == Tier::automatic && per_card_unsupported(p).empty()) return pock_chambolle_tiered(p, opt, warm);
     return pock_chambolle_fused(p, opt, warm);
 }

@@ -25,9 +25,9 @@ enum class Tier {
     /// The per-card tier at once while the fused kernels compile on a thread of their own; the
     /// fused runner takes over the state (x and the x before it, the duals, the steps and their
     /// balancing, the iteration count, the history) when they are ready, and from the start where
-    /// the kernel cache holds them. A compilation still running when the solve ends goes on (the
-    /// next solve of the structure finds its kernels; a process exiting meanwhile waits for it).
-    /// Algorithms without a per-card runner: the fused tier.
+    /// the kernel cache holds them. A solve that ends first waits for the compilation (whose
+    /// kernels the next solve of the structure then finds): for short solves of new structures,
+    /// Tier::per_card. Algorithms without a per-card runner: the fused tier.
     automatic,
 };
 
