@@ -79,7 +79,8 @@ int main() {
     opt.algorithm = pg::Algorithm::pock_chambolle;
     opt.tier = pg::Tier::per_card;
     opt.max_iters = 2;
-    opt.check_every = 1;  // the check's kernels too
+    opt.check_every = 1;          // the check's kernels too,
+    opt.track_objective = true;   // and the objective's (the command line tracks it by default)
     opt.eps_abs = opt.eps_rel = 0;
     int failed = 0;
     // two problems at a time: each compiles its own kernels (the cache publishes each once)

@@ -200,7 +200,10 @@ bool Monitor::should_check(int it) const {
 double Monitor::objective_at(const Image& x) {
     if (runs_per_card(problem_, opt_.tier)) {
         if (!per_card_objective_) per_card_objective_ = std::make_shared<PerCardObjective>(problem_);
-        return (*per_card_objective_)(x);
+        double compile_s = 0;
+        const double f = (*per_card_objective_)(x, compile_s);
+        count_compilation(compile_s);
+        return f;
     }
     double compile_s = 0;
     const double f = objective_ir(problem_, x, compile_s);

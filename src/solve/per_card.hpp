@@ -85,7 +85,8 @@ ir::Problem term_alone(const ir::Problem& p, const ir::Term& t, const Image& inn
 class PerCardObjective {
 public:
     explicit PerCardObjective(const ir::Problem& p);
-    double operator()(const Image& x);
+    /// f(x); compile_seconds gains the time spent compiling a term's kernel missing from the caches.
+    double operator()(const Image& x, double& compile_seconds);
 
 private:
     const ir::Problem& p_;
