@@ -38,12 +38,14 @@ namespace detail {
 
 using Clock = std::chrono::steady_clock;
 
-double norm2(const Image& a) {
+double squared_norm2(const Image& a) {
     double s = 0;
     const float* d = a.data();
     for (std::size_t i = 0; i < a.size(); ++i) s += double(d[i]) * d[i];
-    return std::sqrt(s);
+    return s;
 }
+
+double norm2(const Image& a) { return std::sqrt(squared_norm2(a)); }
 
 double norm2_diff(const Image& a, const Image& b) {
     PROXGEN_INTERNAL_ASSERT(a.size() == b.size());

@@ -51,6 +51,7 @@ private:
 };
 
 double norm2(const Image& a);                     // ‖a‖₂ in float64
+double squared_norm2(const Image& a);             // ‖a‖₂² in float64
 double norm2_diff(const Image& a, const Image& b);  // ‖a − b‖₂
 
 /// ‖K‖ of one Ψ term estimated on its data: Lanczos on KᵀK with an a-posteriori residual bound,

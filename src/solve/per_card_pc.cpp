@@ -38,11 +38,6 @@ jit::KernelPtr pc_kernel(const ir::Problem& q, const std::string& role, Halide::
     });
 }
 
-double squared_norm(const Image& a) {
-    double s = 0;
-    for (std::size_t e = 0; e < a.size(); ++e) s += double(a.data()[e]) * a.data()[e];
-    return s;
-}
 
 
 std::string per_card_unsupported(const ir::Problem& p) {

@@ -30,8 +30,6 @@ namespace proxgen::detail {
 ir::Problem omega_alone(const ir::Problem& p);
 /// One of PCPipelines' separate steps for q, from the kernel caches.
 jit::KernelPtr pc_kernel(const ir::Problem& q, const std::string& role, Halide::Pipeline PCPipelines::*which);
-/// Σ a_i² in float64.
-double squared_norm(const Image& a);
 
 /// The per-card runner of the Pock–Chambolle card, reporting its checks to `monitor` (the solve's:
 /// the fused runner that takes over reports to it too). Kernels are bound to the images' addresses:
@@ -171,7 +169,7 @@ private:
             const double d = (double(x_.data()[e]) - x_next_.data()[e]) / s.tau;
             out.primal += d * d;
         }
-        for (const Image& g : kty_) out.kty += squared_norm(g);
+        for (const Image& g : kty_) out.kty += squared_norm2(g);
         const std::vector<Image> xn = ir::split_state(p_, x_next_);
         for (std::size_t i = 0; i < ops_.size(); ++i) {
             const Image kxbar = kx_[i].copy();  // (kx_ shares the operator's output buffer)
@@ -182,7 +180,7 @@ private:
                                  (double(kxbar.data()[e]) - kxn.data()[e]);
                 out.dual += d * d;
             }
-            out.kx += squared_norm(kxn);
+            out.kx += squared_norm2(kxn);
         }
         out.n = double(x_.size());
         out.m = double(psi_elements(p_));
