@@ -12,6 +12,7 @@
 #include "proxgen/algorithms/condat_vu.hpp"
 #include "proxgen/algorithms/hqs.hpp"
 #include "proxgen/algorithms/linearized_admm.hpp"
+#include "proxgen/algorithms/norm_estimate.hpp"
 #include "proxgen/algorithms/pock_chambolle.hpp"
 
 using namespace proxgen;
@@ -413,4 +414,34 @@ TEST_CASE("HQS card: a stage whose growth raised the objective holds rho, withou
     algorithms::HQS unbounded({1.0, 1e6, 1.5, 20}, true, none);
     REQUIRE(unbounded.run(free, 100));
     CHECK(free.rhos == runner.rhos);
+}
+
+TEST_CASE("norm-estimate card: the top Ritz pair of a tridiagonal matrix, and Lanczos to a known norm") {
+    // T = tridiag(−1, 2, −1) of size m: eigenvalues 2 − 2 cos(kπ/(m+1)), eigenvectors sin(jkπ/(m+1))
+    const double pi = std::acos(-1.0);
+    for (int m : {1, 2, 3, 7, 20, 40}) {
+        INFO("m = " << m);
+        const std::vector<double> a(std::size_t(m), 2.0), b(std::size_t(m - 1), -1.0);
+        const auto [theta, last] = algorithms::top_ritz_pair(a, b);
+        const double h = pi / (m + 1);
+        CHECK(std::abs(theta - (2 + 2 * std::cos(h))) <= 1e-12);
+        // the top eigenvector's components are sin(j m h) (j = 1..m), normalized: its last is sin(m² h)
+        double norm = 0;
+        for (int j = 1; j <= m; ++j) norm += std::sin(j * m * h) * std::sin(j * m * h);
+        CHECK(std::abs(std::abs(last) - std::abs(std::sin(m * m * h)) / std::sqrt(norm)) <= 1e-9);
+    }
+    // a diagonal Gram with a dense spectrum near its top (as convolutions have): ‖K‖² = 9
+    struct Diagonal {
+        std::vector<double> d;
+        std::size_t size() const { return d.size(); }
+        bool apply(const std::vector<double>& q, std::vector<double>& out) {
+            for (std::size_t i = 0; i < d.size(); ++i) out[i] = d[i] * q[i];
+            return true;
+        }
+    } gram;
+    for (int i = 0; i < 4096; ++i) gram.d.push_back(9.0 * std::sqrt(double(i) / 4095));
+    double norm = 0;
+    REQUIRE(algorithms::lanczos_norm(gram, norm) == algorithms::NormEstimate::ok);
+    CHECK(norm >= 3.0);  // from above, as the step rules need
+    CHECK(norm <= 3.0 * 1.01);
 }

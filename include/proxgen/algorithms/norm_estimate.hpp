@@ -40,50 +40,59 @@ inline constexpr int kNormMaxSteps = 40;
 inline constexpr double kNormMargin = 1.003;
 
 /// Largest eigenvalue of the symmetric tridiagonal T (diagonal a, off-diagonal b) and the last
-/// component of its unit eigenvector, by Jacobi rotations on the dense matrix (T is at most
-/// kNormMaxSteps × kNormMaxSteps).
+/// component of its unit eigenvector: the eigenvalue by bisection on Sturm counts (O(m) per step:
+/// Lanczos asks at every step, where a dense eigensolver's O(m³) sweeps cost more than the Gram
+/// applications of small images), the eigenvector by inverse iteration just above it, where
+/// σI − T is positive definite and its tridiagonal factorization needs no pivoting.
 inline std::pair<double, double> top_ritz_pair(const std::vector<double>& a, const std::vector<double>& b) {
     const int m = int(a.size());
-    std::vector<double> A(std::size_t(m) * m, 0.0), V(std::size_t(m) * m, 0.0);
-    auto at = [m](std::vector<double>& M, int i, int j) -> double& { return M[std::size_t(i) * m + j]; };
+    if (m == 1) return {a[0], 1.0};
+    // Gershgorin: every eigenvalue lies in [lo, hi]
+    double lo = a[0], hi = a[0];
     for (int i = 0; i < m; ++i) {
-        at(A, i, i) = a[i];
-        at(V, i, i) = 1.0;
-        if (i + 1 < m) at(A, i, i + 1) = at(A, i + 1, i) = b[i];
+        const double r = (i > 0 ? std::abs(b[i - 1]) : 0.0) + (i + 1 < m ? std::abs(b[i]) : 0.0);
+        lo = std::min(lo, a[i] - r);
+        hi = std::max(hi, a[i] + r);
     }
-    for (int sweep = 0; sweep < 100; ++sweep) {
-        double off = 0, diag = 0;
-        for (int i = 0; i < m; ++i)
-            for (int j = 0; j < m; ++j) (i == j ? diag : off) += at(A, i, j) * at(A, i, j);
-        if (off <= 1e-30 * std::max(diag, 1e-300)) break;
-        for (int p = 0; p < m; ++p)
-            for (int q = p + 1; q < m; ++q) {
-                const double apq = at(A, p, q);
-                if (apq == 0) continue;
-                const double theta = (at(A, q, q) - at(A, p, p)) / (2 * apq);
-                const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1));
-                const double c = 1 / std::sqrt(t * t + 1), s = t * c;
-                for (int k = 0; k < m; ++k) {  // A ← Jᵀ A J
-                    const double akp = at(A, k, p), akq = at(A, k, q);
-                    at(A, k, p) = c * akp - s * akq;
-                    at(A, k, q) = s * akp + c * akq;
-                }
-                for (int k = 0; k < m; ++k) {
-                    const double apk = at(A, p, k), aqk = at(A, q, k);
-                    at(A, p, k) = c * apk - s * aqk;
-                    at(A, q, k) = s * apk + c * aqk;
-                }
-                for (int k = 0; k < m; ++k) {
-                    const double vkp = at(V, k, p), vkq = at(V, k, q);
-                    at(V, k, p) = c * vkp - s * vkq;
-                    at(V, k, q) = s * vkp + c * vkq;
-                }
-            }
+    const double scale = std::max({std::abs(lo), std::abs(hi), 1e-300});
+    // eigenvalues below x: the negative pivots of the LDLᵀ factorization of T − xI
+    auto below = [&](double x) {
+        int n = 0;
+        double d = 1;
+        for (int i = 0; i < m; ++i) {
+            d = (a[i] - x) - (i > 0 ? b[i - 1] * b[i - 1] / d : 0.0);
+            if (d == 0) d = -1e-300 * scale;  // (x is an eigenvalue: counted as below)
+            n += d < 0;
+        }
+        return n;
+    };
+    hi += 1e-15 * scale;  // below(hi) == m
+    lo -= 1e-15 * scale;
+    for (int step = 0; step < 200; ++step) {  // invariant: below(lo) < m ≤ below(hi)
+        const double mid = 0.5 * (lo + hi);
+        if (mid <= lo || mid >= hi || hi - lo <= 2e-16 * scale) break;
+        (below(mid) < m ? lo : hi) = mid;
     }
-    int top = 0;
-    for (int i = 1; i < m; ++i)
-        if (at(A, i, i) > at(A, top, top)) top = i;
-    return {at(A, top, top), at(V, m - 1, top)};
+    const double theta = hi;
+    // inverse iteration: (σI − T) v ← v, σ just above θ
+    const double sigma = theta + 1e-10 * scale;
+    std::vector<double> v(std::size_t(m), 1.0), diag(v.size());
+    for (int sweep = 0; sweep < 3; ++sweep) {
+        // forward elimination (Thomas) of the positive definite tridiagonal σI − T
+        diag[0] = sigma - a[0];
+        for (int i = 1; i < m; ++i) {
+            const double l = -b[i - 1] / diag[i - 1];
+            diag[i] = (sigma - a[i]) + l * b[i - 1];
+            v[i] -= l * v[i - 1];
+        }
+        v[m - 1] /= diag[m - 1];
+        for (int i = m - 2; i >= 0; --i) v[i] = (v[i] + b[i] * v[i + 1]) / diag[i];
+        double norm = 0;
+        for (double e : v) norm += e * e;
+        norm = std::sqrt(norm);
+        for (double& e : v) e /= norm;
+    }
+    return {theta, v[std::size_t(m) - 1]};
 }
 
 /// What an estimate ended with.
