@@ -2,12 +2,13 @@
 // 10-iteration solve takes, in the fused and the per-card tier (Options::tier). One structure per
 // process, so that the caches it starts with are the ones the caller prepared:
 //
-//   proxgen_bench_first_iteration --problem masked --terms 17 --size 64 --tier per_card
+//   proxgen_bench_first_iteration --problem masked --terms 17 --size 64 --tier per_card --algorithm pc
 //
-// prints one line: problem, terms, size, tier (fused, per_card, auto), ms to the first iteration
-// (from the call), ms for the whole solve, the compile seconds the result reports, iterations, and
-// how many of them ran per card. Problems (every term
-// Ψ-split for Pock–Chambolle, so that both tiers run them):
+// prints one line: problem, terms, size, algorithm (pc, ladmm, admm, hqs, cv), tier (fused, per_card,
+// auto), ms to the first iteration (from the call), ms for the whole solve, the compile seconds the
+// result reports, iterations, and how many of them ran per card. Problems (every term Ψ-split for
+// Pock–Chambolle and linearized ADMM; ADMM and HQS absorb the quadratic ones into the x-update,
+// Condat–Vũ takes gradient steps on them):
 //   masked: Σ_i ‖m_i ⊙ (k_i ⊛ x) − b_i‖² (zero-boundary blurs, random masks) + 0.01 TV(x) + x ≥ 0
 //   deblur: ‖k ⊛ x − b‖² (zero boundary) + 0.01 TV(x) + x ≥ 0
 //   denoise: ‖x − b‖² + 0.1 TV(x)
@@ -15,11 +16,13 @@
 // same directory for "a new structure of cards already seen" (docs/performance.md shows both).
 #include <malloc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 
 #include <proxgen/runtime.hpp>
 
@@ -64,7 +67,7 @@ rt::Problem problem(const std::string& name, int terms, int n) {
 int main(int argc, char** argv) {
     mallopt(M_MMAP_THRESHOLD, 1 << 30);  // fresh pages are slow on this VM: reuse the heap
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    std::string name = "masked", tier = "per_card";
+    std::string name = "masked", tier = "per_card", algorithm = "pc";
     int terms = 4, size = 64, iters = 10;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i], v = argv[i + 1];
@@ -73,6 +76,7 @@ int main(int argc, char** argv) {
         else if (a == "--size") size = std::atoi(v.c_str());
         else if (a == "--tier") tier = v;
         else if (a == "--iters") iters = std::atoi(v.c_str());
+        else if (a == "--algorithm") algorithm = v;
         else {
             std::fprintf(stderr, "unknown argument %s\n", a.c_str());
             return 2;
@@ -80,7 +84,18 @@ int main(int argc, char** argv) {
     }
     const rt::Problem prob = problem(name, terms, size);
     pg::Options opt;
-    opt.algorithm = pg::Algorithm::pock_chambolle;
+    const std::pair<const char*, pg::Algorithm> algorithms[] = {{"pc", pg::Algorithm::pock_chambolle},
+                                                                 {"ladmm", pg::Algorithm::ladmm},
+                                                                 {"admm", pg::Algorithm::admm},
+                                                                 {"hqs", pg::Algorithm::hqs},
+                                                                 {"cv", pg::Algorithm::condat_vu}};
+    const auto* chosen = std::find_if(std::begin(algorithms), std::end(algorithms),
+                                      [&](const auto& a) { return algorithm == a.first; });
+    if (chosen == std::end(algorithms)) {
+        std::fprintf(stderr, "unknown algorithm '%s' (pc, ladmm, admm, hqs, cv)\n", algorithm.c_str());
+        return 2;
+    }
+    opt.algorithm = chosen->second;
     opt.max_iters = iters;
     opt.eps_abs = opt.eps_rel = 0;
     if (tier != "fused" && tier != "per_card" && tier != "auto") {
@@ -96,9 +111,9 @@ int main(int argc, char** argv) {
     };
     const pg::Result r = rt::solve(prob, opt);
     const double total = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    std::printf("%s terms=%d size=%d tier=%s first_iteration_ms=%.1f total_ms=%.1f compile_s=%.3f iterations=%d "
+    std::printf("%s terms=%d size=%d algorithm=%s tier=%s first_iteration_ms=%.1f total_ms=%.1f compile_s=%.3f iterations=%d "
                 "per_card_iterations=%d\n",
-                name.c_str(), terms, size, tier.c_str(), first, total, r.compile_seconds, r.iterations,
+                name.c_str(), terms, size, algorithm.c_str(), tier.c_str(), first, total, r.compile_seconds, r.iterations,
                 r.per_card_iterations);
     return 0;
 }

@@ -63,8 +63,8 @@ int main(int argc, char** argv) {
     s->add_option("--tier", so.tier,
                   "the kernels that iterate: fused (pipelines compiled for the problem's whole structure, the "
                   "fastest iterations), per-card (each card's own kernels, shared by every structure: no "
-                  "compiler wait for a new structure; Pock-Chambolle) or auto (per-card until the fused kernels, "
-                  "compiled meanwhile, take over)")
+                  "compiler wait for a new structure) or auto (per-card until the fused kernels, compiled "
+                  "meanwhile, take over)")
         ->check(CLI::IsMember({"fused", "per-card", "auto"}))
         ->capture_default_str();
     s->add_option("--hqs-growth", so.hqs_growth, "HQS: the penalty rho grows by this factor at each stage")

@@ -2,8 +2,8 @@
 // cards and term forms problems use most, compiled with the library so that a structure never seen
 // before starts iterating without the compiler even on a machine whose kernel cache is empty.
 //
-// It solves a catalogue of small problems for two Pock–Chambolle iterations in the per-card tier
-// with the kernel cache pointed at the pack's directory (the build runs it as
+// It solves a catalogue of small problems for two iterations of each algorithm in the per-card
+// tier with the kernel cache pointed at the pack's directory (the build runs it as
 //   PROXGEN_CACHE_DIR=<build>/kernel_pack PROXGEN_KERNEL_PACK=off proxgen_kernel_pack);
 // every kernel those solves compile lands there, and the library reads the directory after the
 // user's own cache (src/jit/disk_cache.hpp). A card or term form missing here is compiled on first
@@ -15,6 +15,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include <proxgen/runtime.hpp>
 
@@ -75,8 +77,9 @@ std::vector<Entry> catalogue() {
 
 int main() {
     const std::vector<Entry> entries = catalogue();
+    const pg::Algorithm algorithms[] = {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm, pg::Algorithm::admm,
+                                        pg::Algorithm::hqs, pg::Algorithm::condat_vu};
     pg::Options opt;
-    opt.algorithm = pg::Algorithm::pock_chambolle;
     opt.tier = pg::Tier::per_card;
     opt.max_iters = 2;
     opt.check_every = 1;          // the check's kernels too,
@@ -90,11 +93,13 @@ int main() {
     for (unsigned t = 0; t < threads; ++t)
         workers.emplace_back([&, t] {
             for (std::size_t i = t; i < entries.size(); i += threads) {
-                try {
-                    rt::solve(entries[i].make(), opt);
-                } catch (const std::exception& e) {
-                    errors[i] = e.what();
-                }
+                for (const pg::Algorithm a : algorithms) try {
+                        pg::Options o = opt;
+                        o.algorithm = a;
+                        rt::solve(entries[i].make(), o);
+                    } catch (const std::exception& e) {
+                        errors[i] += fmt::format("{}{}: {}", errors[i].empty() ? "" : "; ", pg::name(a), e.what());
+                    }
             }
         });
     for (auto& w : workers) w.join();

@@ -16,6 +16,7 @@
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/error.hpp"
 #include "card_runner.hpp"
+#include "per_card_admm.hpp"
 #include "spectral_gram.hpp"
 #include "quadratic_pipelines.hpp"
 #include "split_steps.hpp"
@@ -71,6 +72,11 @@ struct QuadraticKernels {
     }
 };
 
+/// The memory cache's key of p's QuadraticKernels.
+std::string quadratic_kernels_key(const ir::Problem& p) {
+    return std::string(p.algorithm == Algorithm::hqs ? "hqs:" : "admm:") + ir::signature(p);
+}
+
 /// The x-update of ADMM/HQS for one problem: owns the buffers of its strategy.
 class XUpdate {
 public:
@@ -93,13 +99,9 @@ public:
         sums_ = Image(lower::square_sums_shape(shapes));
         vectors_ = &*k.cg_vectors;
         shapes_ = shapes;
-        if (std::optional<ir::Problem> c = circulant_problem(p)) {
-            c->x_update = plan::XUpdate::fft;  // the Gram that SpectralGram inverts
-            circulant_ = std::move(c);
-            precond_ = std::make_unique<SpectralGram>(*circulant_);
-        }
+        precond_ = CirculantPreconditioner::of(p);
     }
-    XUpdate(const XUpdate&) = delete;  // precond_ refers to circulant_
+    XUpdate(const XUpdate&) = delete;
     XUpdate& operator=(const XUpdate&) = delete;
     /// The "direction" input of kernels that do not use it (every kernel takes it).
     const Image& direction() const { return d_.empty() ? rhs_ : d_; }
@@ -124,10 +126,9 @@ public:
 
 private:
 
-    /// s = M⁻¹ r: the circulant preconditioner (FFT solve); without one s is r itself.
-    /// (SpectralGram keeps Ω's and Ψ's spectra and recombines them when ρ moves.)
+    /// s = M⁻¹ r: the circulant preconditioner; without one s is r itself.
     void precondition(double rho) {
-        if (precond_) precond_->solve(r_, s_, 0.0, 1.0, rho);
+        if (precond_) precond_->apply(r_, s_, rho);
     }
 
     /// Binds CG's vector kernels to x (the runner's, whose address stays) and to the other vectors.
@@ -207,9 +208,7 @@ private:
     float factor_ = 0, zero_ = 0;
     Image sums_;
     std::vector<std::vector<int>> shapes_;
-    // the preconditioner: the Gram of the circulant stand-in (none where it has none)
-    std::optional<ir::Problem> circulant_;
-    std::unique_ptr<SpectralGram> precond_;
+    std::unique_ptr<CirculantPreconditioner> precond_;  // (none where p has no circulant stand-in)
     SpectralGram spectral_{p_};
     int cg_total_ = 0;
 };
@@ -243,9 +242,10 @@ namespace {
 /// objects; the runner never moves).
 class QuadraticRunner {
 public:
-    QuadraticRunner(const ir::Problem& p, const Options& opt, const Result* warm, Result& res)
+    /// shared: the solve's Monitor where this runner takes over from the per-card tier's (else its own).
+    QuadraticRunner(const ir::Problem& p, const Options& opt, const Result* warm, Result& res, Monitor* shared = nullptr)
         : p_(p), hqs_(p.algorithm == Algorithm::hqs), state_(p, warm, p.algorithm), data_(p) {
-        K_ = cached_as<QuadraticKernels>(std::string(hqs_ ? "hqs:" : "admm:") + ir::signature(p),
+        K_ = cached_as<QuadraticKernels>(quadratic_kernels_key(p),
                                          [&] { return std::make_shared<QuadraticKernels>(p); }, res.compile_seconds);
         x_ = initial_x(p, opt, warm);
         if (hqs_) {
@@ -259,7 +259,12 @@ public:
         state_.set_kernels(K_->zu_step ? bound(K_->zu_step) : jit::Call(), bound(K_->split_residual),
                            hqs_ && K_->zu_step ? bound_at(K_->zu_step, x_hat_) : jit::Call());
         if (hqs_) state_.measure_implicit_dual();
-        mon_.emplace(p, opt, res);  // its clock starts after the compilation above
+        if (shared) {
+            mon_ = shared;
+        } else {
+            own_monitor_.emplace(p, opt, res);  // its clock starts after the compilation above
+            mon_ = &*own_monitor_;
+        }
     }
     QuadraticRunner(const QuadraticRunner&) = delete;
     QuadraticRunner& operator=(const QuadraticRunner&) = delete;
@@ -309,15 +314,7 @@ public:
 
     double objective() { return mon_->returned_objective(x_); }
 
-    bool stage_ended(int it) {
-        // the penalty's growth shrinks every step of a drift to -inf (so the residuals never
-        // stall as Monitor::likely_infeasible waits for): the ray of this stage's steps tells
-        Image step(x_.sizes());
-        for (std::size_t i = 0; i < x_.size(); ++i) step.data()[i] = x_.data()[i] - x_stage_.data()[i];
-        if (mon_->unbounded_along(x_, step, it)) return false;
-        std::copy(x_.data(), x_.data() + x_.size(), x_stage_.data());
-        return true;
-    }
+    bool stage_ended(int it) { return hqs_stage_ended(*mon_, x_, x_stage_, it); }
 
     bool after_iteration(int it) { return mon_->after_iteration(it); }
 
@@ -346,41 +343,84 @@ private:
     float rho_f_ = 0;
     const Image* direction_ = nullptr;  // set once the x-update owns its buffers
     std::optional<XUpdate> xu_;
-    std::optional<Monitor> mon_;
+    std::optional<Monitor> own_monitor_;
+    Monitor* mon_ = nullptr;
 };
 
-}  // namespace
-
-Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm) {
-    Result res;
-    QuadraticRunner runner(p, opt, warm, res);
+/// Runs run(loop) on the ADMM or HQS card's loop for p, started from a warm start's penalty and
+/// balancing; res gets the steps (and HQS's reason for not converging); returns the progress.
+template <class Run>
+algorithms::Progress quadratic_loop(const ir::Problem& p, const Options& opt, const Result* warm, Result& res, Run&& run) {
     const algorithms::LoopOptions o = loop_options(p, opt);
     const double rho0 = admm_rho(p, opt);
     ResidualBalancing balancing;
     const std::vector<double>* warm_rho = warm_steps(p, warm, 2);
     if (warm_rho) balancing.strength = (*warm_rho)[1];
     const double rho = warm_rho ? (*warm_rho)[0] : rho0;
-    double rho_end = rho;
-    algorithms::Progress done;
     if (p.algorithm == Algorithm::hqs) {
         algorithms::HQS loop({rho0, rho0 * opt.hqs_max_ratio, opt.hqs_growth, opt.hqs_every}, !p.psi.empty(), o);
         loop.restart(rho);
-        loop.run(runner, opt.max_iters);
-        done = loop.progress();
-        rho_end = loop.rho();
+        run(loop);
         if (res.message.empty()) res.message = loop.why_not_converged();
-    } else {
-        algorithms::ADMM loop(rho0, steps::balance_residuals(step_inputs(p, opt)), o);
-        loop.restart(rho, balancing);
-        loop.run(runner, opt.max_iters);
-        done = loop.progress();
-        rho_end = loop.rho();
-        balancing = loop.balancing();
+        res.steps = {loop.rho(), balancing.strength};
+        return loop.progress();
     }
+    algorithms::ADMM loop(rho0, steps::balance_residuals(step_inputs(p, opt)), o);
+    loop.restart(rho, balancing);
+    run(loop);
+    res.steps = {loop.rho(), loop.balancing().strength};
+    return loop.progress();
+}
+
+Result quadratic_split_fused(const ir::Problem& p, const Options& opt, const Result* warm) {
+    Result res;
+    QuadraticRunner runner(p, opt, warm, res);
+    const algorithms::Progress done =
+        quadratic_loop(p, opt, warm, res, [&](auto& loop) { loop.run(runner, opt.max_iters); });
     runner.monitor().finish(done.iterations, done.converged, done.stopped);
     runner.finish(res);
-    res.steps = {rho_end, balancing.strength};
     return res;
+}
+
+/// Per card from the start: to the end (fused null: Tier::per_card), or until the fused kernels,
+/// compiling meanwhile, take over (Tier::automatic, iterate_until_switch).
+Result quadratic_split_per_card(const ir::Problem& p, const Options& opt, const Result* warm,
+                                std::future<void>* fused, int switch_at) {
+    Result res;
+    Monitor monitor(p, opt, res);
+    PerCardQuadraticRunner per_card(p, opt, warm, monitor);
+    monitor.start_clock();
+    std::optional<Handoff> handoff;
+    std::optional<QuadraticRunner> runner;
+    const algorithms::Progress done = quadratic_loop(p, opt, warm, res, [&](auto& loop) {
+        const bool switched = iterate_until_switch(loop, per_card, fused, switch_at, name(p.algorithm));
+        res.per_card_iterations = loop.progress().iterations;
+        if (!switched) return;
+        handoff.emplace(p, opt, per_card.x(), per_card.duals());
+        runner.emplace(p, handoff->options, &handoff->warm, res, &monitor);
+        loop.run(*runner, opt.max_iters - res.per_card_iterations);
+    });
+    monitor.finish(done.iterations, done.converged, done.stopped);
+    if (runner) {
+        runner->finish(res);
+        res.cg_iterations += per_card.cg_iterations();
+    } else {
+        per_card.finish(res);
+    }
+    return res;
+}
+
+}  // namespace
+
+Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm) {
+    if (opt.tier == Tier::per_card) return quadratic_split_per_card(p, opt, warm, nullptr, 0);
+    if (opt.tier == Tier::automatic && per_card_unsupported(p).empty()) {
+        std::future<void> fused = compile_in_background<QuadraticKernels>(p, quadratic_kernels_key(p));
+        const int switch_at = forced_tier_switch();
+        if (!fused_from_the_start(fused, switch_at))
+            return quadratic_split_per_card(p, opt, warm, &fused, switch_at);  // (fused's destructor waits)
+    }
+    return quadratic_split_fused(p, opt, warm);
 }
 
 }  // namespace proxgen::detail

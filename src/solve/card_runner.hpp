@@ -2,6 +2,8 @@
 // options from a solve's, and a check's verdict from the Monitor.
 #pragma once
 
+#include <algorithm>
+
 #include "engine.hpp"
 #include "proxgen/algorithms/loop.hpp"
 
@@ -39,6 +41,18 @@ inline algorithms::Verdict monitor_verdict(Monitor& mon, int it, const algorithm
                                            const char* other_step) {
     if (mon.record(it, r, x, other_step)) return algorithms::Verdict::converged;
     return mon.likely_infeasible() ? algorithms::Verdict::stop : algorithms::Verdict::go_on;
+}
+
+/// HQS's stage_ended (proxgen/algorithms/hqs.hpp): false where x drifts to −∞ — the penalty's
+/// growth shrinks every step of such a drift (so the residuals never stall as
+/// Monitor::likely_infeasible waits for), the ray of this stage's steps tells; else the next stage
+/// starts at x.
+inline bool hqs_stage_ended(Monitor& mon, const Image& x, Image& x_stage, int it) {
+    Image step(x.sizes());
+    for (std::size_t i = 0; i < x.size(); ++i) step.data()[i] = x.data()[i] - x_stage.data()[i];
+    if (mon.unbounded_along(x, step, it)) return false;
+    std::copy(x.data(), x.data() + x.size(), x_stage.data());
+    return true;
 }
 
 }  // namespace proxgen::detail

@@ -223,5 +223,7 @@ steps::Inputs step_inputs(const ir::Problem& p, const Options& opt);
 /// step factor (steps::block_preconditioning; otherwise all 1).
 steps::PockChambolle pc_steps(const ir::Problem& p, const Options& opt, std::vector<double>* scales = nullptr);
 steps::LinearizedADMM ladmm_steps(const ir::Problem& p, const Options& opt);
+/// Whether linearized ADMM balances its residuals (λ and μ scaled together; not when either is given).
+bool ladmm_balances(const ir::Problem& p, const Options& opt);
 
 }  // namespace proxgen::detail

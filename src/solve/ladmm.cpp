@@ -15,6 +15,7 @@
 #include "fused_state.hpp"
 #include "ladmm_pipelines.hpp"
 #include "card_runner.hpp"
+#include "per_card_ladmm.hpp"
 #include "spectral_gram.hpp"
 #include "split_steps.hpp"
 #include "proxgen/algorithms/linearized_admm.hpp"
@@ -67,6 +68,11 @@ steps::LinearizedADMM ladmm_steps(const ir::Problem& p, const Options& opt) {
     return s;
 }
 
+bool ladmm_balances(const ir::Problem& p, const Options& opt) {
+    // λ plays 1/ρ: residual balancing as in ADMM scales λ and μ together (μ/λ stays ≤ 1/‖K‖²)
+    return steps::balance_residuals(step_inputs(p, opt)) && opt.lambda == 0 && opt.mu == 0;
+}
+
 namespace {
 
 /// The JIT's runner of the linearized ADMM card (proxgen/algorithms/linearized_admm.hpp): x, the
@@ -74,7 +80,8 @@ namespace {
 /// objects; the runner never moves).
 class LADMMRunner {
 public:
-    LADMMRunner(const ir::Problem& p, const Options& opt, const Result* warm, Result& res)
+    /// shared: the solve's Monitor where this runner takes over from the per-card tier's (else its own).
+    LADMMRunner(const ir::Problem& p, const Options& opt, const Result* warm, Result& res, Monitor* shared = nullptr)
         : p_(p), state_(p, warm, Algorithm::ladmm), gram_(p), data_(p) {
         K_ = cached_as<LADMMKernels>(kernels_key("ladmm", p), [&] { return std::make_shared<LADMMKernels>(p); },
                                      res.compile_seconds);
@@ -101,14 +108,18 @@ public:
             x_step_ = bound(K_->x_step);
             state_.set_kernels(K_->zu_step ? bound(K_->zu_step) : jit::Call(), bound(K_->residual));
         }
-        // λ plays 1/ρ: residual balancing as in ADMM scales λ and μ together (μ/λ stays ≤ 1/‖K‖²)
-        adaptive_ = steps::balance_residuals(step_inputs(p, opt)) && opt.lambda == 0 && opt.mu == 0;
+        adaptive_ = ladmm_balances(p, opt);
         if (const auto* s = adaptive_ ? detail::warm_steps(p, warm, 3) : nullptr) {
             warm_start_ = algorithms::LADMMSteps{(*s)[0], (*s)[1]};
             warm_balancing_.strength = (*s)[2];
             warm_ = true;
         }
-        mon_.emplace(p, opt, res);  // its clock starts after the compilation above
+        if (shared) {
+            mon_ = shared;
+        } else {
+            own_monitor_.emplace(p, opt, res);  // its clock starts after the compilation above
+            mon_ = &*own_monitor_;
+        }
     }
     LADMMRunner(const LADMMRunner&) = delete;
     LADMMRunner& operator=(const LADMMRunner&) = delete;
@@ -204,12 +215,11 @@ private:
     algorithms::LADMMSteps warm_start_;
     ResidualBalancing warm_balancing_;
     jit::Call x_step_, step_, check_, block_call_;
-    std::optional<Monitor> mon_;
+    std::optional<Monitor> own_monitor_;
+    Monitor* mon_ = nullptr;
 };
 
-}  // namespace
-
-Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm) {
+Result linearized_admm_fused(const ir::Problem& p, const Options& opt, const Result* warm) {
     Result res;
     LADMMRunner runner(p, opt, warm, res);
     const algorithms::LoopOptions o = loop_options(p, opt);
@@ -224,6 +234,50 @@ Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* w
     const algorithms::LADMMSteps s = loop.steps();
     res.steps = {s.lambda, s.mu, loop.balancing().strength};
     return res;
+}
+
+/// Per card from the start: to the end (fused null: Tier::per_card), or until the fused kernels,
+/// compiling meanwhile, take over (Tier::automatic, iterate_until_switch).
+Result linearized_admm_per_card(const ir::Problem& p, const Options& opt, const Result* warm,
+                                std::future<void>* fused, int switch_at) {
+    Result res;
+    Monitor monitor(p, opt, res);
+    PerCardLADMMRunner per_card(p, opt, warm, monitor);
+    monitor.start_clock();
+    algorithms::LinearizedADMM loop(per_card.rule(), per_card.adaptive(), loop_options(p, opt));
+    algorithms::LADMMSteps start;
+    ResidualBalancing balancing;
+    if (per_card.warm_steps(start, balancing)) loop.restart(start, balancing);
+    const bool switched = iterate_until_switch(loop, per_card, fused, switch_at, "ladmm");
+    res.per_card_iterations = loop.progress().iterations;
+    if (!switched) {
+        res.x = per_card.solution().copy();
+        if (res.x.data() != per_card.x().data()) res.x_iterate = per_card.x();
+        res.duals = per_card.duals();
+    } else {
+        const Handoff h(p, opt, per_card.x(), per_card.duals());
+        LADMMRunner runner(p, h.options, &h.warm, res, &monitor);
+        loop.run(runner, opt.max_iters - res.per_card_iterations);
+        runner.finish(res);
+    }
+    const algorithms::Progress& done = loop.progress();
+    monitor.finish(done.iterations, done.converged, done.stopped);
+    const algorithms::LADMMSteps s = loop.steps();
+    res.steps = {s.lambda, s.mu, loop.balancing().strength};
+    return res;
+}
+
+}  // namespace
+
+Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm) {
+    if (opt.tier == Tier::per_card) return linearized_admm_per_card(p, opt, warm, nullptr, 0);
+    if (opt.tier == Tier::automatic && per_card_unsupported(p).empty()) {
+        std::future<void> fused = compile_in_background<LADMMKernels>(p, kernels_key("ladmm", p));
+        const int switch_at = forced_tier_switch();
+        if (!fused_from_the_start(fused, switch_at))
+            return linearized_admm_per_card(p, opt, warm, &fused, switch_at);  // (fused's destructor waits)
+    }
+    return linearized_admm_fused(p, opt, warm);
 }
 
 }  // namespace proxgen::detail

@@ -1,6 +1,8 @@
 // The per-card tier's operators (per_card.hpp): an expression applied node by node.
 #include "per_card.hpp"
 
+#include <atomic>
+
 #include "proxgen/catalogue/card.hpp"
 #include "proxgen/catalogue/ops/constant.hpp"
 #include "proxgen/catalogue/ops/variable.hpp"
@@ -179,6 +181,27 @@ void PerCardOperator::adjoint_add(const Image& y, std::vector<Image>& out) {
         float* d = o.data();
         for (std::size_t e = 0; e < o.size(); ++e) d[e] += b[e];
     }
+}
+
+namespace {
+std::atomic<int> forced_switch{0};
+}  // namespace
+
+void force_tier_switch(int iteration) { forced_switch = iteration; }
+int forced_tier_switch() { return forced_switch.load(); }
+
+bool fused_from_the_start(std::future<void>& fused, int switch_at) {
+    constexpr auto grace = std::chrono::milliseconds(30);
+    return switch_at == 0 && fused.wait_for(grace) == std::future_status::ready;
+}
+
+Handoff::Handoff(const ir::Problem& p, const Options& opt, const Image& x, std::vector<Image> duals) : options(opt) {
+    warm.x = x.copy();
+    warm.duals = std::move(duals);
+    warm.signature = ir::signature(p);
+    warm.algorithm = p.algorithm;
+    options.x0 = Image();
+    options.x0_by_name.clear();
 }
 
 }  // namespace proxgen::detail

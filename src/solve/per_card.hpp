@@ -14,14 +14,18 @@
 //    handed to the fused runner under Tier::automatic, by pock_chambolle.cpp.
 #pragma once
 
+#include <chrono>
 #include <deque>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "../jit/kernel.hpp"
+#include "../jit/memory_cache.hpp"
 #include "../lower/lowering.hpp"
 
+#include "proxgen/error.hpp"
 #include "proxgen/image.hpp"
 #include "proxgen/ir/ir.hpp"
 #include "proxgen/solve/options.hpp"
@@ -107,5 +111,53 @@ inline bool runs_per_card(const ir::Problem& p, Tier t) {
 /// kernels there; never before: not even where they are cached); 0, the default: when they are
 /// ready.
 void force_tier_switch(int iteration);
+/// The iteration force_tier_switch set (0: none).
+int forced_tier_switch();
+
+// ---- Tier::automatic, for every algorithm with a per-card runner: the fused kernels compile on a
+// thread of their own; per card until they are ready, fused from the start where they are
+// cached. A solve that ends first waits for the compilation (its kernels are then cached for the
+// next solve): a compilation cannot be cancelled, and one still running when the process exits
+// would outlive LLVM's state.
+
+/// The fused kernels `Kernels` of p (built as Kernels(p), cached under key), compiling on a thread
+/// of their own; p must outlive the future (whose destructor waits).
+template <class Kernels>
+std::future<void> compile_in_background(const ir::Problem& p, std::string key) {
+    return std::async(std::launch::async, [&p, key = std::move(key)] {
+        double seconds = 0;
+        jit::cached_as<Kernels>(key, [&] { return std::make_shared<Kernels>(p); }, seconds);
+    });
+}
+
+/// Whether the fused tier runs from the start: its kernels came from a cache within a short grace
+/// (loading them takes milliseconds, compiling them seconds) and no switch is forced.
+bool fused_from_the_start(std::future<void>& fused, int switch_at);
+
+/// Runs loop's iterations with the per-card runner r until the loop finishes (false) or the fused
+/// tier is to take over (true: `fused` ready, or iteration switch_at when a test forces it, waiting
+/// for the kernels there; fused null: never).
+template <class Loop, class Runner>
+bool iterate_until_switch(Loop& loop, Runner& r, std::future<void>* fused, int switch_at, const char* algorithm) {
+    auto switch_now = [&] {
+        if (!fused) return false;
+        if (switch_at > 0) return loop.progress().iterations >= switch_at;
+        return fused->wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    };
+    while (!loop.progress().finished && !switch_now())
+        if (!loop.run(r, 1)) fail("{} (per card): a step failed", algorithm);
+    if (loop.progress().finished) return false;
+    fused->wait();  // (a forced switch; a failed compilation fails again in the fused runner)
+    return true;
+}
+
+/// What the fused runner takes over from the per-card one: its iterate and duals as a warm start
+/// (no steps: the loop keeps its own, with its balancing, iteration count and the history), and
+/// the solve's options without a start of their own.
+struct Handoff {
+    Result warm;
+    Options options;
+    Handoff(const ir::Problem& p, const Options& opt, const Image& x, std::vector<Image> duals);
+};
 
 }  // namespace proxgen::detail

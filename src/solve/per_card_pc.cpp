@@ -9,6 +9,7 @@
 #include "proxgen/catalogue/ops/variable.hpp"
 #include "proxgen/catalogue/penalties/sum_squares.hpp"
 #include "proxgen/error.hpp"
+#include "proxgen/plan/planner.hpp"
 
 namespace proxgen::detail {
 
@@ -16,10 +17,11 @@ namespace cat = catalogue;
 
 ir::Problem omega_alone(const ir::Problem& p) {
     ir::Problem q;
-    q.algorithm = p.algorithm;
+    q.algorithm = Algorithm::pock_chambolle;  // (its primal step: the same for linearized ADMM's x-update)
     q.variables = p.variables;
     q.variable_shape = p.variable_shape;
-    q.omega = p.omega;
+    for (const ir::Term& t : p.omega)  // (Condat–Vũ's gradient-step terms: PerCardQuadratic's)
+        if (!plan::gradient_step(p, t)) q.omega.push_back(t);
     q.omega_strong_convexity = p.omega_strong_convexity;
     q.x_update = p.x_update;
     q.blocks = p.blocks;
@@ -41,11 +43,15 @@ jit::KernelPtr pc_kernel(const ir::Problem& q, const std::string& role, Halide::
 
 
 std::string per_card_unsupported(const ir::Problem& p) {
-    if (p.algorithm != Algorithm::pock_chambolle)
-        return fmt::format("{} has no per-card runner yet (Pock-Chambolle has)", name(p.algorithm));
-    if (p.x_update == plan::XUpdate::cg || p.x_update == plan::XUpdate::pixel_block)
-        return fmt::format("its x-update ({}) has no per-card form yet (closed-form, elementwise, FFT and DCT ones have)",
+    const bool quadratic = p.algorithm == Algorithm::admm || p.algorithm == Algorithm::hqs;
+    if (p.x_update == plan::XUpdate::pixel_block || (p.x_update == plan::XUpdate::cg && !quadratic))
+        return fmt::format("its x-update ({}) has no per-card form yet (closed-form, elementwise, FFT and DCT ones "
+                           "have, and ADMM's and HQS's CG)",
                            plan::name(p.x_update));
+    if (quadratic)
+        for (const auto& t : p.omega)
+            if (!catalogue::card_of(t).facts().quadratic)
+                return fmt::format("its x-update absorbs {}, which is not quadratic", t.text);
     std::string why;
     for (const auto& t : p.psi)
         ir::for_each_node(t.expr, [&](const ir::Node& n) {

@@ -7,11 +7,14 @@
 //   x⁺ = prox_{τΩ}(x − τ Kᵀy⁺): the primal step of a problem holding Ω and, per variable, an
 //     identity term whose dual is Kᵀy⁺ (keyed by Ω's structure, usually a few terms on x; a
 //     spectral x-update's transforms run on the host, SpectralGram, as in the fused tier);
+//     Condat–Vũ's gradient-step terms h are not in that Ω: their gradient joins Kᵀy⁺ card by card
+//     (PerCardQuadratic), x⁺ = prox_{τg}(x − τ(Kᵀy⁺ + ∇h(x)));
 // and the check's sums of squares from those images on the host.
 // pock_chambolle.cpp runs it (Tier::per_card) and hands its state to the fused runner where the
 // tiers switch (Tier::automatic).
 #pragma once
 
+#include <cmath>
 #include <deque>
 #include <optional>
 #include <string>
@@ -21,15 +24,79 @@
 #include "engine.hpp"
 #include "pc_pipelines.hpp"
 #include "per_card.hpp"
+#include "per_card_quadratic.hpp"
 #include "spectral_gram.hpp"
 #include "proxgen/algorithms/pock_chambolle.hpp"
+#include "proxgen/plan/planner.hpp"
 
 namespace proxgen::detail {
 
-/// Ω of p with, per variable, an identity Ψ term: its primal step reads that term's dual as Kᵀy.
+/// Ω of p (but Condat–Vũ's gradient-step terms) with, per variable, an identity Ψ term: its primal
+/// step reads that term's dual as Kᵀy.
 ir::Problem omega_alone(const ir::Problem& p);
 /// One of PCPipelines' separate steps for q, from the kernel caches.
 jit::KernelPtr pc_kernel(const ir::Problem& q, const std::string& role, Halide::Pipeline PCPipelines::*which);
+
+/// x⁺ = prox_{τΩ}(x − τ g) card by card, g one image per variable: the primal step of omega_alone(p)
+/// (keyed by Ω's structure: shared by every problem with that Ω, and by Pock–Chambolle and
+/// linearized ADMM) with g bound as its identity terms' duals; a spectral x-update's transforms on
+/// the host (SpectralGram, as in the fused tier). Bound to the caller's x (read at each run: swaps
+/// of its contents are seen); not movable.
+class PerCardOmegaStep {
+public:
+    PerCardOmegaStep(const ir::Problem& p, const Image& x) : p_(p) {
+        vshapes_ = ir::variable_shapes(p);
+        for (const auto& s : vshapes_) g_.emplace_back(s);
+        omega_ = omega_alone(p);
+        data_.emplace(omega_);
+        if (lower::spectral_constant_precomputed(omega_)) {
+            // the data-only part of a spectral x-update's right-hand side, once per solve
+            constant_ = Image(p.variable_shape);
+            jit::Call c(pc_kernel(omega_, "pc.omega_constant", &PCPipelines::constant));
+            bind(c, x);
+            c.out(0, constant_).run();
+        }
+        primal_ = jit::Call(pc_kernel(omega_, "pc.primal", &PCPipelines::primal));
+        bind(primal_, x);
+    }
+    PerCardOmegaStep(const PerCardOmegaStep&) = delete;
+    PerCardOmegaStep& operator=(const PerCardOmegaStep&) = delete;
+
+    /// g per variable, set by the caller before run().
+    std::vector<Image>& g() { return g_; }
+    const std::vector<Image>& g() const { return g_; }
+    /// out ← prox_{τΩ}(x − τ g).
+    void run(Image& out, double tau) {
+        tau_f_ = float(tau);
+        gram_.omega_step(primal_, out, tau);  // (spectral plans: through (I + τ G_Ω)⁻¹)
+    }
+
+private:
+    /// Every input of a kernel of omega_ (PCPipelines::arguments()); x stands for x_prev too (the
+    /// primal step reads neither x_prev nor σ, θ).
+    void bind(jit::Call& c, const Image& x) {
+        data_->bind(c);
+        c.in_state("x", x, vshapes_).in_state("x_prev", x, vshapes_).in_state("x_prev2", x, vshapes_);
+        for (std::size_t j = 0; j < vshapes_.size(); ++j) {
+            const std::string k = std::to_string(j);
+            c.in("y" + k, g_[j]).in("y_prev" + k, g_[j]).in("sigma_scale" + k, one_);
+        }
+        c.in("sigma", one_).in("tau", tau_f_).in("theta", one_);
+        c.in("res_sigma", one_).in("res_tau", tau_f_).in("res_theta", one_);
+        if (!constant_.empty()) c.in("omega_constant", constant_);
+    }
+
+    const ir::Problem& p_;
+    std::vector<std::vector<int>> vshapes_;
+    std::vector<Image> g_;
+    ir::Problem omega_;
+    std::optional<lower::DataArgs> data_;
+    Image constant_;
+    jit::Call primal_;
+    SpectralGram gram_{p_};
+    float tau_f_ = 0;
+    const float one_ = 1.0f;
+};
 
 /// The per-card runner of the Pock–Chambolle card, reporting its checks to `monitor` (the solve's:
 /// the fused runner that takes over reports to it too). Kernels are bound to the images' addresses:
@@ -65,8 +132,6 @@ public:
             y_next_.emplace_back(shapes[i]);
             kx_.emplace_back(shapes[i]);
         }
-        for (const auto& s : vshapes_) kty_.emplace_back(s);
-        omega_ = omega_alone(p);
         // the kernels: one dual step per distinct term structure, then the primal step
         for (std::size_t i = 0; i < n; ++i) {
             const lower::DataArgs& data = term_data_.emplace_back(terms_[i]);
@@ -80,16 +145,16 @@ public:
             c.out(0, y_next_[i]);
             duals_.push_back(std::move(c));
         }
-        omega_data_.emplace(omega_);
-        if (lower::spectral_constant_precomputed(omega_)) {
-            // the data-only part of a spectral x-update's right-hand side, once per solve
-            omega_constant_ = Image(p.variable_shape);
-            jit::Call constant(pc_kernel(omega_, "pc.omega_constant", &PCPipelines::constant));
-            bind_omega(constant);
-            constant.out(0, omega_constant_).run();
+        omega_.emplace(p, x_);
+        if (const auto h = plan::gradient_terms(p); !h.empty()) {
+            smooth_.emplace(p, h);
+            for (const auto& s : vshapes_) {
+                kty_.emplace_back(s);
+                grad_.emplace_back(s);
+                grad_next_.emplace_back(s);
+            }
+            smooth_->add_gradient(ir::split_state(p, x_), grad_);
         }
-        primal_ = jit::Call(pc_kernel(omega_, "pc.primal", &PCPipelines::primal));
-        bind_omega(primal_);
     }
     PerCardPCRunner(const PerCardPCRunner&) = delete;
     PerCardPCRunner& operator=(const PerCardPCRunner&) = delete;
@@ -124,10 +189,21 @@ public:
             duals_[i].run();
         }
         swap_each(y_, y_next_);  // y_next now holds the previous y
-        for (Image& g : kty_) std::fill_n(g.data(), g.size(), 0.0f);
-        for (std::size_t i = 0; i < ops_.size(); ++i) ops_[i].adjoint_add(y_[i], kty_);
-        gram_.omega_step(primal_, x_next_, s.tau);  // (spectral plans: through (I + τ G_Ω)⁻¹)
+        // Kᵀy⁺, and Condat–Vũ's ∇h(x) beside it
+        std::vector<Image>& kty = smooth_ ? kty_ : omega_->g();
+        for (Image& g : kty) std::fill_n(g.data(), g.size(), 0.0f);
+        for (std::size_t i = 0; i < ops_.size(); ++i) ops_[i].adjoint_add(y_[i], kty);
+        if (smooth_)
+            for (std::size_t j = 0; j < kty.size(); ++j)
+                for (std::size_t e = 0; e < kty[j].size(); ++e)
+                    omega_->g()[j].data()[e] = kty[j].data()[e] + grad_[j].data()[e];
+        omega_->run(x_next_, s.tau);
+        if (smooth_) {  // ∇h(x⁺): the next step's, and the residual's
+            for (Image& g : grad_next_) std::fill_n(g.data(), g.size(), 0.0f);
+            smooth_->add_gradient(ir::split_state(p_, x_next_), grad_next_);
+        }
         if (measure) measure_step(s);
+        swap_each(grad_, grad_next_);
         // x_prev ← x, x ← x⁺
         std::swap(x_prev_, x_);
         std::swap(x_, x_next_);
@@ -145,31 +221,33 @@ public:
     bool after_iteration(int it) { return mon_.after_iteration(it); }
 
 private:
-    /// Every input of a kernel of omega_ (PCPipelines::arguments()); the outputs are the caller's.
-    void bind_omega(jit::Call& c) {
-        omega_data_->bind(c);
-        c.in_state("x", x_, vshapes_).in_state("x_prev", x_prev_, vshapes_).in_state("x_prev2", x_prev_, vshapes_);
-        for (std::size_t j = 0; j < vshapes_.size(); ++j) {
-            const std::string k = std::to_string(j);
-            c.in("y" + k, kty_[j]).in("y_prev" + k, kty_[j]).in("sigma_scale" + k, one_);
-        }
-        bind_steps(c);
-        if (!omega_constant_.empty()) c.in("omega_constant", omega_constant_);
-    }
     void bind_steps(jit::Call& c) {
         c.in("sigma", sigma_f_).in("tau", tau_f_).in("theta", theta_f_);
         c.in("res_sigma", sigma_f_).in("res_tau", tau_f_).in("res_theta", theta_f_);
     }
 
     /// The sums pc_sums reads, of the step from (x, y) (x_, y_next_) to (x⁺, y⁺) (x_next_, y_):
-    /// P = (x − x⁺)/τ, Kᵀy⁺, D_i = (y_i − y⁺_i)/(σ s_i) + K_i x̄ − K_i x⁺, K_i x⁺.
+    /// P = (x − x⁺)/τ, Kᵀy⁺, D_i = (y_i − y⁺_i)/(σ s_i) + K_i x̄ − K_i x⁺, K_i x⁺; with Condat–Vũ's
+    /// h, P + ∇h(x⁺) − ∇h(x) and |Kᵀy⁺| + |∇h(x⁺)| (as the fused residual kernel sums them).
     void measure_step(const algorithms::PCSteps& s) {
         algorithms::PCSums out;
-        for (std::size_t e = 0; e < x_.size(); ++e) {
-            const double d = (double(x_.data()[e]) - x_next_.data()[e]) / s.tau;
-            out.primal += d * d;
+        if (!smooth_) {
+            for (std::size_t e = 0; e < x_.size(); ++e) {
+                const double d = (double(x_.data()[e]) - x_next_.data()[e]) / s.tau;
+                out.primal += d * d;
+            }
+            for (const Image& g : omega_->g()) out.kty += squared_norm2(g);
+        } else {
+            const std::vector<Image> x = ir::split_state(p_, x_), xn = ir::split_state(p_, x_next_);
+            for (std::size_t j = 0; j < x.size(); ++j)
+                for (std::size_t e = 0; e < x[j].size(); ++e) {
+                    const double d = (double(x[j].data()[e]) - xn[j].data()[e]) / s.tau +
+                                     (double(grad_next_[j].data()[e]) - grad_[j].data()[e]);
+                    out.primal += d * d;
+                    const double k = std::abs(double(kty_[j].data()[e])) + std::abs(double(grad_next_[j].data()[e]));
+                    out.kty += k * k;
+                }
         }
-        for (const Image& g : kty_) out.kty += squared_norm2(g);
         const std::vector<Image> xn = ir::split_state(p_, x_next_);
         for (std::size_t i = 0; i < ops_.size(); ++i) {
             const Image kxbar = kx_[i].copy();  // (kx_ shares the operator's output buffer)
@@ -200,16 +278,13 @@ private:
     std::deque<PerCardOperator> ops_;  // (not movable: bound kernels)
     std::vector<ir::Problem> terms_;
     std::deque<lower::DataArgs> term_data_;
-    std::vector<Image> y_, y_next_, kx_, kty_;
-    ir::Problem omega_;
-    std::optional<lower::DataArgs> omega_data_;
+    std::vector<Image> y_, y_next_, kx_;
     std::vector<jit::Call> duals_;
-    jit::Call primal_;
-    Image omega_constant_;
-    SpectralGram gram_{p_};  // (host transforms: nothing compiled per structure)
+    std::optional<PerCardOmegaStep> omega_;  // (its g: Kᵀy⁺ (+ ∇h(x)) per variable)
+    std::optional<PerCardQuadratic> smooth_;  // Condat–Vũ's h, with Kᵀy⁺, ∇h(x) and ∇h(x⁺)
+    std::vector<Image> kty_, grad_, grad_next_;
     algorithms::PCSums sums_;
     float sigma_f_ = 0, tau_f_ = 0, theta_f_ = 0;
-    const float one_ = 1.0f;
 };
 
 }  // namespace proxgen::detail

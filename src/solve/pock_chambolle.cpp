@@ -6,8 +6,6 @@
 // O(1/N²); otherwise θ = 1 and fixed steps with τσ‖K‖² = 1.
 // The same runner runs Condat–Vũ (proxgen/algorithms/condat_vu.hpp): its plans' primal step also
 // moves along −τ∇h (pc_pipelines.cpp), its steps follow steps::condat_vu.
-#include <atomic>
-#include <chrono>
 #include <future>
 #include <cmath>
 
@@ -320,17 +318,8 @@ Result pock_chambolle_fused(const ir::Problem& p, const Options& opt, const Resu
     return res;
 }
 
-/// How long Tier::automatic waits for the fused kernels before iterating per card: loading them
-/// from the disk cache takes a few milliseconds, compiling them seconds.
-constexpr auto kFusedGrace = std::chrono::milliseconds(30);
-
-std::atomic<int> forced_switch{0};  // force_tier_switch
-
-bool ready(std::future<void>& f) { return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }
-
 /// Per card from the start: to the end (fused null: Tier::per_card), or until the fused kernels,
-/// compiling meanwhile, take over (Tier::automatic: when `fused` is ready, or after iteration
-/// switch_at when a test forces it).
+/// compiling meanwhile, take over (Tier::automatic, iterate_until_switch).
 Result pock_chambolle_per_card(const ir::Problem& p, const Options& opt, const Result* warm, std::future<void>* fused,
                                int switch_at) {
     Result res;
@@ -341,64 +330,37 @@ Result pock_chambolle_per_card(const ir::Problem& p, const Options& opt, const R
     algorithms::PCSteps start;
     steps::Balance balance;
     if (per_card.warm_steps(start, balance)) loop.restart(start, balance);
-    auto switch_now = [&] {
-        return fused && (switch_at > 0 ? loop.progress().iterations >= switch_at : ready(*fused));
-    };
-    while (!loop.progress().finished && !switch_now())
-        if (!loop.run(per_card, 1)) fail("pock_chambolle (per card): a step failed");
-    const algorithms::Progress* done = &loop.progress();
-    res.per_card_iterations = done->iterations;
-    if (done->finished) {
-        monitor.finish(done->iterations, done->converged, done->stopped);
+    const bool switched = iterate_until_switch(loop, per_card, fused, switch_at, "pock_chambolle");
+    res.per_card_iterations = loop.progress().iterations;
+    if (!switched) {
         res.x = per_card.x();
         res.duals = per_card.duals();
     } else {
-        fused->wait();  // (a forced switch; a failed compilation fails again in the runner below)
-        // the fused runner takes over: x and the duals as a warm start, the x before it as its
-        // previous iterate; the loop keeps its steps, balancing, iteration count and the history
-        Result handoff;
-        handoff.x = per_card.x();
-        handoff.duals = per_card.duals();
-        handoff.signature = ir::signature(p);
-        handoff.algorithm = p.algorithm;
-        Options o = opt;
-        o.x0 = Image();
-        o.x0_by_name.clear();
-        PCRunner runner(p, o, &handoff, res, &monitor);
+        // the fused runner takes over, the x before the last as its previous iterate (x̄ reads it)
+        const Handoff h(p, opt, per_card.x(), per_card.duals());
+        PCRunner runner(p, h.options, &h.warm, res, &monitor);
         runner.continue_from(per_card.x_prev());
-        loop.run(runner, opt.max_iters - done->iterations);
-        done = &loop.progress();
-        monitor.finish(done->iterations, done->converged, done->stopped);
+        loop.run(runner, opt.max_iters - res.per_card_iterations);
         res.x = runner.x();
         res.duals = runner.duals();
     }
+    const algorithms::Progress& done = loop.progress();
+    monitor.finish(done.iterations, done.converged, done.stopped);
     const algorithms::PCSteps s = loop.steps();
     res.steps = {s.tau, s.sigma, s.theta, loop.balance().alpha};
     return res;
 }
 
-/// Tier::automatic: the fused kernels compile on a thread of their own; per card until they are
-/// ready, fused from the start where they are (cached). A solve that ends first waits for the
-/// compilation (its kernels are then cached for the next solve): a compilation cannot be
-/// cancelled, and one still running when the process exits would outlive LLVM's state.
-Result pock_chambolle_tiered(const ir::Problem& p, const Options& opt, const Result* warm) {
-    std::future<void> fused = std::async(std::launch::async, [&p] {
-        double seconds = 0;
-        cached_as<PCKernels>(kernels_key("pc", p), [&] { return std::make_shared<PCKernels>(p); }, seconds);
-    });
-    const int switch_at = forced_switch.load();
-    if (switch_at == 0 && fused.wait_for(kFusedGrace) == std::future_status::ready)
-        return pock_chambolle_fused(p, opt, warm);
-    return pock_chambolle_per_card(p, opt, warm, &fused, switch_at);  // (fused's destructor waits)
-}
-
 }  // namespace
-
-void force_tier_switch(int iteration) { forced_switch = iteration; }
 
 Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm) {
     if (opt.tier == Tier::per_card) return pock_chambolle_per_card(p, opt, warm, nullptr, 0);
-    if (opt.tier == Tier::automatic && per_card_unsupported(p).empty()) return pock_chambolle_tiered(p, opt, warm);
+    if (opt.tier == Tier::automatic && per_card_unsupported(p).empty()) {
+        std::future<void> fused = compile_in_background<PCKernels>(p, kernels_key("pc", p));
+        const int switch_at = forced_tier_switch();
+        if (!fused_from_the_start(fused, switch_at))
+            return pock_chambolle_per_card(p, opt, warm, &fused, switch_at);  // (fused's destructor waits)
+    }
     return pock_chambolle_fused(p, opt, warm);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine.hpp"
+#include "quadratic_pipelines.hpp"
 
 namespace proxgen::detail {
 
@@ -115,5 +116,14 @@ void SpectralGram::omega_step(jit::Call& step, Image& x, double tau) {
     step.run();
     solve(rhs_, x, 1.0, tau, 0.0);
 }
+
+std::unique_ptr<CirculantPreconditioner> CirculantPreconditioner::of(const ir::Problem& p) {
+    std::optional<ir::Problem> c = circulant_problem(p);
+    if (!c) return nullptr;
+    c->x_update = plan::XUpdate::fft;  // the Gram that SpectralGram inverts
+    return std::make_unique<CirculantPreconditioner>(std::move(*c));
+}
+
+CirculantPreconditioner::CirculantPreconditioner(ir::Problem circulant) : problem_(std::move(circulant)) {}
 
 }  // namespace proxgen::detail

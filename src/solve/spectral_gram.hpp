@@ -57,4 +57,22 @@ private:
     Image rhs_;
 };
 
+/// The conjugate gradient's preconditioner of an ADMM / HQS x-update: the Gram of the problem's
+/// circulant stand-in (circulant_problem), inverted by FFT; SpectralGram keeps its Ω and Ψ spectra
+/// and recombines them when ρ moves.
+class CirculantPreconditioner {
+public:
+    /// nullptr where p has no circulant stand-in.
+    static std::unique_ptr<CirculantPreconditioner> of(const ir::Problem& p);
+    explicit CirculantPreconditioner(ir::Problem circulant);
+    CirculantPreconditioner(const CirculantPreconditioner&) = delete;  // gram_ refers to problem_
+    CirculantPreconditioner& operator=(const CirculantPreconditioner&) = delete;
+    /// s = M⁻¹ r at penalty ρ.
+    void apply(const Image& r, Image& s, double rho) { gram_.solve(r, s, 0.0, 1.0, rho); }
+
+private:
+    const ir::Problem problem_;
+    SpectralGram gram_{problem_};
+};
+
 }  // namespace proxgen::detail

@@ -19,15 +19,15 @@ enum class Tier {
     /// Each card's own small kernel (an operator's forward and adjoint, a penalty's dual step, Ω's
     /// step), shared by every structure that holds the card: no compiler for a new structure once
     /// its cards have been seen, slower iterations, the same iterates up to float32 rounding.
-    /// Pock–Chambolle so far (its closed-form, elementwise, FFT and DCT x-updates); another
-    /// algorithm is an error naming it.
+    /// Every algorithm, with every x-update but the pixel-block solve of variables coupled per
+    /// pixel (an error naming it).
     per_card,
     /// The per-card tier at once while the fused kernels compile on a thread of their own; the
-    /// fused runner takes over the state (x and the x before it, the duals, the steps and their
-    /// balancing, the iteration count, the history) when they are ready, and from the start where
-    /// the kernel cache holds them. A solve that ends first waits for the compilation (whose
-    /// kernels the next solve of the structure then finds): for short solves of new structures,
-    /// Tier::per_card. Algorithms without a per-card runner: the fused tier.
+    /// fused runner takes over the state (x, and the x before it or the split z and u; the duals,
+    /// the steps and their balancing, the iteration count, the history) when they are ready, and
+    /// from the start where the kernel cache holds them. A solve that ends first waits for the
+    /// compilation (whose kernels the next solve of the structure then finds): for short solves of
+    /// new structures, Tier::per_card. Plans the per-card tier cannot run: the fused tier.
     automatic,
 };
 
