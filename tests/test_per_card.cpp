@@ -70,8 +70,9 @@ TEST_CASE("every algorithm card by card reaches the fused tier's optimum along t
     const pg::Image k = pg::test::random_image({5, 5}, 5, 0.0f, 0.08f), m = pg::test::random_image({W, H}, 6, 0.0f, 1.0f);
     const pg::Image b = pg::test::random_image({W, H}, 7, 0.0f, 1.0f), c = pg::test::random_image({W, H}, 8, 0.0f, 1.0f);
     const rt::Expr x = rt::variable("x", {W, H});
-    // each with the algorithms whose plans differ there (ADMM / HQS: DCT, CG and FFT x-updates;
-    // Condat–Vũ: gradient steps on one and two masked blurs)
+    // each with the algorithms whose plans differ there (ADMM: DCT, CG and FFT x-updates, HQS the
+    // latter two; Condat–Vũ: gradient steps on one and two masked blurs); every fused structure
+    // compiles, so not every pair
     struct Case {
         const char* what;
         rt::Problem prob;
@@ -79,7 +80,7 @@ TEST_CASE("every algorithm card by card reaches the fused tier's optimum along t
     };
     const std::vector<Case> problems{
         {"TV denoising", rt::sum_squares(x - b) + 0.1 * rt::group_norm1(rt::grad(x)),
-         {A::pock_chambolle, A::ladmm, A::admm, A::hqs}},
+         {A::pock_chambolle, A::ladmm, A::admm}},
         {"TV deblurring, zero boundary, nonneg",
          rt::sum_squares(rt::conv(k, x, rt::ConvBoundary::zero) - b) + 0.01 * rt::group_norm1(rt::grad(x)) +
              rt::nonneg(x),
@@ -91,7 +92,7 @@ TEST_CASE("every algorithm card by card reaches the fused tier's optimum along t
          rt::sum_squares(rt::mul_elemwise(m, rt::conv(k, x, rt::ConvBoundary::zero)) - b) +
              rt::sum_squares(rt::mul_elemwise(c, rt::conv(k, x, rt::ConvBoundary::replicate)) - c) +
              0.02 * rt::norm1(rt::grad(x - c)),
-         {A::pock_chambolle, A::ladmm, A::condat_vu}},
+         {A::pock_chambolle, A::condat_vu}},
     };
     for (const auto& [what, prob, algorithms] : problems) {
         if (std::find(algorithms.begin(), algorithms.end(), algorithm) == algorithms.end()) continue;
