@@ -82,10 +82,9 @@ class LADMMRunner {
 public:
     /// shared: the solve's Monitor where this runner takes over from the per-card tier's (else its own).
     LADMMRunner(const ir::Problem& p, const Options& opt, const Result* warm, Result& res, Monitor* shared = nullptr)
-        : p_(p), state_(p, warm, Algorithm::ladmm), gram_(p), data_(p) {
+        : p_(p), start_(p, opt, warm), state_(p, warm, Algorithm::ladmm), gram_(p), data_(p) {
         K_ = cached_as<LADMMKernels>(kernels_key("ladmm", p), [&] { return std::make_shared<LADMMKernels>(p); },
                                      res.compile_seconds);
-        rule_ = ladmm_steps(p, opt);
         fused_ = K_->step != nullptr;
         per_call_ = detail::iterations_per_call(p, opt, fused_ && lower::psi_blockable(p));
         block_ = per_call_ > 1 ? ladmm_block_kernel(p, per_call_, res.compile_seconds) : nullptr;
@@ -108,12 +107,6 @@ public:
             x_step_ = bound(K_->x_step);
             state_.set_kernels(K_->zu_step ? bound(K_->zu_step) : jit::Call(), bound(K_->residual));
         }
-        adaptive_ = ladmm_balances(p, opt);
-        if (const auto* s = adaptive_ ? detail::warm_steps(p, warm, 3) : nullptr) {
-            warm_start_ = algorithms::LADMMSteps{(*s)[0], (*s)[1]};
-            warm_balancing_.strength = (*s)[2];
-            warm_ = true;
-        }
         if (shared) {
             mon_ = shared;
         } else {
@@ -124,13 +117,7 @@ public:
     LADMMRunner(const LADMMRunner&) = delete;
     LADMMRunner& operator=(const LADMMRunner&) = delete;
 
-    const steps::LinearizedADMM& rule() const { return rule_; }
-    bool adaptive() const { return adaptive_; }
-    bool warm_steps(algorithms::LADMMSteps& s, ResidualBalancing& b) const {
-        s = warm_start_;
-        b = warm_balancing_;
-        return warm_;
-    }
+    const LADMMStart& start() const { return start_; }
     Monitor& monitor() { return *mon_; }
 
     /// Applies a rescale of u the last check asked for and no kernel has read yet; returns x and
@@ -202,8 +189,8 @@ private:
 
     const ir::Problem& p_;
     std::shared_ptr<const LADMMKernels> K_;
-    steps::LinearizedADMM rule_;
-    bool fused_ = false, adaptive_ = false, warm_ = false;
+    const LADMMStart start_;
+    bool fused_ = false;
     int per_call_ = 1;
     jit::KernelPtr block_;
     std::vector<std::vector<int>> shapes_;
@@ -212,8 +199,6 @@ private:
     SpectralGram gram_;
     const lower::DataArgs data_;
     float lambda_f_ = 0, mu_f_ = 0, u_scale_f_ = 1;
-    algorithms::LADMMSteps warm_start_;
-    ResidualBalancing warm_balancing_;
     jit::Call x_step_, step_, check_, block_call_;
     std::optional<Monitor> own_monitor_;
     Monitor* mon_ = nullptr;
@@ -223,10 +208,10 @@ Result linearized_admm_fused(const ir::Problem& p, const Options& opt, const Res
     Result res;
     LADMMRunner runner(p, opt, warm, res);
     const algorithms::LoopOptions o = loop_options(p, opt);
-    algorithms::LinearizedADMM loop(runner.rule(), runner.adaptive(), o);
+    algorithms::LinearizedADMM loop(runner.start().rule, runner.start().adaptive, o);
     algorithms::LADMMSteps start;
     ResidualBalancing balancing;
-    if (runner.warm_steps(start, balancing)) loop.restart(start, balancing);
+    if (runner.start().restart(start, balancing)) loop.restart(start, balancing);
     loop.run(runner, opt.max_iters);
     const algorithms::Progress& done = loop.progress();
     runner.monitor().finish(done.iterations, done.converged, done.stopped);
@@ -244,10 +229,10 @@ Result linearized_admm_per_card(const ir::Problem& p, const Options& opt, const 
     Monitor monitor(p, opt, res);
     PerCardLADMMRunner per_card(p, opt, warm, monitor);
     monitor.start_clock();
-    algorithms::LinearizedADMM loop(per_card.rule(), per_card.adaptive(), loop_options(p, opt));
+    algorithms::LinearizedADMM loop(per_card.start().rule, per_card.start().adaptive, loop_options(p, opt));
     algorithms::LADMMSteps start;
     ResidualBalancing balancing;
-    if (per_card.warm_steps(start, balancing)) loop.restart(start, balancing);
+    if (per_card.start().restart(start, balancing)) loop.restart(start, balancing);
     const bool switched = iterate_until_switch(loop, per_card, fused, switch_at, "ladmm");
     res.per_card_iterations = loop.progress().iterations;
     if (!switched) {

@@ -3,15 +3,17 @@
 
 namespace proxgen::detail {
 
-PerCardLADMMRunner::PerCardLADMMRunner(const ir::Problem& p, const Options& opt, const Result* warm, Monitor& monitor)
-    : p_(p), mon_(monitor), split_(p, warm, Algorithm::ladmm) {
-    rule_ = ladmm_steps(p, opt);
-    adaptive_ = ladmm_balances(p, opt);
-    if (const auto* s = adaptive_ ? detail::warm_steps(p, warm, 3) : nullptr) {
-        warm_start_ = algorithms::LADMMSteps{(*s)[0], (*s)[1]};
-        warm_balancing_.strength = (*s)[2];
-        warm_ = true;
+LADMMStart::LADMMStart(const ir::Problem& p, const Options& opt, const Result* warm)
+    : rule(ladmm_steps(p, opt)), adaptive(ladmm_balances(p, opt)) {
+    if (const auto* s = adaptive ? detail::warm_steps(p, warm, 3) : nullptr) {
+        warm_steps = algorithms::LADMMSteps{(*s)[0], (*s)[1]};
+        warm_balancing.strength = (*s)[2];
+        this->warm = true;
     }
+}
+
+PerCardLADMMRunner::PerCardLADMMRunner(const ir::Problem& p, const Options& opt, const Result* warm, Monitor& monitor)
+    : p_(p), mon_(monitor), start_(p, opt, warm), split_(p, warm, Algorithm::ladmm) {
     x_ = initial_x(p, opt, warm);
     x_next_ = Image(p.variable_shape);
     omega_.emplace(p, x_);

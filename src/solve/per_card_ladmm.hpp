@@ -19,6 +19,22 @@
 
 namespace proxgen::detail {
 
+/// What linearized ADMM's runners in both tiers start from: the step rule (ladmm_steps), whether it
+/// balances the residuals, and a warm start's adapted steps where it has them.
+struct LADMMStart {
+    steps::LinearizedADMM rule;
+    bool adaptive = false, warm = false;
+    algorithms::LADMMSteps warm_steps;
+    ResidualBalancing warm_balancing;
+    LADMMStart(const ir::Problem& p, const Options& opt, const Result* warm);
+    /// The card loop's restart values; false where the warm start has none.
+    bool restart(algorithms::LADMMSteps& s, ResidualBalancing& b) const {
+        s = warm_steps;
+        b = warm_balancing;
+        return warm;
+    }
+};
+
 /// The per-card runner of the linearized ADMM card, reporting its checks to `monitor`. Kernels are
 /// bound to the images' addresses: contents move by swaps and assignments, never the bound objects.
 class PerCardLADMMRunner {
@@ -27,13 +43,7 @@ public:
     PerCardLADMMRunner(const PerCardLADMMRunner&) = delete;
     PerCardLADMMRunner& operator=(const PerCardLADMMRunner&) = delete;
 
-    const steps::LinearizedADMM& rule() const { return rule_; }
-    bool adaptive() const { return adaptive_; }
-    bool warm_steps(algorithms::LADMMSteps& s, ResidualBalancing& b) const {
-        s = warm_start_;
-        b = warm_balancing_;
-        return warm_;
-    }
+    const LADMMStart& start() const { return start_; }
     /// The iterate x (the returned solution may be a split copy: solution()).
     const Image& x() const { return x_; }
     const Image& solution() const { return split_.solution(x_); }
@@ -57,10 +67,7 @@ public:
 private:
     const ir::Problem& p_;
     Monitor& mon_;
-    steps::LinearizedADMM rule_;
-    bool adaptive_ = false, warm_ = false;
-    algorithms::LADMMSteps warm_start_;
-    ResidualBalancing warm_balancing_;
+    const LADMMStart start_;
     Image x_, x_next_;
     PerCardSplit split_;
     std::optional<PerCardOmegaStep> omega_;  // (its g: Σ K_iᵀ(K_i x − z_i + u_i)/λ per variable)
