@@ -352,6 +352,8 @@ void bind_solve(py::module_& m) {
         .def_property_readonly("compile_seconds", [](const PyResult& r) { return r.result.compile_seconds; })
         .def_property_readonly("algorithm", [](const PyResult& r) { return std::string(short_name(r.result.algorithm)); })
         .def_property_readonly("cg_iterations", [](const PyResult& r) { return r.result.cg_iterations; })
+        .def_property_readonly("per_card_iterations", [](const PyResult& r) { return r.result.per_card_iterations; },
+                               "How many iterations ran in the per-card tier (tier='per_card' or 'auto').")
         .def_property_readonly("history", [](const PyResult& r) {
             py::list out;
             for (const auto& h : r.result.history)

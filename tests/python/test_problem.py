@@ -100,8 +100,8 @@ def test_hqs_max_iters_counts_proximal_outer_iterations():
 
 
 def test_the_per_card_tier_reaches_the_fused_optimum():
-    """tier='per_card' (each card's own kernels) solves what the default fused tier solves; a tier
-    that does not exist is a ValueError naming the two."""
+    """tier='per_card' (each card's own kernels) solves what the default fused tier solves, with
+    every algorithm; a tier that does not exist is a ValueError naming the two."""
     from proxgen import grad, group_norm1, nonneg
 
     rng = np.random.default_rng(3)
@@ -112,5 +112,10 @@ def test_the_per_card_tier_reaches_the_fused_optimum():
     fused = np.array(x.value)
     prob.solve(solver="pc", eps_abs=1e-6, eps_rel=1e-6, max_iters=3000, tier="per_card")
     assert np.abs(np.array(x.value) - fused).max() < 1e-3
+    # every other algorithm per card too (the kernel pack's kernels: nothing compiles), to the same x
+    for solver in ("ladmm", "admm", "condat_vu"):
+        prob.solve(solver=solver, eps_abs=1e-6, eps_rel=1e-6, max_iters=3000, tier="per_card")
+        assert prob.result.per_card_iterations == prob.result.iterations, solver
+        assert np.abs(np.array(x.value) - fused).max() < 1e-3, solver
     with pytest.raises(ValueError, match="fused.*per_card.*auto"):
         prob.solve(solver="pc", tier="unfused")
