@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "call_context.hpp"
 #include "compile.hpp"
@@ -170,17 +171,29 @@ std::string default_directory() {
     return {};
 }
 
-/// The kernel pack's kernels (src/pack/kernel_pack.cpp): $PROXGEN_KERNEL_PACK, else the pack built
-/// with the library; "off" or empty: none.
+/// The kernel pack's kernels (src/pack/kernel_pack.cpp): $PROXGEN_KERNEL_PACK ("off" or empty:
+/// none); else the first that exists of the installed layout beside the running program
+/// (<prefix>/bin/../share/proxgen/kernel_pack: an installed `proxgen`, wherever the prefix was
+/// moved), the pack built with the library in its build tree, and the install prefix's.
 std::string pack_directory() {
+    constexpr const char* kernels = "/kernels-v1";
+    if (const char* d = std::getenv("PROXGEN_KERNEL_PACK")) {
+        const std::string base = d;
+        return base.empty() || base == "off" ? std::string() : base + kernels;
+    }
+    std::vector<std::string> candidates;
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) candidates.push_back((exe.parent_path().parent_path() / "share/proxgen/kernel_pack").string());
 #ifdef PROXGEN_DEFAULT_KERNEL_PACK
-    std::string base = PROXGEN_DEFAULT_KERNEL_PACK;
-#else
-    std::string base;
+    candidates.push_back(PROXGEN_DEFAULT_KERNEL_PACK);
 #endif
-    if (const char* d = std::getenv("PROXGEN_KERNEL_PACK")) base = d;
-    if (base.empty() || base == "off") return {};
-    return base + "/kernels-v1";
+#ifdef PROXGEN_INSTALLED_KERNEL_PACK
+    candidates.push_back(PROXGEN_INSTALLED_KERNEL_PACK);
+#endif
+    for (const std::string& base : candidates)
+        if (std::filesystem::is_directory(base + kernels, ec)) return base + kernels;
+    return {};
 }
 
 std::string& off_reason() {

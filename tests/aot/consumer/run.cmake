@@ -1,7 +1,8 @@
 # cmake -DSOURCE_DIR= -DBUILD_DIR= -DWORK_DIR= -P run.cmake
 # Installs the built ProxGen into WORK_DIR/prefix, builds the outside project (which calls
 # proxgen_add_solver for two targets) against it, runs its program, and checks that the program
-# needs no libHalide / LLVM and that the arm64 library was emitted. Then its TV deconvolution and
+# needs no libHalide / LLVM and that the arm64 library was emitted, and that the installed kernel
+# pack serves the installed `proxgen`. Then its TV deconvolution and
 # masked super-resolution solvers, by every algorithm, 5000 iterations each: each result's objective
 # within 1e-5 of that of the installed `proxgen solve` by the same algorithm on the problem's text
 # file (examples/node_graph/deblur.txt, tests/frontend/superres.txt) with the same data.
@@ -35,6 +36,20 @@ step(${WORK_DIR}/build/inverse_app ${WORK_DIR} ${iterations})
 set(proxgen ${WORK_DIR}/prefix/bin/proxgen)
 set(deconv_file ${SOURCE_DIR}/examples/node_graph/deblur.txt)
 set(deconv_inputs --input k=k.npy --input b=b.npy)
+
+# The kernel pack is installed, and the installed `proxgen` reads it (beside itself, before the
+# build tree's): a per-card solve on an empty kernel cache compiles nothing.
+if(NOT IS_DIRECTORY ${WORK_DIR}/prefix/share/proxgen/kernel_pack/kernels-v1)
+  message(FATAL_ERROR "the kernel pack was not installed into share/proxgen/kernel_pack")
+endif()
+file(MAKE_DIRECTORY ${WORK_DIR}/empty_cache)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=PROXGEN_KERNEL_PACK PROXGEN_CACHE_DIR=${WORK_DIR}/empty_cache
+                ${proxgen} solve ${deconv_file} ${deconv_inputs} --tier per-card -n 5 --eps 0 --out x=x_pack.npy
+                WORKING_DIRECTORY ${WORK_DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+message(STATUS "${out}")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "JIT compilation 0.00 s")
+  message(FATAL_ERROR "the installed proxgen did not solve in the per-card tier without compiling (empty cache)")
+endif()
 set(superres_file ${SOURCE_DIR}/tests/frontend/superres.txt)
 set(superres_inputs --input m=m.npy --input k=k.npy --input b=bs.npy)
 find_program(PYTHON3 python3 REQUIRED)
