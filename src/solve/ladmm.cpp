@@ -236,9 +236,7 @@ Result linearized_admm_per_card(const ir::Problem& p, const Options& opt, const 
     const bool switched = iterate_until_switch(loop, per_card, fused, switch_at, "ladmm");
     res.per_card_iterations = loop.progress().iterations;
     if (!switched) {
-        res.x = per_card.solution().copy();
-        if (res.x.data() != per_card.x().data()) res.x_iterate = per_card.x();
-        res.duals = per_card.duals();
+        per_card.finish(res);
     } else {
         const Handoff h(p, opt, per_card.x(), per_card.duals());
         LADMMRunner runner(p, h.options, &h.warm, res, &monitor);

@@ -167,9 +167,7 @@ bool PerCardQuadraticRunner::run_step(double rho, double momentum, bool measure)
 }
 
 void PerCardQuadraticRunner::finish(Result& res) const {
-    res.x = split_.solution(x_);
-    if (res.x.data() != x_.data()) res.x_iterate = x_;
-    res.duals = split_.duals();
+    split_.finish(res, x_);
     res.cg_iterations = cg_total_;
 }
 

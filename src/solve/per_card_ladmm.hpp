@@ -44,11 +44,12 @@ public:
     PerCardLADMMRunner& operator=(const PerCardLADMMRunner&) = delete;
 
     const LADMMStart& start() const { return start_; }
-    /// The iterate x (the returned solution may be a split copy: solution()).
+    /// The iterate x (the returned solution may be a split copy: finish()).
     const Image& x() const { return x_; }
-    const Image& solution() const { return split_.solution(x_); }
     /// z_i then u_i per Ψ term, as the fused runner reads a warm start.
     std::vector<Image> duals() const { return split_.duals(); }
+    /// The solution (x or its split copy), the iterate where they differ, and the duals into res.
+    void finish(Result& res) const { split_.finish(res, x_); }
 
     // the card's Runner
     int iterations_per_call() const { return 1; }

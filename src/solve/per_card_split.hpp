@@ -48,6 +48,12 @@ public:
     std::vector<Image> duals() const;
     /// x, or its split copy z_i (split_solution_term).
     const Image& solution(const Image& x) const;
+    /// The solution at iterate x (and x itself where they differ) and the duals into res.
+    void finish(Result& res, const Image& x) const {
+        res.x = solution(x);
+        if (res.x.data() != x.data()) res.x_iterate = x;
+        res.duals = duals();
+    }
 
 private:
     const ir::Problem& p_;
