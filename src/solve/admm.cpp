@@ -413,14 +413,8 @@ Result quadratic_split_per_card(const ir::Problem& p, const Options& opt, const 
 }  // namespace
 
 Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm) {
-    if (opt.tier == Tier::per_card) return quadratic_split_per_card(p, opt, warm, nullptr, 0);
-    if (opt.tier == Tier::automatic && per_card_unsupported(p).empty()) {
-        std::future<void> fused = compile_in_background<QuadraticKernels>(p, quadratic_kernels_key(p));
-        const int switch_at = forced_tier_switch();
-        if (!fused_from_the_start(fused, switch_at))
-            return quadratic_split_per_card(p, opt, warm, &fused, switch_at);  // (fused's destructor waits)
-    }
-    return quadratic_split_fused(p, opt, warm);
+    return solve_in_tier<QuadraticKernels>(p, opt, warm, [&] { return quadratic_kernels_key(p); },
+                                           quadratic_split_per_card, quadratic_split_fused);
 }
 
 }  // namespace proxgen::detail

@@ -253,14 +253,8 @@ Result linearized_admm_per_card(const ir::Problem& p, const Options& opt, const 
 }  // namespace
 
 Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm) {
-    if (opt.tier == Tier::per_card) return linearized_admm_per_card(p, opt, warm, nullptr, 0);
-    if (opt.tier == Tier::automatic && per_card_unsupported(p).empty()) {
-        std::future<void> fused = compile_in_background<LADMMKernels>(p, kernels_key("ladmm", p));
-        const int switch_at = forced_tier_switch();
-        if (!fused_from_the_start(fused, switch_at))
-            return linearized_admm_per_card(p, opt, warm, &fused, switch_at);  // (fused's destructor waits)
-    }
-    return linearized_admm_fused(p, opt, warm);
+    return solve_in_tier<LADMMKernels>(p, opt, warm, [&] { return kernels_key("ladmm", p); },
+                                       linearized_admm_per_card, linearized_admm_fused);
 }
 
 }  // namespace proxgen::detail

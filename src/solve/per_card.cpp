@@ -1,4 +1,5 @@
-// The per-card tier's operators (per_card.hpp): an expression applied node by node.
+// The per-card tier's operators (per_card.hpp): an expression applied node by node; which plans the
+// tier runs; Tier::automatic's switch.
 #include "per_card.hpp"
 
 #include <atomic>
@@ -181,6 +182,25 @@ void PerCardOperator::adjoint_add(const Image& y, std::vector<Image>& out) {
         float* d = o.data();
         for (std::size_t e = 0; e < o.size(); ++e) d[e] += b[e];
     }
+}
+
+std::string per_card_unsupported(const ir::Problem& p) {
+    const bool quadratic = p.algorithm == Algorithm::admm || p.algorithm == Algorithm::hqs;
+    if (p.x_update == plan::XUpdate::pixel_block || (p.x_update == plan::XUpdate::cg && !quadratic))
+        return fmt::format("its x-update ({}) has no per-card form yet (closed-form, elementwise, FFT and DCT ones "
+                           "have, and ADMM's and HQS's CG)",
+                           plan::name(p.x_update));
+    if (quadratic)
+        for (const auto& t : p.omega)
+            if (!catalogue::card_of(t).facts().quadratic)
+                return fmt::format("its x-update absorbs {}, which is not quadratic", t.text);
+    std::string why;
+    for (const auto& t : p.psi)
+        ir::for_each_node(t.expr, [&](const ir::Node& n) {
+            if (why.empty() && n.args.empty() && !n.is_variable() && !cat::is<cat::ops::constant>(n))
+                why = fmt::format("{} holds a leaf that is neither a variable nor a constant", t.text);
+        });
+    return why;
 }
 
 namespace {

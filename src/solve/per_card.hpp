@@ -151,6 +151,22 @@ bool iterate_until_switch(Loop& loop, Runner& r, std::future<void>* fused, int s
     return true;
 }
 
+/// A solve in the tier opt.tier asks for: per_card(p, opt, warm, compiling, switch_at) — compiling
+/// null for Tier::per_card, the fused kernels `Kernels` (cached under key()) compiling beside it for
+/// Tier::automatic, which runs fused(p, opt, warm) where they load at once, as Tier::fused does.
+template <class Kernels, class Key, class PerCard, class Fused>
+Result solve_in_tier(const ir::Problem& p, const Options& opt, const Result* warm, Key key, PerCard per_card,
+                     Fused fused) {
+    if (opt.tier == Tier::per_card) return per_card(p, opt, warm, nullptr, 0);
+    if (opt.tier == Tier::automatic && per_card_unsupported(p).empty()) {
+        std::future<void> compiling = compile_in_background<Kernels>(p, key());
+        const int switch_at = forced_tier_switch();
+        if (!fused_from_the_start(compiling, switch_at))
+            return per_card(p, opt, warm, &compiling, switch_at);  // (compiling's destructor waits)
+    }
+    return fused(p, opt, warm);
+}
+
 /// What the fused runner takes over from the per-card one: its iterate and duals as a warm start
 /// (no steps: the loop keeps its own, with its balancing, iteration count and the history), and
 /// the solve's options without a start of their own.

@@ -1,12 +1,10 @@
-// Pock–Chambolle's per-card runner's pieces (per_card_pc.hpp), and which plans the per-card tier runs.
+// Pock–Chambolle's per-card runner's pieces (per_card_pc.hpp).
 #include <cmath>
 #include <deque>
 #include <optional>
 
 #include "per_card_pc.hpp"
 #include "proxgen/catalogue/card.hpp"
-#include "proxgen/catalogue/ops/constant.hpp"
-#include "proxgen/catalogue/ops/variable.hpp"
 #include "proxgen/catalogue/penalties/sum_squares.hpp"
 #include "proxgen/error.hpp"
 #include "proxgen/plan/planner.hpp"
@@ -38,27 +36,6 @@ jit::KernelPtr pc_kernel(const ir::Problem& q, const std::string& role, Halide::
         PCPipelines pipes(q);
         return jit::Source{pipes.*which, pipes.arguments()};
     });
-}
-
-
-
-std::string per_card_unsupported(const ir::Problem& p) {
-    const bool quadratic = p.algorithm == Algorithm::admm || p.algorithm == Algorithm::hqs;
-    if (p.x_update == plan::XUpdate::pixel_block || (p.x_update == plan::XUpdate::cg && !quadratic))
-        return fmt::format("its x-update ({}) has no per-card form yet (closed-form, elementwise, FFT and DCT ones "
-                           "have, and ADMM's and HQS's CG)",
-                           plan::name(p.x_update));
-    if (quadratic)
-        for (const auto& t : p.omega)
-            if (!catalogue::card_of(t).facts().quadratic)
-                return fmt::format("its x-update absorbs {}, which is not quadratic", t.text);
-    std::string why;
-    for (const auto& t : p.psi)
-        ir::for_each_node(t.expr, [&](const ir::Node& n) {
-            if (why.empty() && n.args.empty() && !n.is_variable() && !cat::is<cat::ops::constant>(n))
-                why = fmt::format("{} holds a leaf that is neither a variable nor a constant", t.text);
-        });
-    return why;
 }
 
 }  // namespace proxgen::detail

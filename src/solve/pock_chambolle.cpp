@@ -354,14 +354,8 @@ Result pock_chambolle_per_card(const ir::Problem& p, const Options& opt, const R
 }  // namespace
 
 Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm) {
-    if (opt.tier == Tier::per_card) return pock_chambolle_per_card(p, opt, warm, nullptr, 0);
-    if (opt.tier == Tier::automatic && per_card_unsupported(p).empty()) {
-        std::future<void> fused = compile_in_background<PCKernels>(p, kernels_key("pc", p));
-        const int switch_at = forced_tier_switch();
-        if (!fused_from_the_start(fused, switch_at))
-            return pock_chambolle_per_card(p, opt, warm, &fused, switch_at);  // (fused's destructor waits)
-    }
-    return pock_chambolle_fused(p, opt, warm);
+    return solve_in_tier<PCKernels>(p, opt, warm, [&] { return kernels_key("pc", p); }, pock_chambolle_per_card,
+                                    pock_chambolle_fused);
 }
 
 }  // namespace proxgen::detail
