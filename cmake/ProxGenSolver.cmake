@@ -7,7 +7,8 @@
 #     [AUTOSCHEDULER <Mullapudi2016|Adams2019|Li2018>])  # default: the hand schedules
 #
 # Builds a generator executable <name>.generator from the problem header (it links libHalide; it
-# runs at build time on this machine), and per target T (T's dashes become underscores in <t>):
+# runs at build time on this machine; the solvers of one PROBLEM and FUNCTION share the first one's,
+# which takes -a <algorithm>), and per target T (T's dashes become underscores in <t>):
 #   <binary dir>/<name>.proxgen/<T>/<name>.a           the step pipelines (no runtime)
 #   <binary dir>/<name>.proxgen/<T>/<name>.h           the typed solver interface
 #   ${CMAKE_BINARY_DIR}/proxgen_runtime/<T>/halide_runtime.a   one Halide runtime per target,
@@ -100,13 +101,29 @@ function(proxgen_add_solver name)
     message(FATAL_ERROR "proxgen_add_solver(${name}): PROBLEM ${problem} does not exist")
   endif()
 
-  set(generator ${name}.generator)
-  add_executable(${generator} "${_PROXGEN_GENERATOR_MAIN}")
-  target_compile_definitions(${generator} PRIVATE
-    "PROXGEN_PROBLEM_HEADER=\"${problem}\""
-    PROXGEN_PROBLEM_FUNCTION=${ARG_FUNCTION}
-    PROXGEN_ALGORITHM=${ARG_ALGORITHM})
-  target_link_libraries(${generator} PRIVATE ProxGen::proxgen)
+  # The solvers of one problem function share one generator, compiled for every algorithm they name
+  # (PROXGEN_ALGORITHMS, complete when the build is generated) and told which by -a: compiling the
+  # problem header with ProxGen's and Halide's is most of a small solver's build time.
+  string(SHA1 key "${problem}|${ARG_FUNCTION}")
+  get_property(generator GLOBAL PROPERTY _PROXGEN_GENERATOR_${key})
+  if(NOT generator)
+    set(generator ${name}.generator)
+    set_property(GLOBAL PROPERTY _PROXGEN_GENERATOR_${key} ${generator})
+    add_executable(${generator} "${_PROXGEN_GENERATOR_MAIN}")
+    set(algorithms "$<TARGET_PROPERTY:${generator},PROXGEN_ALGORITHMS>")
+    target_compile_definitions(${generator} PRIVATE
+      "PROXGEN_PROBLEM_HEADER=\"${problem}\""
+      PROXGEN_PROBLEM_FUNCTION=${ARG_FUNCTION}
+      "PROXGEN_ALGORITHMS=proxgen::Algorithm::$<JOIN:${algorithms},$<COMMA>proxgen::Algorithm::>")
+    target_link_libraries(${generator} PRIVATE ProxGen::proxgen)
+    # It runs once, at build time, and its work happens in ProxGen's library: optimizing its own
+    # code (the problem's construction) would take 40 % of its compilation time and save nothing.
+    target_compile_options(${generator} PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-O0>)
+  endif()
+  get_property(algorithms TARGET ${generator} PROPERTY PROXGEN_ALGORITHMS)
+  if(NOT ARG_ALGORITHM IN_LIST algorithms)
+    set_property(TARGET ${generator} APPEND PROPERTY PROXGEN_ALGORITHMS ${ARG_ALGORITHM})
+  endif()
 
   set(schedule_args)
   if(ARG_ITERATIONS_PER_CALL)
@@ -129,7 +146,7 @@ function(proxgen_add_solver name)
     file(MAKE_DIRECTORY "${dir}")
     set(outputs "${dir}/${name}.a" "${dir}/${name}.h" "${dir}/${name}_pipelines.h")
     add_custom_command(OUTPUT ${outputs}
-      COMMAND ${generator} -o "${dir}" -n ${name} -t "${target}" ${schedule_args}
+      COMMAND ${generator} -a ${ARG_ALGORITHM} -o "${dir}" -n ${name} -t "${target}" ${schedule_args}
       DEPENDS ${generator} "${problem}"
       COMMENT "ProxGen: solver ${name} for ${target}"
       VERBATIM)

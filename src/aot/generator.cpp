@@ -3,6 +3,7 @@
 // typed solver header. It calls Pipeline::compile_to_module directly rather than going through
 // Halide::Generator: a generator's inputs are a fixed list of declared members, while ours depend
 // on the problem (one buffer per data slot and per Ψ term).
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <cstdlib>
@@ -10,8 +11,10 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include <Halide.h>
 #include <fmt/format.h>
@@ -405,6 +408,32 @@ int run_reporting(const std::function<int()>& f) {
     return 1;
 }
 }  // namespace
+
+std::size_t take_algorithm_argument(std::vector<char*>& args, const std::vector<Algorithm>& built) {
+    std::string names;
+    for (Algorithm b : built) names += fmt::format("{}{}", names.empty() ? "" : ", ", proxgen::name(b));
+    std::size_t chosen = 0;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        if (std::string_view(args[i]) != "-a") continue;
+        if (i + 1 >= args.size()) fail("generator: -a needs an algorithm; this generator was built for {}", names);
+        const std::optional<Algorithm> a = parse_algorithm(args[i + 1]);
+        if (!a)
+            fail("generator: -a {}: not an algorithm; the algorithms are {}", args[i + 1], accepted_algorithm_names());
+        const auto at = std::find(built.begin(), built.end(), *a);
+        if (at == built.end())
+            fail("generator: -a {}: this generator was built for {} only (proxgen_add_solver builds it for the "
+                 "algorithms its solvers name)", args[i + 1], names);
+        chosen = std::size_t(at - built.begin());
+        args.erase(args.begin() + std::ptrdiff_t(i), args.begin() + std::ptrdiff_t(i) + 2);
+        --i;
+    }
+    return chosen;
+}
+
+int report_generator_error(const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+}
 
 int generator_main(const ir::Problem& planned, int argc, char** argv) {
     return run_reporting([&] { return run(planned, parse(argc, argv), nullptr); });

@@ -27,8 +27,9 @@ for entry in deblur: deblur_ladmm:PROXGEN_DEPLOY_LADMM deblur_admm:PROXGEN_DEPLO
   for target in "$cpu" "$cuda"; do
     dir=$gen/$name/$target
     mkdir -p "$dir"
-    "$build/examples/deploy/$name.generator" -o "$dir" -n "$name" -t "$target" > /dev/null
-    "$build/examples/deploy/$name.generator" -o "$dir" -r halide_runtime -t "$target"
+    algorithm=${name#deblur_}; [[ $name == deblur ]] && algorithm=pc
+    "$build/examples/deploy/deblur.generator" -a "$algorithm" -o "$dir" -n "$name" -t "$target" > /dev/null
+    "$build/examples/deploy/deblur.generator" -o "$dir" -r halide_runtime -t "$target"
     kind=$([[ $target == *cuda* ]] && echo cuda || echo cpu)
     g++ -std=c++20 -O2 -ffp-contract=off ${define:+-D$define} -I"$dir" -Iinclude -I"$halide_include" \
         examples/deploy/deploy.cpp "$dir/$name.a" "$dir/halide_runtime.a" -lpthread -ldl -s -o "$out/${name}_$kind"

@@ -3,6 +3,8 @@
 // links libHalide; what it emits needs the Halide runtime alone.
 #pragma once
 
+#include <cstddef>
+#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,12 +62,38 @@ NamedWeights named_weights(const N& n) {
 int generator_main(const ir::Problem& planned, const plan::Draft& terms, const NamedWeights& weights, int argc,
                    char** argv);
 
-/// The same from a typed problem: plans it for A (compile time), lowers to the IR, then runs the
-/// command line above. This is all a user's generator main() calls.
-template <Algorithm A, class P>
+/// Takes `-a <algorithm>` out of `args` (argv without its end) and returns that algorithm's position
+/// in `built`, the algorithms a generator was compiled for; without -a, 0 (the first). Throws
+/// proxgen::Error naming the algorithm and those built when it is unknown or not among them.
+std::size_t take_algorithm_argument(std::vector<char*>& args, const std::vector<Algorithm>& built);
+/// Prints a generator's error as one sentence (stderr) and returns the failing exit status.
+int report_generator_error(const std::exception& e);
+
+/// The same from a typed problem: plans it (at compile time) for each algorithm of As, and on the
+/// command line's `-a <algorithm>` (one of As, by any of its names; default: the first) lowers that
+/// plan to the IR, then runs the command line above. This is all a user's generator main() calls;
+/// proxgen_add_solver builds one generator per problem function for all the algorithms its solvers
+/// name, so a problem's solvers by several algorithms compile the problem once.
+template <Algorithm... As, class P>
 int generator_main(const P& problem, int argc, char** argv) {
+    static_assert(sizeof...(As) > 0, "generator_main<A...>: name at least one algorithm to plan the problem for");
+    std::vector<char*> args(argv, argv + argc);
+    std::size_t chosen = 0;
+    try {
+        chosen = take_algorithm_argument(args, {As...});
+    } catch (const std::exception& e) {
+        return report_generator_error(e);
+    }
+    args.push_back(nullptr);
+    const int n_args = int(args.size()) - 1;
     const auto n = detail::normalized(problem);
-    return generator_main(detail::plan_for<A>(n), typed::to_draft(n), named_weights(n), argc, argv);
+    int status = 1;
+    std::size_t i = 0;
+    ((i++ == chosen ? void(status = generator_main(detail::plan_for<As>(n), typed::to_draft(n), named_weights(n),
+                                                   n_args, args.data()))
+                    : void()),
+     ...);
+    return status;
 }
 
 }  // namespace proxgen::aot
