@@ -173,8 +173,15 @@ KernelPtr kernel(const std::string& key, const std::function<Source()>& make) {
     auto elapsed = [t0] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     Target target = disk ? disk->target() : host_target().with_feature(Target::JIT).with_feature(Target::UserContext);
     const std::string full_key = key + "|" + cache_version(target);
+    std::shared_ptr<void> claim;
     if (disk) {
         if (KernelPtr k = disk->load(full_key, name)) {
+            record_disk_load(elapsed());
+            return k;
+        }
+        // another process (or thread) compiling this kernel: wait for it and load what it stored
+        claim = disk->claim(full_key);
+        if (KernelPtr k = claim ? disk->load(full_key, name) : nullptr) {
             record_disk_load(elapsed());
             return k;
         }
@@ -198,18 +205,24 @@ KernelPtr kernel(const std::string& key, const std::function<Source()>& make) {
     }
     // The lowered module holds its own statements: LLVM's code generation and the link need
     // neither the lock nor the pipeline, and several modules may be generated at once.
-    auto generate = [disk, full_key, name, m = *lowered, fn, args, elapsed]() -> KernelPtr {
+    // (mutable: the claim is released when the kernel is stored or fails, not when the task's
+    // state, which a pending kernel keeps, is destroyed)
+    auto generate = [disk, full_key, name, m = *lowered, fn, args, elapsed, claim = std::move(claim)]() mutable -> KernelPtr {
         codegen_slots().acquire();
         struct Release {
-            ~Release() { codegen_slots().release(); }
-        } release;
+            std::shared_ptr<void>& claim;
+            ~Release() {
+                claim.reset();
+                codegen_slots().release();
+            }
+        } release{claim};
         KernelPtr k = disk->store(full_key, name, m, fn, args);
         record_compile(elapsed());
         return k;
     };
     ConcurrentCompiles* scope = ConcurrentCompiles::current();
     if (!scope) return generate();
-    auto pending = std::make_shared<Kernel>(name, args, std::async(std::launch::async, generate).share());
+    auto pending = std::make_shared<Kernel>(name, args, std::async(std::launch::async, std::move(generate)).share());
     scope->add(pending);
     return pending;
 }

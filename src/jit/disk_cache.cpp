@@ -3,11 +3,14 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -337,6 +340,21 @@ KernelPtr DiskCache::load_from(const std::string& path, const std::string& key, 
     }
     std::shared_ptr<const void> keep(handle, [](const void* h) { ::dlclose(const_cast<void*>(h)); });
     return std::make_shared<Kernel>(name, reinterpret_cast<Kernel::ArgvFunction>(fn), std::move(e.args), keep);
+}
+
+std::shared_ptr<void> DiskCache::claim(const std::string& key) {
+    const std::string path = path_of(key, dir_) + ".lock";
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return nullptr;
+    int rc;
+    while ((rc = ::flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (rc != 0) {
+        ::close(fd);
+        return nullptr;
+    }
+    return std::shared_ptr<void>(reinterpret_cast<void*>(std::intptr_t(fd) + 1),
+                                 [](void* h) { ::close(int(reinterpret_cast<std::intptr_t>(h) - 1)); });
 }
 
 KernelPtr DiskCache::store(const std::string& key, const std::string& name, const Module& m, const std::string& fn,

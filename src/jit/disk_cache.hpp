@@ -10,6 +10,8 @@
 // argument table and a checksum of the object), so an entry is published by one atomic rename.
 // Entries whose trailer, key or checksum does not match, or that fail to load, are deleted and
 // rebuilt; a different key that hashes to the same name is treated as a miss and replaced.
+// <hash>.so.lock (empty) is the claim on compiling that kernel: processes starting the same new
+// structure at once compile each kernel once, the others waiting for it (DiskCache::claim).
 // The Halide runtime the kernels call is itself one cached shared object, loaded once.
 //
 // The kernel pack: kernels built with the library (src/pack/kernel_pack.cpp: the per-card tier's
@@ -19,6 +21,7 @@
 // as every key, so a pack from other sources or for another machine is simply never hit.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <Halide.h>
@@ -39,6 +42,12 @@ public:
     /// a shared object, publishes it under `key` and loads it. Throws on a compile/link failure.
     KernelPtr store(const std::string& key, const std::string& name, const Halide::Module& m, const std::string& fn,
                     const std::vector<ArgInfo>& args);
+    /// An exclusive claim on compiling `key` among every process and thread using this cache
+    /// directory (an flock on <hash>.lock beside the entry): a process that would compile a kernel
+    /// another one is compiling waits here, then finds it stored. Held until the returned handle is
+    /// released (or the process ends); an empty handle where the directory cannot lock (its
+    /// processes then may compile the same kernel at once, as before).
+    std::shared_ptr<void> claim(const std::string& key);
     /// The target kernels for this cache are compiled for (host, user_context, no_runtime).
     const Halide::Target& target() const { return target_; }
     const std::string& directory() const { return dir_; }

@@ -2,8 +2,9 @@
 #   1. an empty cache: the probe compiles every kernel and stores it
 #   2. a second process: compiles nothing, loads every kernel, same result
 #   3. every entry corrupted (truncated, or bytes overwritten): detected, rebuilt, same result
-#   4. four processes writing an empty cache at once: all succeed with the same result, and a
-#      fifth process then loads everything
+#   4. four processes writing an empty cache at once: all succeed with the same result, each
+#      kernel is compiled by one of them (the others wait for it and load it), and a fifth process
+#      then loads everything
 # cmake -DPROBE=<cache_probe> -DDIR=<scratch dir> -P check_disk_cache.cmake
 function(probe out)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env PROXGEN_CACHE_DIR=${DIR}/cache ${PROBE}
@@ -52,15 +53,22 @@ foreach(k 1 2 3 4)
   list(APPEND cmds COMMAND ${CMAKE_COMMAND} -E env PROXGEN_CACHE_DIR=${DIR}/cache ${PROBE} ${DIR}/writer${k}.txt)
 endforeach()
 execute_process(${cmds} ERROR_VARIABLE err RESULTS_VARIABLE rcs)
+set(compiled_by_writers 0)
 foreach(k 1 2 3 4)
   list(GET rcs 0 rc)
   list(REMOVE_AT rcs 0)
   file(READ ${DIR}/writer${k}.txt text)
-  string(REGEX MATCH "result=([0-9a-f]+)" _ "${text}")
-  if(NOT rc EQUAL 0 OR NOT CMAKE_MATCH_1 STREQUAL first_result)
-    message(FATAL_ERROR "concurrent writer ${k} failed (${rc}) or computed '${CMAKE_MATCH_1}' instead of ${first_result}: ${err}")
+  string(REGEX MATCH "compiled=([0-9]+) loaded=[0-9]+ result=([0-9a-f]+)" _ "${text}")
+  if(NOT rc EQUAL 0 OR NOT CMAKE_MATCH_2 STREQUAL first_result)
+    message(FATAL_ERROR "concurrent writer ${k} failed (${rc}) or computed '${CMAKE_MATCH_2}' instead of ${first_result}: ${err}")
   endif()
+  message(STATUS "concurrent writer ${k}: ${text}")
+  math(EXPR compiled_by_writers "${compiled_by_writers} + ${CMAKE_MATCH_1}")
 endforeach()
+if(NOT compiled_by_writers EQUAL first_compiled)
+  message(FATAL_ERROR "concurrent writers compiled ${compiled_by_writers} kernels between them, not each of the "
+                      "${first_compiled} once: a kernel another process is compiling must be waited for, not compiled again")
+endif()
 probe(after)
 if(NOT after_compiled EQUAL 0 OR NOT after_result STREQUAL first_result)
   message(FATAL_ERROR "after concurrent writers the cache must be complete: ${after_compiled} compiled")
