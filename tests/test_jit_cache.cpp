@@ -152,3 +152,26 @@ TEST_CASE("repeated solves of changing structures keep the resident memory flat"
 #endif
     pg::set_jit_cache_capacity(old);
 }
+
+TEST_CASE("one objective kernel serves every algorithm's plan of a problem", "[jit][objective]") {
+    const pg::Image b = pg::test::random_image({26, 22}, 11, 0.0f, 1.0f);
+    pg::Image k({5, 5});
+    for (std::size_t i = 0; i < k.size(); ++i) k.data()[i] = 1.0f / 25.0f;
+    auto x = pg::variable(b.width(), b.height());
+    const auto n = pg::detail::normalized(pg::sum_squares(pg::conv(k, x) - b) + 0.03f * pg::norm1(pg::grad(x)) +
+                                          pg::box(x, -0.5f, 1.5f));
+    const pg::ir::Problem pc = pg::detail::plan_for<pg::Algorithm::pock_chambolle>(n);
+    const pg::ir::Problem admm = pg::detail::plan_for<pg::Algorithm::admm>(n);
+    const pg::ir::Problem cv = pg::detail::plan_for<pg::Algorithm::condat_vu>(n);
+    REQUIRE(pg::ir::signature(pc) != pg::ir::signature(admm));
+    const pg::Image at = pg::test::random_image({26, 22}, 12, 0.0f, 1.0f);
+    auto obtained = [] { return pg::jit_stats().pipelines_compiled + pg::jit_stats().disk_loads; };
+    const double f_pc = pg::detail::objective_ir(pc, at);
+    const int after_pc = obtained();
+    // the other plans find PC's kernel in memory: nothing compiled, nothing loaded
+    const double f_admm = pg::detail::objective_ir(admm, at);
+    const double f_cv = pg::detail::objective_ir(cv, at);
+    CHECK(obtained() == after_pc);
+    CHECK(f_admm == Approx(f_pc).epsilon(1e-12));
+    CHECK(f_cv == Approx(f_pc).epsilon(1e-12));
+}

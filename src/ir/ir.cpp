@@ -141,16 +141,19 @@ std::string signature(const Problem& p) {
                              j < p.blocks.size() ? plan::name(p.blocks[j]) : "");
     for (const auto* terms : {&p.omega, &p.psi}) {
         s += terms == &p.omega ? "omega:" : "psi:";
-        for (const auto& t : *terms) {
-            s += name(t);
-            s += fmt::format("[{}{}{}]", t.arg_weight.dimensions(), t.offset.empty() ? "" : "c", t.data.empty() ? "" : "d");
-            if (!t.ints.empty()) s += fmt::format("<{}>", fmt::join(t.ints, ","));
-            if (t.code) s += fmt::format("#{}", t.code->id);
-            s += "(";
-            sign(t.expr, s);
-            s += ");";
-        }
+        for (const auto& t : *terms) s += signature(t);
     }
+    return s;
+}
+
+std::string signature(const Term& t) {
+    std::string s(name(t));
+    s += fmt::format("[{}{}{}]", t.arg_weight.dimensions(), t.offset.empty() ? "" : "c", t.data.empty() ? "" : "d");
+    if (!t.ints.empty()) s += fmt::format("<{}>", fmt::join(t.ints, ","));
+    if (t.code) s += fmt::format("#{}", t.code->id);
+    s += "(";
+    sign(t.expr, s);
+    s += ");";
     return s;
 }
 

@@ -410,10 +410,41 @@ double objective_ir(const ir::Problem& p, const Image& x) {
     return objective_ir(p, x, compile_s);
 }
 
-double objective_ir(const ir::Problem& p, const Image& x, double& compile_s) {
-    ir::validate(p);
-    if (x.sizes() != p.variable_shape)
-        fail("objective: x is {} but the variable is {}", x.shape_string(), shape_string(p.variable_shape));
+namespace {
+/// The terms of p as a problem that does not depend on the plan's algorithm or on which terms it
+/// split: every term in Ψ, in the order of their signatures. The objective's kernel then serves
+/// every algorithm and tier that evaluates a problem (a problem solved by several algorithms, or
+/// `automatic`'s probes, compile one objective, not one each). order[i]: the position in q.psi of
+/// p's i-th term (Ω then Ψ).
+ir::Problem objective_form(const ir::Problem& p, std::vector<std::size_t>& order) {
+    std::vector<const ir::Term*> terms;
+    for (const auto* ts : {&p.omega, &p.psi})
+        for (const auto& t : *ts) terms.push_back(&t);
+    std::vector<std::string> signatures;
+    for (const ir::Term* t : terms) signatures.push_back(ir::signature(*t));
+    std::vector<std::size_t> sorted(terms.size());
+    std::iota(sorted.begin(), sorted.end(), std::size_t(0));
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [&](std::size_t a, std::size_t b) { return signatures[a] < signatures[b]; });
+    ir::Problem q;
+    q.variables = p.variables;
+    q.variable_shape = p.variable_shape;
+    order.assign(terms.size(), 0);
+    for (std::size_t k = 0; k < sorted.size(); ++k) {
+        order[sorted[k]] = k;
+        q.psi.push_back(*terms[sorted[k]]);
+    }
+    ir::assign_slots(q);
+    return q;
+}
+}  // namespace
+
+double objective_ir(const ir::Problem& problem, const Image& x, double& compile_s) {
+    ir::validate(problem);
+    if (x.sizes() != problem.variable_shape)
+        fail("objective: x is {} but the variable is {}", x.shape_string(), shape_string(problem.variable_shape));
+    std::vector<std::size_t> order;
+    const ir::Problem p = objective_form(problem, order);
     auto values_kernel = cached_as<jit::Kernel>("objective:" + ir::signature(p), [&] {
         LazyPipelines<TermValues> tv(p);
         return kernel_for(p, "objective", tv.source(&TermValues::pipeline));
@@ -424,18 +455,22 @@ double objective_ir(const ir::Problem& p, const Image& x, double& compile_s) {
     call.in_state("x", x, ir::variable_shapes(p));
     // each term's summand over the first summand_rank axes of its argument
     std::vector<Halide::Runtime::Buffer<double>> summands;
-    std::vector<const ir::Term*> terms;
-    for (const auto* ts : {&p.omega, &p.psi})
-        for (const auto& t : *ts) {
-            const int r = catalogue::card_of(t).summand_rank(int(t.expr.shape.size()));
-            summands.emplace_back(std::vector<int>(t.expr.shape.begin(), t.expr.shape.begin() + r));
-            terms.push_back(&t);
-        }
+    for (const auto& t : p.psi) {
+        const int r = catalogue::card_of(t).summand_rank(int(t.expr.shape.size()));
+        summands.emplace_back(std::vector<int>(t.expr.shape.begin(), t.expr.shape.begin() + r));
+    }
     for (std::size_t i = 0; i < summands.size(); ++i) call.out(int(i), summands[i].raw_buffer());
     call.run();
+    // summed in the problem's own order (Ω then Ψ), as before the terms were sorted
+    std::vector<const ir::Term*> terms;
+    std::vector<const Halide::Runtime::Buffer<double>*> summand_of;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        terms.push_back(&p.psi[order[i]]);
+        summand_of.push_back(&summands[order[i]]);
+    }
     double f = 0;
     for (std::size_t i = 0; i < terms.size(); ++i) {
-        const Halide::Runtime::Buffer<double>& s = summands[i];
+        const Halide::Runtime::Buffer<double>& s = *summand_of[i];
         const std::optional<double> host = catalogue::card_of(*terms[i]).host_value(*terms[i], [&] {
             Image argument(terms[i]->expr.shape);  // a host function's summand is its float32 argument
             std::copy(s.data(), s.data() + s.number_of_elements(), argument.data());

@@ -23,9 +23,11 @@ ir::Node stand_in(int index, const std::vector<int>& shape, std::string name) {
     return v;
 }
 
-ir::Problem term_alone(const ir::Problem& p, const ir::Term& t, const Image& inner) {
+ir::Problem term_alone(const ir::Term& t, const Image& inner) {
     ir::Problem q;
-    q.algorithm = p.algorithm;
+    // Keyed as Pock–Chambolle's whatever the solve's algorithm: its dual step is Condat–Vũ's too (a
+    // term alone has no gradient-step terms), and the split and quadratic kernels re-key it as theirs.
+    q.algorithm = Algorithm::pock_chambolle;
     ir::Term u = t;
     u.expr = stand_in(0, t.expr.shape, "Kx");
     if (!inner.empty()) {
@@ -49,7 +51,7 @@ PerCardObjective::PerCardObjective(const ir::Problem& p) : p_(p) {
     for (const auto* terms : {&p.omega, &p.psi})
         for (const ir::Term& t : *terms) {
             const PerCardOperator& op = ops_.emplace_back(p, t.expr);
-            alone_.push_back(term_alone(p, t, op.constant()));
+            alone_.push_back(term_alone(t, op.constant()));
         }
 }
 

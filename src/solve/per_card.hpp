@@ -79,10 +79,10 @@ private:
 
 /// A stand-in for an operand or an operator's output: variable `index` of this shape.
 ir::Node stand_in(int index, const std::vector<int>& shape, std::string name);
-/// Term t of p alone, over a variable standing for its expression's output (the problem whose
+/// Term t alone, over a variable standing for its expression's output (the problem whose
 /// kernels give its dual step and its value): the constant part of the expression (`inner`, may be
 /// empty) joins the term's offset, scaled as the prox reads it.
-ir::Problem term_alone(const ir::Problem& p, const ir::Term& t, const Image& inner);
+ir::Problem term_alone(const ir::Term& t, const Image& inner);
 
 /// The objective of p (as objective_ir) in the per-card tier: each term's value by the kernel of
 /// the term alone at its operator's output, computed node by node.

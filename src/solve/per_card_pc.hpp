@@ -127,7 +127,7 @@ public:
         kx_.reserve(n);
         for (std::size_t i = 0; i < n; ++i) {
             ops_.emplace_back(p, p.psi[i].expr);
-            terms_.push_back(term_alone(p, p.psi[i], ops_[i].constant()));
+            terms_.push_back(term_alone(p.psi[i], ops_[i].constant()));
             y_.push_back(warm_duals ? warm->duals[i].copy() : Image(shapes[i]));
             y_next_.emplace_back(shapes[i]);
             kx_.emplace_back(shapes[i]);

@@ -9,11 +9,11 @@ namespace proxgen::detail {
 
 namespace {
 
-/// Term t of p alone over a variable standing for its operator's output, in Ω with a CG x-update:
+/// Term t alone over a variable standing for its operator's output, in Ω with a CG x-update:
 /// the problem whose conjugate-gradient kernels give the term's gradient (the residual at y: −∇_t(y))
-/// and Hessian in that space. Under ADMM whatever p's algorithm: one kernel per term form.
-ir::Problem quadratic_term_alone(const ir::Problem& p, const ir::Term& t, const Image& inner) {
-    ir::Problem q = term_alone(p, t, inner);
+/// and Hessian in that space. Under ADMM whatever the solve's algorithm: one kernel per term form.
+ir::Problem quadratic_term_alone(const ir::Term& t, const Image& inner) {
+    ir::Problem q = term_alone(t, inner);
     q.omega = std::move(q.psi);
     q.psi.clear();
     q.algorithm = Algorithm::admm;
@@ -43,7 +43,7 @@ PerCardQuadratic::PerCardQuadratic(const ir::Problem& p, const std::vector<const
     terms_.reserve(n);
     for (std::size_t t = 0; t < n; ++t) {
         ops_.emplace_back(p, terms[t]->expr);
-        terms_.push_back(quadratic_term_alone(p, *terms[t], ops_[t].constant()));
+        terms_.push_back(quadratic_term_alone(*terms[t], ops_[t].constant()));
         in_.emplace_back(terms[t]->expr.shape);  // (0: the right-hand side below reads ∇_t(0))
         out_.emplace_back(terms[t]->expr.shape);
     }

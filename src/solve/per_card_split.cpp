@@ -26,7 +26,7 @@ PerCardSplit::PerCardSplit(const ir::Problem& p, const Result* warm, Algorithm a
     terms_.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         ops_.emplace_back(p, p.psi[i].expr);
-        terms_.push_back(term_alone(p, p.psi[i], ops_[i].constant()));
+        terms_.push_back(term_alone(p.psi[i], ops_[i].constant()));
         z_.push_back(warm_duals ? warm->duals[i].copy() : Image(shapes[i]));
         u_.push_back(warm_duals ? warm->duals[n + i].copy() : Image(shapes[i]));
         for (auto* v : {&z_next_, &u_next_, &kx_, &w_}) v->emplace_back(shapes[i]);

@@ -136,6 +136,8 @@ void for_each_node(const Problem& p, const std::function<void(const Node&)>& f);
 /// Structure only (kinds, ranks, structural ints, penalties): equal signatures share compiled
 /// pipelines.
 std::string signature(const Problem& p);
+/// One term's part of it: its penalty, data layout and expression.
+std::string signature(const Term& t);
 /// Throws proxgen::Error if any image holds NaN/Inf or the term weights are invalid.
 void validate(const Problem& p);
 /// "group_norm1(grad(x))"-style text of an expression.
