@@ -110,11 +110,10 @@ function(proxgen_add_solver name)
     set(generator ${name}.generator)
     set_property(GLOBAL PROPERTY _PROXGEN_GENERATOR_${key} ${generator})
     add_executable(${generator} "${_PROXGEN_GENERATOR_MAIN}")
-    set(algorithms "$<TARGET_PROPERTY:${generator},PROXGEN_ALGORITHMS>")
     target_compile_definitions(${generator} PRIVATE
       "PROXGEN_PROBLEM_HEADER=\"${problem}\""
       PROXGEN_PROBLEM_FUNCTION=${ARG_FUNCTION}
-      "PROXGEN_ALGORITHMS=proxgen::Algorithm::$<JOIN:${algorithms},$<COMMA>proxgen::Algorithm::>")
+      "PROXGEN_ALGORITHMS=proxgen::Algorithm::$<JOIN:$<TARGET_PROPERTY:PROXGEN_ALGORITHMS>,$<COMMA>proxgen::Algorithm::>")
     target_link_libraries(${generator} PRIVATE ProxGen::proxgen)
     # It runs once, at build time, and its work happens in ProxGen's library: optimizing its own
     # code (the problem's construction) would take 40 % of its compilation time and save nothing.

@@ -409,7 +409,8 @@ int run_reporting(const std::function<int()>& f) {
 }
 }  // namespace
 
-std::size_t take_algorithm_argument(std::vector<char*>& args, const std::vector<Algorithm>& built) {
+namespace {
+std::size_t algorithm_position(std::vector<char*>& args, const std::vector<Algorithm>& built) {
     std::string names;
     for (Algorithm b : built) names += fmt::format("{}{}", names.empty() ? "" : ", ", proxgen::name(b));
     std::size_t chosen = 0;
@@ -429,10 +430,12 @@ std::size_t take_algorithm_argument(std::vector<char*>& args, const std::vector<
     }
     return chosen;
 }
+}  // namespace
 
-int report_generator_error(const std::exception& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
+int take_algorithm_argument(std::vector<char*>& args, const std::vector<Algorithm>& built) {
+    int chosen = -1;
+    if (run_reporting([&] { return chosen = int(algorithm_position(args, built)), 0; }) != 0) return -1;
+    return chosen;
 }
 
 int generator_main(const ir::Problem& planned, int argc, char** argv) {

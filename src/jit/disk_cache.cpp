@@ -10,7 +10,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -353,8 +352,10 @@ std::shared_ptr<void> DiskCache::claim(const std::string& key) {
         ::close(fd);
         return nullptr;
     }
-    return std::shared_ptr<void>(reinterpret_cast<void*>(std::intptr_t(fd) + 1),
-                                 [](void* h) { ::close(int(reinterpret_cast<std::intptr_t>(h) - 1)); });
+    return std::shared_ptr<int>(new int(fd), [](int* f) {
+        ::close(*f);  // releases the lock
+        delete f;
+    });
 }
 
 KernelPtr DiskCache::store(const std::string& key, const std::string& name, const Module& m, const std::string& fn,

@@ -43,7 +43,7 @@ public:
     KernelPtr store(const std::string& key, const std::string& name, const Halide::Module& m, const std::string& fn,
                     const std::vector<ArgInfo>& args);
     /// An exclusive claim on compiling `key` among every process and thread using this cache
-    /// directory (an flock on <hash>.lock beside the entry): a process that would compile a kernel
+    /// directory (an flock on <hash>.so.lock beside the entry): a process that would compile a kernel
     /// another one is compiling waits here, then finds it stored. Held until the returned handle is
     /// released (or the process ends); an empty handle where the directory cannot lock (its
     /// processes then may compile the same kernel at once, as before).

@@ -462,25 +462,20 @@ double objective_ir(const ir::Problem& problem, const Image& x, double& compile_
     for (std::size_t i = 0; i < summands.size(); ++i) call.out(int(i), summands[i].raw_buffer());
     call.run();
     // summed in the problem's own order (Ω then Ψ), as before the terms were sorted
-    std::vector<const ir::Term*> terms;
-    std::vector<const Halide::Runtime::Buffer<double>*> summand_of;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        terms.push_back(&p.psi[order[i]]);
-        summand_of.push_back(&summands[order[i]]);
-    }
     double f = 0;
-    for (std::size_t i = 0; i < terms.size(); ++i) {
-        const Halide::Runtime::Buffer<double>& s = *summand_of[i];
-        const std::optional<double> host = catalogue::card_of(*terms[i]).host_value(*terms[i], [&] {
-            Image argument(terms[i]->expr.shape);  // a host function's summand is its float32 argument
+    for (const std::size_t k : order) {
+        const ir::Term& term = p.psi[k];
+        const Halide::Runtime::Buffer<double>& s = summands[k];
+        const std::optional<double> host = catalogue::card_of(term).host_value(term, [&] {
+            Image argument(term.expr.shape);  // a host function's summand is its float32 argument
             std::copy(s.data(), s.data() + s.number_of_elements(), argument.data());
             return argument;
         });
         double value = 0;
         if (host) value = *host;
         else
-            for (std::size_t k = 0, n = s.number_of_elements(); k < n; ++k) value += s.data()[k];
-        f += double(terms[i]->weight) * value + terms[i]->constant;
+            for (std::size_t e = 0, n = s.number_of_elements(); e < n; ++e) value += s.data()[e];
+        f += double(term.weight) * value + term.constant;
     }
     return f;
 }

@@ -3,8 +3,6 @@
 // links libHalide; what it emits needs the Halide runtime alone.
 #pragma once
 
-#include <cstddef>
-#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,11 +61,9 @@ int generator_main(const ir::Problem& planned, const plan::Draft& terms, const N
                    char** argv);
 
 /// Takes `-a <algorithm>` out of `args` (argv without its end) and returns that algorithm's position
-/// in `built`, the algorithms a generator was compiled for; without -a, 0 (the first). Throws
-/// proxgen::Error naming the algorithm and those built when it is unknown or not among them.
-std::size_t take_algorithm_argument(std::vector<char*>& args, const std::vector<Algorithm>& built);
-/// Prints a generator's error as one sentence (stderr) and returns the failing exit status.
-int report_generator_error(const std::exception& e);
+/// in `built`, the algorithms a generator was compiled for; without -a, 0 (the first); -1 after
+/// printing one sentence naming the algorithm and those built when it is unknown or not among them.
+int take_algorithm_argument(std::vector<char*>& args, const std::vector<Algorithm>& built);
 
 /// The same from a typed problem: plans it (at compile time) for each algorithm of As, and on the
 /// command line's `-a <algorithm>` (one of As, by any of its names; default: the first) lowers that
@@ -78,17 +74,13 @@ template <Algorithm... As, class P>
 int generator_main(const P& problem, int argc, char** argv) {
     static_assert(sizeof...(As) > 0, "generator_main<A...>: name at least one algorithm to plan the problem for");
     std::vector<char*> args(argv, argv + argc);
-    std::size_t chosen = 0;
-    try {
-        chosen = take_algorithm_argument(args, {As...});
-    } catch (const std::exception& e) {
-        return report_generator_error(e);
-    }
+    const int chosen = take_algorithm_argument(args, {As...});
+    if (chosen < 0) return 1;
     args.push_back(nullptr);
     const int n_args = int(args.size()) - 1;
     const auto n = detail::normalized(problem);
     int status = 1;
-    std::size_t i = 0;
+    int i = 0;
     ((i++ == chosen ? void(status = generator_main(detail::plan_for<As>(n), typed::to_draft(n), named_weights(n),
                                                    n_args, args.data()))
                     : void()),
