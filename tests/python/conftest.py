@@ -18,3 +18,20 @@ def reference():
     import proxgen_reference  # a missing module is an error, not a skip
 
     return proxgen_reference
+
+
+@pytest.fixture(autouse=True)
+def ctrl_c_raises_keyboard_interrupt():
+    """A shell starts background jobs with SIGINT ignored, and Python then installs no handler of its
+    own: the tests that send themselves SIGINT would wait for a signal that never arrives. Each test
+    runs with Python's usual handler, as in an interactive session."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+    else:
+        yield
