@@ -116,18 +116,32 @@ struct Reference {
     std::size_t pixels() const { return std::size_t(n) * n; }
     int at(int x, int y) const { return ((y + n) % n) * n + (x + n) % n; }
     /// K e (p) = Σ_ab k(a, b) e(p − (a − 1, b − 1)); Kᵀ its transpose.
+    /// (The finite differences run this thousands of times: the circular neighbours come from a
+    /// table made once, in the same order of accumulation as the loops over x, y, b, a.)
     Vec conv(const Vec& e, bool transpose) const {
+        const std::vector<int>& taps = circular_taps();
         Vec out(e.size(), 0.0);
-        for (int y = 0; y < n; ++y)
-            for (int x = 0; x < n; ++x)
-                for (int bb = 0; bb < 3; ++bb)
-                    for (int a = 0; a < 3; ++a) {
-                        const int q = at(x - (a - 1), y - (bb - 1));
-                        if (transpose) out[q] += k[bb * 3 + a] * e[at(x, y)];
-                        else out[at(x, y)] += k[bb * 3 + a] * e[q];
-                    }
+        for (std::size_t p = 0; p < pixels(); ++p)
+            for (int j = 0; j < 9; ++j) {
+                const int q = taps[p * 9 + std::size_t(j)];
+                if (transpose) out[q] += k[std::size_t(j)] * e[p];
+                else out[p] += k[std::size_t(j)] * e[q];
+            }
         return out;
     }
+    /// taps[p · 9 + 3b + a] = at(x − (a − 1), y − (b − 1)) for p = at(x, y)
+    const std::vector<int>& circular_taps() const {
+        if (taps_.empty()) {
+            taps_.resize(pixels() * 9);
+            for (int y = 0; y < n; ++y)
+                for (int x = 0; x < n; ++x)
+                    for (int bb = 0; bb < 3; ++bb)
+                        for (int a = 0; a < 3; ++a)
+                            taps_[std::size_t(at(x, y)) * 9 + std::size_t(bb * 3 + a)] = at(x - (a - 1), y - (bb - 1));
+        }
+        return taps_;
+    }
+    mutable std::vector<int> taps_;
     /// G e: the x differences, then the y differences (n² each); Gᵀ its transpose.
     Vec grad(const Vec& e, bool transpose) const {
         const std::size_t P = pixels();
