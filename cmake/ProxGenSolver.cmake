@@ -13,6 +13,9 @@
 #   <binary dir>/<name>.proxgen/<T>/<name>.h           the typed solver interface
 #   ${CMAKE_BINARY_DIR}/proxgen_runtime/<T>/halide_runtime.a   one Halide runtime per target,
 #                                                      shared by every solver of the build
+#   ${CMAKE_BINARY_DIR}/proxgen_fft/<T>/proxgen_fft.a  the FFT / DCT passes of ADMM's and HQS's
+#                                                      spectral x-updates, one per target, shared
+#                                                      by the ADMM and HQS solvers of the build
 # and an imported static library target <name>_<t> (the pipelines + that runtime + the header's
 # include directories). <name> is an alias of the first target's library. Programs that link it
 # need neither libHalide nor LLVM.
@@ -55,6 +58,31 @@ function(_proxgen_runtime target generator out)
     # the runtime's threads and (for GPU targets) its dlopen of the driver
     find_package(Threads REQUIRED)
     target_link_libraries(${lib} INTERFACE Threads::Threads ${CMAKE_DL_LIBS})
+  endif()
+  set(${out} ${lib} PARENT_SCOPE)
+endfunction()
+
+# The FFT / DCT passes for one target (proxgen_fft.a, proxgen_fft.h), generated once per build by
+# the first ADMM or HQS solver for it: they depend on the target alone, and compiling them took
+# 3-7 s of every such solver's generation.
+function(_proxgen_fft target generator out)
+  _proxgen_target_suffix("${target}" t)
+  set(lib proxgen_fft_${t})
+  if(NOT TARGET ${lib})
+    set(dir "${CMAKE_BINARY_DIR}/proxgen_fft/${target}")
+    file(MAKE_DIRECTORY "${dir}")
+    set(outputs "${dir}/proxgen_fft.a" "${dir}/proxgen_fft.h" "${dir}/proxgen_fft_pipelines.h")
+    add_custom_command(OUTPUT ${outputs}
+      COMMAND ${generator} -o "${dir}" -f proxgen_fft -t "${target}"
+      DEPENDS ${generator}
+      COMMENT "ProxGen: FFT passes for ${target}"
+      VERBATIM)
+    add_custom_target(${lib}.generate ALL DEPENDS ${outputs})
+    add_library(${lib} STATIC IMPORTED GLOBAL)
+    set_target_properties(${lib} PROPERTIES
+      IMPORTED_LOCATION "${dir}/proxgen_fft.a"
+      INTERFACE_INCLUDE_DIRECTORIES "${dir}")
+    add_dependencies(${lib} ${lib}.generate)
   endif()
   set(${out} ${lib} PARENT_SCOPE)
 endfunction()
@@ -138,6 +166,14 @@ function(proxgen_add_solver name)
     list(APPEND schedule_args -s ${ARG_AUTOSCHEDULER} -p ${_proxgen_plugin_${plugin}})
   endif()
 
+  # ADMM and HQS are the algorithms whose generated x-update may be spectral; an autoscheduled
+  # solver keeps its own passes (scheduled with it)
+  set(shares_fft OFF)
+  if(ARG_ALGORITHM MATCHES "^(admm|hqs)$" AND NOT ARG_AUTOSCHEDULER)
+    set(shares_fft ON)
+    list(APPEND schedule_args -F proxgen_fft)
+  endif()
+
   set(first "")
   foreach(target IN LISTS ARG_TARGETS)
     _proxgen_target_suffix("${target}" t)
@@ -151,6 +187,10 @@ function(proxgen_add_solver name)
       VERBATIM)
     add_custom_target(${name}_${t}.generate ALL DEPENDS ${outputs})
     _proxgen_runtime("${target}" ${generator} runtime)
+    set(fft "")
+    if(shares_fft)
+      _proxgen_fft("${target}" ${generator} fft)
+    endif()
 
     set(lib ${name}_${t})
     add_library(${lib} STATIC IMPORTED GLOBAL)
@@ -158,7 +198,7 @@ function(proxgen_add_solver name)
       IMPORTED_LOCATION "${dir}/${name}.a"
       INTERFACE_INCLUDE_DIRECTORIES "${dir}")
     add_dependencies(${lib} ${name}_${t}.generate)
-    target_link_libraries(${lib} INTERFACE ${runtime} ProxGen::aot_runtime)
+    target_link_libraries(${lib} INTERFACE ${fft} ${runtime} ProxGen::aot_runtime)
     if(NOT first)
       set(first ${lib})
     endif()

@@ -4,6 +4,7 @@
 // Halide::Generator: a generator's inputs are a fixed list of declared members, while ours depend
 // on the problem (one buffer per data slot and per Ψ term).
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <functional>
 #include <cstdlib>
@@ -68,23 +69,41 @@ namespace {
 struct CommandLine {
     std::string out_dir, name, target, runtime_stem, autoscheduler, plugin;
     std::string iterations_per_call = "1";
+    /// -f: write the FFT / DCT pass library <fft_library>.a for the target (no solver);
+    /// -F: the solver's spectral x-update calls that library's passes instead of compiling its own
+    std::string fft_library, shared_fft;
+    /// Emits a library shared by the solvers of a target (the runtime, the FFT passes), no solver.
+    bool shared_library_only() const { return !runtime_stem.empty() || !fft_library.empty(); }
+    /// The prefix of the FFT passes a solver with a spectral x-update calls.
+    std::string fft_prefix() const { return shared_fft.empty() ? name + "_fft" : shared_fft; }
 };
 
 CommandLine parse(int argc, char** argv) {
     CommandLine c;
     std::map<std::string, std::string*> flags{{"-o", &c.out_dir}, {"-n", &c.name},          {"-t", &c.target},
                                               {"-r", &c.runtime_stem}, {"-s", &c.autoscheduler}, {"-p", &c.plugin},
-                                              {"-i", &c.iterations_per_call}};
+                                              {"-i", &c.iterations_per_call}, {"-f", &c.fft_library},
+                                              {"-F", &c.shared_fft}};
     for (int i = 1; i < argc; ++i) {
         auto f = flags.find(argv[i]);
         if (f == flags.end() || i + 1 >= argc)
             fail("generator: unknown or incomplete argument '{}'; usage: -o <dir> -n <name> -t <target> "
-                 "[-i <iterations per call>] [-s <autoscheduler> -p <plugin.so>] | -o <dir> -r <runtime stem> -t <target>",
+                 "[-i <iterations per call>] [-s <autoscheduler> -p <plugin.so>] [-F <FFT library stem>] | -o <dir> "
+                 "-r <runtime stem> -t <target> | -o <dir> -f <FFT library stem> -t <target>",
                  argv[i]);
         *f->second = argv[++i];
     }
-    if (c.out_dir.empty() || c.target.empty() || (c.name.empty() == c.runtime_stem.empty()))
-        fail("generator: need -o <dir>, -t <target> and exactly one of -n <name> or -r <runtime stem>");
+    if (c.out_dir.empty() || c.target.empty() ||
+        int(!c.name.empty()) + int(!c.runtime_stem.empty()) + int(!c.fft_library.empty()) != 1)
+        fail("generator: need -o <dir>, -t <target> and exactly one of -n <name>, -r <runtime stem> or -f <FFT "
+             "library stem>");
+    if (!c.shared_fft.empty() && c.name.empty()) fail("generator: -F <FFT library stem> goes with -n <name>");
+    // the stem prefixes the passes' C symbols
+    for (const std::string* stem : {&c.fft_library, &c.shared_fft})
+        if (!stem->empty() && (std::isdigit(static_cast<unsigned char>((*stem)[0])) ||
+                               stem->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+                                   std::string::npos))
+            fail("generator: the FFT library stem '{}' is not a C identifier (letters, digits and '_')", *stem);
     if (!c.name.empty())
         if (std::string m = solver_name_problem(c.name); !m.empty()) fail("generator: {}", m);
     const int n = std::atoi(c.iterations_per_call.c_str());
@@ -299,7 +318,7 @@ Emitted quadratic_steps(const ir::Problem& p, const CommandLine& c, const Halide
             add(q.precond_gram, "precond_gram");
             add(q.precond_gram_psi, "precond_gram_psi");
             e.header.cg_preconditioned = true;
-            e.header.fft_prefix = c.name + "_fft";
+            e.header.fft_prefix = c.fft_prefix();
         }
     } else {
         add(q.rhs_or_x, "x_update");
@@ -307,7 +326,7 @@ Emitted quadratic_steps(const ir::Problem& p, const CommandLine& c, const Halide
     if (spectral) {
         add(q.gram_apply, "gram");
         add(q.gram_psi, "gram_psi");
-        e.header.fft_prefix = c.name + "_fft";
+        e.header.fft_prefix = c.fft_prefix();
     }
     add(q.split->zu_step, "zu_step");
     add(q.split->residual, "residual");
@@ -341,6 +360,10 @@ int run(const ir::Problem& planned, const CommandLine& c, const DataSources* sou
             {{Halide::OutputFileType::static_library, c.out_dir + "/" + c.runtime_stem + ".a"}}, target);
         return 0;
     }
+    if (!c.fft_library.empty()) {
+        fft::emit_library(c.out_dir, c.fft_library, target.with_feature(Halide::Target::NoRuntime));
+        return 0;
+    }
     const ir::Problem p = halide_only(planned);
     if (p.psi.empty())
         fail("generator: the plan splits no term (the x-update alone solves the problem), so there is no loop to "
@@ -371,8 +394,9 @@ int run(const ir::Problem& planned, const CommandLine& c, const DataSources* sou
         objects.push_back(stem + "_" + step + (lib_target.os == Halide::Target::Windows ? ".obj" : ".o"));
         modules.back().compile({{Halide::OutputFileType::object, objects.back()}});
     }
-    // the transforms of a spectral x-update: the FFT passes, in the same library
-    if (!e.header.fft_prefix.empty()) {
+    // the transforms of a spectral x-update: the FFT passes, in the same library (unless the solvers
+    // of this target share one library of them: -F)
+    if (!e.header.fft_prefix.empty() && c.shared_fft.empty()) {
         for (Halide::Module& m : fft::pass_modules(e.header.fft_prefix, lib_target)) {
             objects.push_back(c.out_dir + "/" + m.name() + (lib_target.os == Halide::Target::Windows ? ".obj" : ".o"));
             m.compile({{Halide::OutputFileType::object, objects.back()}});
@@ -445,7 +469,7 @@ int generator_main(const ir::Problem& planned, int argc, char** argv) {
 namespace {
 int run_named(const rt::Problem& problem, Algorithm a, int argc, char** argv) {
     const CommandLine c = parse(argc, argv);
-    if (!c.runtime_stem.empty()) return run(ir::Problem{}, c, nullptr);
+    if (c.shared_library_only()) return run(ir::Problem{}, c, nullptr);
     const DataSources sources = data_sources(problem, a);
     return run(rt::plan(problem, a).ir(), c, &sources);
 }

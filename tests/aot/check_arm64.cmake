@@ -35,6 +35,7 @@ step(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/aot/cross -B ${WORK_DIR}/build -G N
      -DHQS_SOLVER_DIR=${BUILD_DIR}/examples/deploy/deblur_hqs.proxgen/arm-64-linux-strict_float
      -DCV_SOLVER_DIR=${BUILD_DIR}/examples/deploy/deblur_cv.proxgen/arm-64-linux-strict_float
      -DRUNTIME=${BUILD_DIR}/proxgen_runtime/arm-64-linux/halide_runtime.a
+     -DFFT_DIR=${BUILD_DIR}/proxgen_fft/arm-64-linux-strict_float
      -DPROXGEN_SOURCE_DIR=${SOURCE_DIR} -DHALIDE_INCLUDE_DIR=${HALIDE_INCLUDE_DIR}
      -DINPUT_DIR=${WORK_DIR} -DLAMBDA=${LAMBDA} -DITERATIONS=${ITERATIONS})
 step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
