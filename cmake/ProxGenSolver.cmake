@@ -39,22 +39,41 @@ function(_proxgen_target_suffix target out)
   set(${out} "${id}" PARENT_SCOPE)
 endfunction()
 
-# The Halide runtime for one target, generated once per build by the first solver that needs it.
+# A library shared by the solvers of one target, generated once per build by the first solver that
+# needs it: <lib> (an imported static library) from ${CMAKE_BINARY_DIR}/<folder>/<target>/<stem>.a,
+# made by `<generator> -o <dir> <flag> <stem> -t <target>`; <stem>.h and <stem>_pipelines.h beside it
+# when HEADERS, the folder then being an include directory.
+#   _proxgen_shared_library(<lib> <folder> <flag> <stem> <what> <target> <generator> [HEADERS])
+function(_proxgen_shared_library lib folder flag stem what target generator)
+  if(TARGET ${lib})
+    return()
+  endif()
+  set(dir "${CMAKE_BINARY_DIR}/${folder}/${target}")
+  file(MAKE_DIRECTORY "${dir}")
+  set(outputs "${dir}/${stem}.a")
+  if(ARGN STREQUAL "HEADERS")
+    list(APPEND outputs "${dir}/${stem}.h" "${dir}/${stem}_pipelines.h")
+  endif()
+  add_custom_command(OUTPUT ${outputs}
+    COMMAND ${generator} -o "${dir}" ${flag} ${stem} -t "${target}"
+    DEPENDS ${generator}
+    COMMENT "ProxGen: ${what} for ${target}"
+    VERBATIM)
+  add_custom_target(${lib}.generate ALL DEPENDS ${outputs})
+  add_library(${lib} STATIC IMPORTED GLOBAL)
+  set_target_properties(${lib} PROPERTIES IMPORTED_LOCATION "${dir}/${stem}.a")
+  if(ARGN STREQUAL "HEADERS")
+    set_target_properties(${lib} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${dir}")
+  endif()
+  add_dependencies(${lib} ${lib}.generate)
+endfunction()
+
+# The Halide runtime for one target.
 function(_proxgen_runtime target generator out)
   _proxgen_target_suffix("${target}" t)
   set(lib proxgen_halide_runtime_${t})
   if(NOT TARGET ${lib})
-    set(dir "${CMAKE_BINARY_DIR}/proxgen_runtime/${target}")
-    file(MAKE_DIRECTORY "${dir}")
-    add_custom_command(OUTPUT "${dir}/halide_runtime.a"
-      COMMAND ${generator} -o "${dir}" -r halide_runtime -t "${target}"
-      DEPENDS ${generator}
-      COMMENT "ProxGen: Halide runtime for ${target}"
-      VERBATIM)
-    add_custom_target(${lib}.generate ALL DEPENDS "${dir}/halide_runtime.a")
-    add_library(${lib} STATIC IMPORTED GLOBAL)
-    set_target_properties(${lib} PROPERTIES IMPORTED_LOCATION "${dir}/halide_runtime.a")
-    add_dependencies(${lib} ${lib}.generate)
+    _proxgen_shared_library(${lib} proxgen_runtime -r halide_runtime "Halide runtime" "${target}" ${generator})
     # the runtime's threads and (for GPU targets) its dlopen of the driver
     find_package(Threads REQUIRED)
     target_link_libraries(${lib} INTERFACE Threads::Threads ${CMAKE_DL_LIBS})
@@ -62,29 +81,13 @@ function(_proxgen_runtime target generator out)
   set(${out} ${lib} PARENT_SCOPE)
 endfunction()
 
-# The FFT / DCT passes for one target (proxgen_fft.a, proxgen_fft.h), generated once per build by
-# the first ADMM or HQS solver for it: they depend on the target alone, and compiling them took
-# 3-7 s of every such solver's generation.
+# The FFT / DCT passes for one target (proxgen_fft.a, proxgen_fft.h), made by the first ADMM or HQS
+# solver for it: they depend on the target alone, and compiling them took 3-7 s of every such
+# solver's generation.
 function(_proxgen_fft target generator out)
   _proxgen_target_suffix("${target}" t)
-  set(lib proxgen_fft_${t})
-  if(NOT TARGET ${lib})
-    set(dir "${CMAKE_BINARY_DIR}/proxgen_fft/${target}")
-    file(MAKE_DIRECTORY "${dir}")
-    set(outputs "${dir}/proxgen_fft.a" "${dir}/proxgen_fft.h" "${dir}/proxgen_fft_pipelines.h")
-    add_custom_command(OUTPUT ${outputs}
-      COMMAND ${generator} -o "${dir}" -f proxgen_fft -t "${target}"
-      DEPENDS ${generator}
-      COMMENT "ProxGen: FFT passes for ${target}"
-      VERBATIM)
-    add_custom_target(${lib}.generate ALL DEPENDS ${outputs})
-    add_library(${lib} STATIC IMPORTED GLOBAL)
-    set_target_properties(${lib} PROPERTIES
-      IMPORTED_LOCATION "${dir}/proxgen_fft.a"
-      INTERFACE_INCLUDE_DIRECTORIES "${dir}")
-    add_dependencies(${lib} ${lib}.generate)
-  endif()
-  set(${out} ${lib} PARENT_SCOPE)
+  _proxgen_shared_library(proxgen_fft_${t} proxgen_fft -f proxgen_fft "FFT passes" "${target}" ${generator} HEADERS)
+  set(${out} proxgen_fft_${t} PARENT_SCOPE)
 endfunction()
 
 function(proxgen_add_solver name)
