@@ -155,9 +155,9 @@ function(proxgen_add_solver name)
     set_property(TARGET ${generator} APPEND PROPERTY PROXGEN_ALGORITHMS ${ARG_ALGORITHM})
   endif()
 
-  set(schedule_args)
+  set(generator_args)
   if(ARG_ITERATIONS_PER_CALL)
-    list(APPEND schedule_args -i ${ARG_ITERATIONS_PER_CALL})
+    list(APPEND generator_args -i ${ARG_ITERATIONS_PER_CALL})
   endif()
   if(ARG_AUTOSCHEDULER)
     string(TOLOWER "${ARG_AUTOSCHEDULER}" plugin)
@@ -166,7 +166,7 @@ function(proxgen_add_solver name)
     if(NOT _proxgen_plugin_${plugin})
       message(FATAL_ERROR "proxgen_add_solver(${name}): no autoscheduler plugin libautoschedule_${plugin}.so found")
     endif()
-    list(APPEND schedule_args -s ${ARG_AUTOSCHEDULER} -p ${_proxgen_plugin_${plugin}})
+    list(APPEND generator_args -s ${ARG_AUTOSCHEDULER} -p ${_proxgen_plugin_${plugin}})
   endif()
 
   # ADMM and HQS are the algorithms whose generated x-update may be spectral; an autoscheduled
@@ -174,7 +174,7 @@ function(proxgen_add_solver name)
   set(shares_fft OFF)
   if(ARG_ALGORITHM MATCHES "^(admm|hqs)$" AND NOT ARG_AUTOSCHEDULER)
     set(shares_fft ON)
-    list(APPEND schedule_args -F proxgen_fft)
+    list(APPEND generator_args -F proxgen_fft)
   endif()
 
   set(first "")
@@ -184,7 +184,7 @@ function(proxgen_add_solver name)
     file(MAKE_DIRECTORY "${dir}")
     set(outputs "${dir}/${name}.a" "${dir}/${name}.h" "${dir}/${name}_pipelines.h")
     add_custom_command(OUTPUT ${outputs}
-      COMMAND ${generator} -a ${ARG_ALGORITHM} -o "${dir}" -n ${name} -t "${target}" ${schedule_args}
+      COMMAND ${generator} -a ${ARG_ALGORITHM} -o "${dir}" -n ${name} -t "${target}" ${generator_args}
       DEPENDS ${generator} "${problem}"
       COMMENT "ProxGen: solver ${name} for ${target}"
       VERBATIM)

@@ -34,6 +34,14 @@
 
 namespace proxgen::aot {
 
+namespace {
+/// Letters, digits and '_', not starting with a digit (and not empty).
+bool is_c_identifier(const std::string& s) {
+    return !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0])) &&
+           s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string::npos;
+}
+}  // namespace
+
 std::string solver_name_problem(const std::string& name) {
     // C++20's keywords and alternative tokens: the name becomes a namespace and prefixes functions
     static const std::set<std::string> keywords = {
@@ -50,10 +58,7 @@ std::string solver_name_problem(const std::string& name) {
     static const std::set<std::string> taken = {"std", "proxgen", "Halide", "main"};
     const std::string why =
         name.empty() ? "is empty"
-        : !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') ||
-                name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
-                    std::string::npos
-            ? "is not a C identifier (letters, digits and '_', not starting with a digit)"
+        : !is_c_identifier(name) ? "is not a C identifier (letters, digits and '_', not starting with a digit)"
         : keywords.count(name) ? "is a C++ keyword"
         : taken.count(name)    ? "is a namespace the generated code or the program already uses"
         : name.find("__") != std::string::npos || (name[0] == '_' && (name.size() == 1 || std::isupper(static_cast<unsigned char>(name[1]))))
@@ -100,9 +105,7 @@ CommandLine parse(int argc, char** argv) {
     if (!c.shared_fft.empty() && c.name.empty()) fail("generator: -F <FFT library stem> goes with -n <name>");
     // the stem prefixes the passes' C symbols
     for (const std::string* stem : {&c.fft_library, &c.shared_fft})
-        if (!stem->empty() && (std::isdigit(static_cast<unsigned char>((*stem)[0])) ||
-                               stem->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
-                                   std::string::npos))
+        if (!stem->empty() && !is_c_identifier(*stem))
             fail("generator: the FFT library stem '{}' is not a C identifier (letters, digits and '_')", *stem);
     if (!c.name.empty())
         if (std::string m = solver_name_problem(c.name); !m.empty()) fail("generator: {}", m);
@@ -458,7 +461,11 @@ std::size_t algorithm_position(std::vector<char*>& args, const std::vector<Algor
 
 int take_algorithm_argument(std::vector<char*>& args, const std::vector<Algorithm>& built) {
     int chosen = -1;
-    if (run_reporting([&] { return chosen = int(algorithm_position(args, built)), 0; }) != 0) return -1;
+    const int status = run_reporting([&] {
+        chosen = int(algorithm_position(args, built));
+        return 0;
+    });
+    if (status != 0) return -1;
     return chosen;
 }
 
