@@ -1,27 +1,36 @@
-# cmake -DGENERATOR=<proxgen_fft_generator> -DWORK_DIR=<dir> -DPASSES=<count> -P check_fft_gpu.cmake
+# cmake -DGENERATOR=<proxgen_fft_generator> -DWORK_DIR=<dir> -DPASSES=<count> [-DBUILT_DIR=<dir>] -P check_fft_gpu.cmake
 # The FFT passes generate for a CUDA and an OpenCL target (no GPU needed to generate): one device
 # kernel per pass in the library (so no pass lost its kernels), and a header that marks the
-# library as a GPU one.
+# library as a GPU one. Where the build already made a target's library (BUILT_DIR/<target>/
+# proxgen_fft.a: the deployment example's ADMM and HQS solvers link it), that library is checked
+# instead of generating the passes again.
 foreach(target host-cuda-cuda_capability_61 host-opencl)
   set(dir ${WORK_DIR}/${target})
-  file(REMOVE_RECURSE ${dir})
-  file(MAKE_DIRECTORY ${dir})
-  execute_process(COMMAND ${GENERATOR} -o ${dir} -n pgfft -t ${target} RESULT_VARIABLE rc ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${target}: the FFT generator failed: ${err}")
+  set(stem pgfft)
+  if(BUILT_DIR AND EXISTS ${BUILT_DIR}/${target}/proxgen_fft.a AND EXISTS ${BUILT_DIR}/${target}/proxgen_fft.h)
+    set(dir ${BUILT_DIR}/${target})
+    set(stem proxgen_fft)
+    message(STATUS "${target}: the build's ${dir}/${stem}.a")
+  else()
+    file(REMOVE_RECURSE ${dir})
+    file(MAKE_DIRECTORY ${dir})
+    execute_process(COMMAND ${GENERATOR} -o ${dir} -n ${stem} -t ${target} RESULT_VARIABLE rc ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "${target}: the FFT generator failed: ${err}")
+    endif()
   endif()
   if(target MATCHES "cuda")
-    file(STRINGS ${dir}/pgfft.a kernels REGEX "\\.visible \\.entry")
+    file(STRINGS ${dir}/${stem}.a kernels REGEX "\\.visible \\.entry")
   else()
-    file(STRINGS ${dir}/pgfft.a kernels REGEX "__kernel void _kernel")
+    file(STRINGS ${dir}/${stem}.a kernels REGEX "__kernel void _kernel")
   endif()
   list(LENGTH kernels n)
   if(n LESS PASSES)
-    message(FATAL_ERROR "${target}: pgfft.a holds ${n} device kernels for ${PASSES} passes")
+    message(FATAL_ERROR "${target}: ${stem}.a holds ${n} device kernels for ${PASSES} passes")
   endif()
-  file(READ ${dir}/pgfft.h header)
+  file(READ ${dir}/${stem}.h header)
   if(NOT header MATCHES "k.gpu = true;")
-    message(FATAL_ERROR "${target}: pgfft.h does not mark the library as a GPU one")
+    message(FATAL_ERROR "${target}: ${stem}.h does not mark the library as a GPU one")
   endif()
   message(STATUS "${target}: ${n} device kernels")
 endforeach()
