@@ -167,23 +167,6 @@ int solve(const SolveOptions& o) {
         return solve_batch_files(o, problem, batch, outputs, opt);
     }
     opt.track_objective = !o.quiet && !o.no_objective;
-    // The objective column's pipeline is built before the progress clock starts, so that no row's
-    // time includes its compilation (at the first check); counted with the solve's compilation.
-    double objective_compile_seconds = 0;
-    if (opt.track_objective && opt.tier == Tier::fused) {  // (the per-card tier's objective is per card too)
-        const auto start = std::chrono::steady_clock::now();
-        stage(failed, [&] {
-            try {
-                std::map<std::string, Image> zero;
-                for (const auto& v : problem.variables()) zero.emplace(v.name, Image(v.shape));
-                if (planned) rt::objective(*planned, zero);
-                else rt::objective(problem, zero);
-            } catch (const OutOfMemory&) {
-                // no room for an x: the solve says so, naming the variable
-            }
-        });
-        objective_compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
     Progress progress(stderr, isatty(fileno(stderr)) != 0, opt.max_iters, opt.track_objective);
     if (!o.quiet) opt.callback = [&](const IterationInfo& info) { return progress(info); };
     opt.algorithm = algorithm;
@@ -204,7 +187,7 @@ int solve(const SolveOptions& o) {
                    r.primal_residual, r.dual_residual, f);
         if (!r.message.empty()) fmt::print(stderr, "{}: {}\n", name(r.status), r.message);
         fmt::print(stderr, "time: JIT compilation {:.2f} s, iterations {:.3f} s ({:.3f} ms each)\n",
-                   r.compile_seconds + objective_compile_seconds,
+                   r.compile_seconds,
                    r.solve_seconds, r.iterations ? 1e3 * r.solve_seconds / r.iterations : 0.0);
         for (const auto& [name, file] : outputs) fmt::print(stderr, "wrote {} ({}) to {}\n", name, r[name].shape_string(), file);
     }

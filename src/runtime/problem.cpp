@@ -376,10 +376,10 @@ double objective_planned(const ir::Problem& p, const Result& res) {
     std::vector<Image> values;
     for (const auto& v : p.variables) {
         auto it = res.named_values.find(v.name);
-        if (it == res.named_values.end()) return ::proxgen::detail::objective_ir(p, res.x);
+        if (it == res.named_values.end()) return ::proxgen::detail::objective_once(p, res.x);
         values.push_back(it->second);
     }
-    return ::proxgen::detail::objective_ir(p, ir::join_state(p, values));
+    return ::proxgen::detail::objective_once(p, ir::join_state(p, values));
 }
 
 double objective_of_values(const ir::Problem& p, const std::map<std::string, Image>& given) {
@@ -398,7 +398,7 @@ double objective_of_values(const ir::Problem& p, const std::map<std::string, Ima
     for (const auto& [name, img] : given)
         if (std::find(names.begin(), names.end(), name) == names.end())
             fail("objective: the problem has no variable '{}' (its variables: {})", name, fmt::join(names, ", "));
-    return ::proxgen::detail::objective_ir(p, ir::join_state(p, values));
+    return ::proxgen::detail::objective_once(p, ir::join_state(p, values));
 }
 
 double objective_of_image(const ir::Problem& p, const Image& x) {
@@ -406,7 +406,7 @@ double objective_of_image(const ir::Problem& p, const Image& x) {
         fail("objective: this problem has {} variables; give each one's value by name (objective(problem, "
              "{{{{\"x\", x}}, {{\"y\", y}}}})) or a Result",
              p.variables.size());
-    return ::proxgen::detail::objective_ir(p, x);
+    return ::proxgen::detail::objective_once(p, x);
 }
 }  // namespace
 

@@ -411,6 +411,25 @@ double objective_ir(const ir::Problem& p, const Image& x) {
 }
 
 namespace {
+void check_objective_input(const ir::Problem& problem, const Image& x) {
+    ir::validate(problem);
+    if (x.sizes() != problem.variable_shape)
+        fail("objective: x is {} but the variable is {}", x.shape_string(), shape_string(problem.variable_shape));
+}
+}  // namespace
+
+// A value asked for once would compile a kernel of the problem's whole structure for one call
+// (0.3-1 s, once per structure); the kernels of its cards are in the kernel pack or shared with
+// every problem that holds the same cards. A solve that tracks its objective at every check keeps
+// the structure's kernel (Monitor::objective_at): one call each check, per card about 2x slower.
+double objective_once(const ir::Problem& p, const Image& x) {
+    check_objective_input(p, x);
+    double compile_s = 0;
+    if (objective_runs_per_card(p)) return PerCardObjective(p)(x, compile_s);
+    return objective_ir(p, x, compile_s);
+}
+
+namespace {
 /// The terms of p as a problem that does not depend on the plan's algorithm or on which terms it
 /// split: every term in Ψ, in the order of their signatures. The objective's kernel then serves
 /// every algorithm and tier that evaluates a problem (a problem solved by several algorithms, or
@@ -440,9 +459,7 @@ ir::Problem objective_form(const ir::Problem& p, std::vector<std::size_t>& order
 }  // namespace
 
 double objective_ir(const ir::Problem& problem, const Image& x, double& compile_s) {
-    ir::validate(problem);
-    if (x.sizes() != problem.variable_shape)
-        fail("objective: x is {} but the variable is {}", x.shape_string(), shape_string(problem.variable_shape));
+    check_objective_input(problem, x);
     std::vector<std::size_t> order;
     const ir::Problem p = objective_form(problem, order);
     auto values_kernel = cached_as<jit::Kernel>("objective:" + ir::signature(p), [&] {

@@ -140,23 +140,29 @@ int PerCardOperator::add(const ir::Node& n) {
     return int(steps_.size()) - 1;
 }
 
+void PerCardOperator::bind_operands(const Step& s, jit::Call& c) {
+    s.data->bind(c);
+    for (std::size_t k = 0; k < s.operands.size(); ++k) {
+        const std::size_t o = std::size_t(s.operands[k]);
+        const Step& in = steps_[o];
+        // what the operand's linear part is: a variable's value, a card's output, or 0
+        const Image& value = !in.reads_variable                ? zeros_[o]
+                             : in.kind == Step::Kind::variable ? inputs_[std::size_t(in.variable)]
+                                                               : in.value;
+        c.in(jit::state_name("x", int(k)), value);  // (the adjoint reads its extents only)
+    }
+}
+
 void PerCardOperator::bind(Step& s) {
     s.data = std::make_unique<lower::DataArgs>(s.alone);
     s.forward = jit::Call(lower::term_forward_kernel(s.alone, false));
-    s.adjoint = jit::Call(lower::term_adjoint_kernel(s.alone));
-    for (jit::Call* c : {&s.forward, &s.adjoint}) {
-        s.data->bind(*c);
-        for (std::size_t k = 0; k < s.operands.size(); ++k) {
-            const std::size_t o = std::size_t(s.operands[k]);
-            const Step& in = steps_[o];
-            // what the operand's linear part is: a variable's value, a card's output, or 0
-            const Image& value = !in.reads_variable                ? zeros_[o]
-                                 : in.kind == Step::Kind::variable ? inputs_[std::size_t(in.variable)]
-                                                                   : in.value;
-            c->in(jit::state_name("x", int(k)), value);  // (the adjoint reads its extents only)
-        }
-    }
+    bind_operands(s, s.forward);
     s.forward.out(0, s.value);
+}
+
+void PerCardOperator::bind_adjoint(Step& s) {
+    s.adjoint = jit::Call(lower::term_adjoint_kernel(s.alone));
+    bind_operands(s, s.adjoint);
     s.adjoint.in("y", s.back);
     for (std::size_t k = 0; k < s.operands.size(); ++k) s.adjoint.out(int(k), steps_[std::size_t(s.operands[k])].back);
 }
@@ -171,6 +177,13 @@ const Image& PerCardOperator::linear(const std::vector<Image>& xs) {
 }
 
 void PerCardOperator::adjoint_add(const Image& y, std::vector<Image>& out) {
+    // bound at the first use: an operator that is only applied (the objective's) never obtains
+    // its cards' adjoint kernels
+    if (!adjoint_bound_) {
+        for (Step& s : steps_)
+            if (s.kind == Step::Kind::card && s.reads_variable) bind_adjoint(s);
+        adjoint_bound_ = true;
+    }
     steps_.back().back = y;  // (shares y's buffer; the bound buffer object stays)
     for (std::size_t i = steps_.size(); i-- > 0;) {
         Step& s = steps_[i];
@@ -186,6 +199,19 @@ void PerCardOperator::adjoint_add(const Image& y, std::vector<Image>& out) {
     }
 }
 
+namespace {
+/// Why a term's expression cannot be applied node by node ("" when it can): every leaf must be a
+/// variable or a constant image.
+std::string unsupported_leaf(const ir::Term& t) {
+    std::string why;
+    ir::for_each_node(t.expr, [&](const ir::Node& n) {
+        if (why.empty() && n.args.empty() && !n.is_variable() && !cat::is<cat::ops::constant>(n))
+            why = fmt::format("{} holds a leaf that is neither a variable nor a constant", t.text);
+    });
+    return why;
+}
+}  // namespace
+
 std::string per_card_unsupported(const ir::Problem& p) {
     const bool quadratic = p.algorithm == Algorithm::admm || p.algorithm == Algorithm::hqs;
     if (p.x_update == plan::XUpdate::pixel_block || (p.x_update == plan::XUpdate::cg && !quadratic))
@@ -196,13 +222,16 @@ std::string per_card_unsupported(const ir::Problem& p) {
         for (const auto& t : p.omega)
             if (!catalogue::card_of(t).facts().quadratic)
                 return fmt::format("its x-update absorbs {}, which is not quadratic", t.text);
-    std::string why;
     for (const auto& t : p.psi)
-        ir::for_each_node(t.expr, [&](const ir::Node& n) {
-            if (why.empty() && n.args.empty() && !n.is_variable() && !cat::is<cat::ops::constant>(n))
-                why = fmt::format("{} holds a leaf that is neither a variable nor a constant", t.text);
-        });
-    return why;
+        if (std::string why = unsupported_leaf(t); !why.empty()) return why;
+    return {};
+}
+
+bool objective_runs_per_card(const ir::Problem& p) {
+    for (const auto* terms : {&p.omega, &p.psi})
+        for (const auto& t : *terms)
+            if (!unsupported_leaf(t).empty()) return false;
+    return true;
 }
 
 namespace {

@@ -70,11 +70,14 @@ private:
     };
     int add(const ir::Node& n);
     void bind(Step& s);
+    void bind_adjoint(Step& s);
+    void bind_operands(const Step& s, jit::Call& c);
 
     std::vector<Step> steps_;  // operands before the nodes that read them; the expression last
     std::vector<Image> inputs_;  // the variables' values the forward kernels read (shared buffers)
     std::vector<Image> zeros_;   // a 0 image per step whose linear part is 0 (read as an operand)
     Image constant_, zero_out_;
+    bool adjoint_bound_ = false;
 };
 
 /// A stand-in for an operand or an operator's output: variable `index` of this shape.
@@ -100,6 +103,9 @@ private:
 
 /// Why the per-card tier cannot run p's plan ("" when it can).
 std::string per_card_unsupported(const ir::Problem& p);
+
+/// Whether PerCardObjective can evaluate p: every term applies node by node.
+bool objective_runs_per_card(const ir::Problem& p);
 
 /// Whether a solve of p under tier t runs per card at all (its norm estimates and objective too):
 /// Tier::per_card, or Tier::automatic where the per-card tier can run the plan.

@@ -27,7 +27,11 @@ namespace proxgen {
 namespace detail {
 /// Runs the planned problem with its own algorithm (p.algorithm; opt.algorithm is not read).
 Result solve_ir(const ir::Problem& p, const Options& opt, const Result* warm);
+/// The objective at x by the kernel of the problem's whole structure.
 double objective_ir(const ir::Problem& p, const Image& x);
+/// The objective at x asked for once (pg::objective, rt::objective, `proxgen objective`): each term
+/// by the kernels of its cards where it applies node by node, else as objective_ir.
+double objective_once(const ir::Problem& p, const Image& x);
 std::string describe_ir(const ir::Problem& p);
 /// Algorithm::automatic (src/solve/automatic.cpp): plan_for gives each candidate's plan (nullopt:
 /// its x-update would be singular; a proxgen::Error: why it cannot be planned); probes them,
@@ -149,7 +153,7 @@ Result solve(const P& prob, const Options& opt, const Result& warm) {
 /// +inf otherwise).
 template <class P>
 double objective(const P& prob, const Image& x) {
-    return detail::objective_ir(detail::plan_for<Algorithm::pock_chambolle>(detail::normalized(prob)), x);
+    return detail::objective_once(detail::plan_for<Algorithm::pock_chambolle>(detail::normalized(prob)), x);
 }
 template <class P>
 double objective(const P& prob, const Result& res) {
