@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -174,4 +175,36 @@ TEST_CASE("one objective kernel serves every algorithm's plan of a problem", "[j
     CHECK(obtained() == after_pc);
     CHECK(f_admm == Approx(f_pc).epsilon(1e-12));
     CHECK(f_cv == Approx(f_pc).epsilon(1e-12));
+}
+
+TEST_CASE("a value asked for once is computed card by card: the structure's kernel's value, and that kernel is not built",
+          "[jit][objective]") {
+    const pg::Image b = pg::test::random_image({23, 19}, 21, 0.0f, 1.0f);
+    const pg::Image m = pg::test::random_image({23, 19}, 22, 0.0f, 1.0f);
+    pg::Image k({5, 5});
+    for (std::size_t i = 0; i < k.size(); ++i) k.data()[i] = 1.0f / 25.0f;
+    auto x = pg::variable(b.width(), b.height());
+    // scales, offsets, weights, an indicator (box: a scale and an offset around [0, 1]) and a smooth term
+    const auto n = pg::detail::normalized(pg::sum_squares(pg::mul_elemwise(m, pg::conv(k, x)) - b) +
+                                          0.07f * pg::group_norm1(pg::grad(x)) + pg::box(x, -0.5f, 1.5f) +
+                                          0.2f * pg::norm1(0.5f * x - b));
+    const pg::ir::Problem p = pg::detail::plan_for<pg::Algorithm::pock_chambolle>(n);
+    const pg::Image at = pg::test::random_image({23, 19}, 23, 0.0f, 1.0f);
+    auto obtained = [] { return pg::jit_stats().pipelines_compiled + pg::jit_stats().disk_loads; };
+    const double once = pg::detail::objective_once(p, at);
+    const int after_once = obtained();
+    // the structure's kernel was not made by the value asked for once: obtaining it counts
+    const double fused = pg::detail::objective_ir(p, at);
+    CHECK(obtained() > after_once);
+    REQUIRE(std::isfinite(fused));
+    CHECK(once == Approx(fused).epsilon(1e-6));
+    // outside the box: both +inf
+    pg::Image outside = at.copy();
+    outside.data()[7] = 3.0f;
+    CHECK(std::isinf(pg::detail::objective_once(p, outside)));
+    CHECK(std::isinf(pg::detail::objective_ir(p, outside)));
+    // the public spelling is the one-shot value
+    CHECK(pg::objective(pg::sum_squares(pg::mul_elemwise(m, pg::conv(k, x)) - b) + 0.07f * pg::group_norm1(pg::grad(x)) +
+                            pg::box(x, -0.5f, 1.5f) + 0.2f * pg::norm1(0.5f * x - b),
+                        at) == once);
 }
