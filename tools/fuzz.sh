@@ -30,13 +30,13 @@ if command -v ccache > /dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 mkdir -p "$build"
-# (the library as a unity build: fuzz_rt_options links all of it). A build directory already
-# configured with the fuzz targets is used as it is.
+# (the library as a unity build: fuzz_rt_options links all of it; ld.bfd, as tools/ci/common.sh
+# says why). A build directory already configured with the fuzz targets is used as it is.
 has_fuzz_targets "$build" ||
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROXGEN_UNITY_BUILD=ON \
   -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 "${launcher[@]}" \
   -DPROXGEN_BUILD_TESTS=OFF -DPROXGEN_BUILD_EXAMPLES=OFF -DPROXGEN_BUILD_BENCH=OFF \
-  -DPROXGEN_BUILD_FUZZERS=ON > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
+  -DPROXGEN_BUILD_FUZZERS=ON -DPROXGEN_GOLD_LINKER=OFF > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target proxgen_fuzzers -j "${JOBS:-2}"
 
 targets=("$@")
