@@ -4,7 +4,6 @@
 #include <optional>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <map>
 
