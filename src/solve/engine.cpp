@@ -208,7 +208,7 @@ double Monitor::objective_at(const Image& x) {
         return f;
     }
     double compile_s = 0;
-    const double f = objective_ir(problem_, x, compile_s);
+    const double f = objective_checked(problem_, x, compile_s);  // the solve validated its problem
     count_compilation(compile_s);
     return f;
 }
@@ -426,7 +426,7 @@ double objective_once(const ir::Problem& p, const Image& x) {
     check_objective_input(p, x);
     double compile_s = 0;
     if (objective_runs_per_card(p)) return PerCardObjective(p)(x, compile_s);
-    return objective_ir(p, x, compile_s);
+    return objective_checked(p, x, compile_s);
 }
 
 namespace {
@@ -460,6 +460,11 @@ ir::Problem objective_form(const ir::Problem& p, std::vector<std::size_t>& order
 
 double objective_ir(const ir::Problem& problem, const Image& x, double& compile_s) {
     check_objective_input(problem, x);
+    return objective_checked(problem, x, compile_s);
+}
+
+double objective_checked(const ir::Problem& problem, const Image& x, double& compile_s) {
+    PROXGEN_INTERNAL_ASSERT(x.sizes() == problem.variable_shape);
     std::vector<std::size_t> order;
     const ir::Problem p = objective_form(problem, order);
     auto values_kernel = cached_as<jit::Kernel>("objective:" + ir::signature(p), [&] {

@@ -171,6 +171,9 @@ private:
 
 /// objective_ir, adding the seconds spent compiling its pipeline (0 when cached) to compile_seconds.
 double objective_ir(const ir::Problem& p, const Image& x, double& compile_seconds);
+/// objective_ir without checking p's data (ir::validate) and x's shape: for callers that have
+/// (a solve validates its problem once, not at every check; the per-card objective its terms).
+double objective_checked(const ir::Problem& p, const Image& x, double& compile_seconds);
 
 using lower::StatePipeline;
 

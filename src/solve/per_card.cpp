@@ -58,7 +58,7 @@ PerCardObjective::PerCardObjective(const ir::Problem& p) : p_(p) {
 double PerCardObjective::operator()(const Image& x, double& compile_seconds) {
     const std::vector<Image> xs = ir::split_state(p_, x);
     double f = 0;
-    for (std::size_t i = 0; i < ops_.size(); ++i) f += objective_ir(alone_[i], ops_[i].linear(xs), compile_seconds);
+    for (std::size_t i = 0; i < ops_.size(); ++i) f += objective_checked(alone_[i], ops_[i].linear(xs), compile_seconds);
     return f;
 }
 

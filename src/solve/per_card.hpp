@@ -87,8 +87,9 @@ ir::Node stand_in(int index, const std::vector<int>& shape, std::string name);
 /// empty) joins the term's offset, scaled as the prox reads it.
 ir::Problem term_alone(const ir::Term& t, const Image& inner);
 
-/// The objective of p (as objective_ir) in the per-card tier: each term's value by the kernel of
-/// the term alone at its operator's output, computed node by node.
+/// The objective of p (as objective_checked: the caller has validated p and x's shape) in the
+/// per-card tier: each term's value by the kernel of the term alone at its operator's output,
+/// computed node by node.
 class PerCardObjective {
 public:
     explicit PerCardObjective(const ir::Problem& p);
