@@ -7,7 +7,9 @@
 #include <proxgen/lower/evaluate.hpp>
 #include <proxgen/typed/to_ir.hpp>
 
+#include "../src/jit/kernel.hpp"
 #include "../src/solve/spectral.hpp"
+#include "proxgen/catalogue/all.hpp"
 #include "test_support.hpp"
 
 namespace pg = proxgen;
@@ -164,6 +166,35 @@ TEST_CASE("spectral solve: strided images, in place, repeated solves", "[spectra
         CHECK(s.min_eigenvalue() == Approx(0.5));
         CHECK(s.max_eigenvalue() <= 8.5 + 1e-9);
     }
+}
+
+TEST_CASE("large transforms: in pieces on the thread pool, and estimated then measured plans, give one solution",
+          "[spectral]") {
+    // from 128² samples the reordering and the division run in pieces on the kernels' threads; from
+    // 256² a background thread measures the plans and the solves switch to them when ready
+    for (const std::vector<int>& shape : {std::vector<int>{256, 256}, std::vector<int>{192, 128, 3}})
+        for (Basis basis : {Basis::fft, Basis::dct}) {
+            INFO(sp::name(basis) << " on " << pg::shape_string(shape));
+            auto solver = [&] {
+                sp::GramSolver s(basis, shape);
+                const pg::ir::Node v = pg::catalogue::ops::variable::make(0, "x", shape);
+                s.add_term(pg::catalogue::ops::grad::make(v, {0, 1}, basis == Basis::fft), 1.0);
+                s.add_identity(0.5);
+                return s;
+            };
+            const pg::Image rhs = random_image(shape, 11);
+            pg::Image serial, first, measured;
+            {
+                pg::jit::SerialKernels one_thread;  // whole loops, a one-thread plan
+                solver().solve(rhs, serial);
+            }
+            sp::GramSolver s = solver();
+            s.solve(rhs, first);
+            sp::wait_for_measured_plans();
+            s.solve(rhs, measured);
+            CHECK(pg::test::relative_difference(first, serial) <= 1e-6);
+            CHECK(pg::test::relative_difference(measured, serial) <= 1e-6);
+        }
 }
 
 TEST_CASE("basis_of and common_basis", "[spectral]") {

@@ -371,4 +371,21 @@ KernelPtr DiskCache::store(const std::string& key, const std::string& name, cons
     return k;
 }
 
+void parallel_for(int tasks, const std::function<void(int)>& body) {
+    if (tasks < 2 || SerialKernels::active() || DiskCache::instance() == nullptr) {  // (loads the runtime once)
+        for (int i = 0; i < tasks; ++i) body(i);
+        return;
+    }
+    const halide_do_par_for_t pool = pool_par_for();
+    if (pool == nullptr) {
+        for (int i = 0; i < tasks; ++i) body(i);
+        return;
+    }
+    auto task = [](void*, int i, uint8_t* closure) {
+        (*reinterpret_cast<const std::function<void(int)>*>(closure))(i);
+        return 0;
+    };
+    pool(nullptr, task, 0, tasks, reinterpret_cast<uint8_t*>(const_cast<std::function<void(int)>*>(&body)));
+}
+
 }  // namespace proxgen::jit

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -137,6 +138,14 @@ public:
 private:
     bool saved_;
 };
+
+/// Runs body(0), …, body(tasks − 1) on the kernels' thread pool (the runtime the disk cache loads)
+/// and returns when all have; serially on this thread under SerialKernels, for fewer than two
+/// tasks, or where no such runtime is loaded (kernels compiled in memory). For the C++ loops
+/// between kernels (a transform's reordering, its spectral division) that would otherwise leave a
+/// core idle: the pool is the kernels' own, so the two never oversubscribe the cores. body must not
+/// throw.
+void parallel_for(int tasks, const std::function<void(int)>& body);
 
 /// The name of variable j's buffer among a kernel's state arguments: `name` for the first
 /// variable, `name`_v<j> for the others.

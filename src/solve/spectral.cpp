@@ -5,11 +5,19 @@
 // REDFT10/01 measured 5x slower under FFTW_ESTIMATE and still 2x slower under FFTW_MEASURE.
 #include "spectral.hpp"
 
+#include "../jit/disk_cache.hpp"
 #include "../jit/kernel.hpp"
 
 #include <fftw3.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
 #include <cmath>
 #include <complex>
 #include <map>
@@ -62,45 +70,143 @@ private:
     TransferTables t_;
 };
 
-// ---- FFTW plans: r2c and c2r per (direction, W, H, channels), for both bases, process-wide,
-// created under a mutex (the planner is not thread-safe; fftwf_execute_* on distinct arrays is).
-// FFTW_ESTIMATE: FFTW_MEASURE made the r2c+c2r pair 1.3x (512²) to 1.4-1.8x (1024²) faster, i.e.
-// 0.3 ms and 2-4 ms per solve, but cost 0.7-1.4 s of planning per new size (wisdom only lives in the
-// process): it pays back after ~3000 solves at 512² and ~300 at 1024², more than an x-update loop runs.
-constexpr unsigned kPlannerFlags = FFTW_ESTIMATE;
+// ---- FFTW plans: r2c and c2r per (direction, W, H, channels, threads), for both bases,
+// process-wide. FFTW_MEASURE makes the r2c+c2r pair 1.3x (512²) to 1.4-1.8x (1024²) faster than
+// FFTW_ESTIMATE (0.3 ms and 2-4 ms per solve) but costs 0.7-1.4 s of planning per new size, which a
+// first solve must not wait for. So a transform starts with its estimated plan; from
+// kMeasuredFrom samples a background thread measures it and the solves switch to the measured plan
+// when it is ready (the same transform: results differ by rounding only). The measured plans'
+// wisdom is kept beside the kernel cache (fftw-wisdom-f32), so later processes plan them at once
+// from it. PROXGEN_FFTW_MEASURE=0 keeps the estimated plans.
 constexpr long kThreadedFrom = 128 * 128;  // below this, a second thread costs more than it saves
+constexpr long kMeasuredFrom = 256 * 256;  // below this, measuring saves less than it costs
 
-/// A plan of 1 thread, or 2 for large transforms; always 1 on a thread whose kernels run serially
-/// (jit::SerialKernels: batch members solved side by side, one per core).
-fftwf_plan plan_for(bool forward, int W, int H, int C) {
-    const int threads = !jit::SerialKernels::active() && long(W) * H * C >= kThreadedFrom ? 2 : 1;
-    static std::mutex m;
-    // Held by a leaked map, never destroyed: plans outlive every solve, including ones running in
-    // other threads' static destructors, and stay reachable (no leak report) at exit.
-    static auto& plans = *new std::map<std::tuple<bool, int, int, int, int>, fftwf_plan>;
-    std::lock_guard lock(m);
-    static const bool threads_ok = [] {
-        const bool ok = fftwf_init_threads() != 0;
-        fftwf_make_planner_thread_safe();  // also guards planners other code in the process may run
-        return ok;
+using PlanKey = std::tuple<bool, int, int, int, int>;  // forward, W, H, channels, threads
+
+/// The plans' state: slots never move or die (a leaked map: plans outlive every solve, including
+/// ones running in other threads' static destructors, and stay reachable at exit), and a plan a
+/// slot held once is never destroyed (a solve may still be executing it).
+struct Plans {
+    std::mutex m;
+    std::map<PlanKey, std::atomic<fftwf_plan>> slots;
+    bool threads_ok = false, wisdom_read = false, measuring = false;
+    std::vector<PlanKey> to_measure;
+    std::condition_variable work;
+
+    static Plans& get() {
+        static Plans& p = *[] {
+            auto* plans = new Plans;
+            plans->threads_ok = fftwf_init_threads() != 0;
+            fftwf_make_planner_thread_safe();  // also guards planners other code in the process may run
+            return plans;
+        }();
+        return p;
+    }
+};
+
+/// Where the measured plans' wisdom lives ("" where the kernel cache is off).
+std::string wisdom_file() {
+    const jit::DiskCache* cache = jit::DiskCache::instance();
+    return cache ? cache->directory() + "/fftw-wisdom-f32" : std::string();
+}
+
+bool measuring_enabled() {
+    static const bool on = [] {
+        const char* e = std::getenv("PROXGEN_FFTW_MEASURE");
+        return !(e && std::string(e) == "0");
     }();
-    auto key = std::make_tuple(forward, W, H, C, threads);
-    if (auto it = plans.find(key); it != plans.end()) return it->second;
+    return on;
+}
+
+/// Plans key's transform with `flags` on scratch arrays (FFTW_MEASURE overwrites its arrays) of
+/// fftwf_malloc's alignment, which solve()'s arrays share; null where FFTW cannot (or, with
+/// FFTW_WISDOM_ONLY, has no wisdom for it).
+fftwf_plan make_plan(const PlanKey& key, unsigned flags, bool threads_ok) {
+    const auto [forward, W, H, C, threads] = key;
     if (threads_ok) fftwf_plan_with_nthreads(threads);
     const int n[2] = {H, W};  // row-major (H, W) = Halide's x-fastest layout, one plane per channel
     const int real_dist = W * H, cplx_dist = (W / 2 + 1) * H;
-    // Scratch arrays of fftwf_malloc's alignment: solve() uses arrays of that same alignment.
     float* r = fftwf_alloc_real(std::size_t(real_dist) * C);
     fftwf_complex* c = fftwf_alloc_complex(std::size_t(cplx_dist) * C);
-    fftwf_plan p = forward
-        ? fftwf_plan_many_dft_r2c(2, n, C, r, nullptr, 1, real_dist, c, nullptr, 1, cplx_dist, kPlannerFlags)
-        : fftwf_plan_many_dft_c2r(2, n, C, c, nullptr, 1, cplx_dist, r, nullptr, 1, real_dist, kPlannerFlags);
+    fftwf_plan p = forward ? fftwf_plan_many_dft_r2c(2, n, C, r, nullptr, 1, real_dist, c, nullptr, 1, cplx_dist, flags)
+                           : fftwf_plan_many_dft_c2r(2, n, C, c, nullptr, 1, cplx_dist, r, nullptr, 1, real_dist, flags);
     fftwf_free(r);
     fftwf_free(c);
-    if (p == nullptr) fail("x-update: FFTW could not plan a {}x{}x{} transform", W, H, C);
-    plans.emplace(key, p);
     return p;
 }
+
+/// The background thread: measures queued transforms one at a time, installs each plan in its
+/// slot and saves the process's wisdom (merged with the file's: other processes write it too).
+void measure_queued(Plans& P) {
+    for (;;) {
+        PlanKey key;
+        {
+            std::unique_lock lock(P.m);
+            if (P.to_measure.empty()) {
+                P.measuring = false;
+                P.work.notify_all();
+                return;
+            }
+            key = P.to_measure.front();
+            P.to_measure.erase(P.to_measure.begin());
+        }
+        // FFTW's own lock serializes planners; this one is not held, so solves go on meanwhile
+        const fftwf_plan p = make_plan(key, FFTW_MEASURE, P.threads_ok);
+        const std::string file = wisdom_file();
+        {
+            std::lock_guard lock(P.m);
+            if (p) P.slots.at(key).store(p, std::memory_order_release);
+        }
+        if (p && !file.empty()) {
+            fftwf_import_wisdom_from_filename(file.c_str());
+            const std::string tmp = file + ".tmp" + std::to_string(::getpid());
+            if (fftwf_export_wisdom_to_filename(tmp.c_str())) std::rename(tmp.c_str(), file.c_str());
+            else std::remove(tmp.c_str());
+        }
+    }
+}
+
+/// A plan of 1 thread, or 2 for large transforms (always 1 on a thread whose kernels run serially:
+/// batch members solved side by side, one per core): the slot a solve reads its plan from at each
+/// execution.
+const std::atomic<fftwf_plan>* plan_for(bool forward, int W, int H, int C) {
+    const long samples = long(W) * H * C;
+    const int threads = !jit::SerialKernels::active() && samples >= kThreadedFrom ? 2 : 1;
+    Plans& P = Plans::get();
+    const std::string file = measuring_enabled() && samples >= kMeasuredFrom ? wisdom_file() : std::string();
+    std::lock_guard lock(P.m);
+    const PlanKey key{forward, W, H, C, threads};
+    if (auto it = P.slots.find(key); it != P.slots.end()) return &it->second;
+    fftwf_plan p = nullptr;
+    if (measuring_enabled() && samples >= kMeasuredFrom) {
+        if (!P.wisdom_read && !file.empty()) fftwf_import_wisdom_from_filename(file.c_str());
+        P.wisdom_read = true;
+        p = make_plan(key, FFTW_MEASURE | FFTW_WISDOM_ONLY, P.threads_ok);
+    }
+    const bool measure = p == nullptr && measuring_enabled() && samples >= kMeasuredFrom;
+    if (p == nullptr) p = make_plan(key, FFTW_ESTIMATE, P.threads_ok);
+    if (p == nullptr) fail("x-update: FFTW could not plan a {}x{}x{} transform", W, H, C);
+    auto& slot = P.slots[key];
+    slot.store(p, std::memory_order_release);
+    if (measure) {
+        P.to_measure.push_back(key);
+        if (!P.measuring) {
+            P.measuring = true;
+            std::thread([&P] { measure_queued(P); }).detach();
+        }
+    }
+    return &slot;
+}
+
+}  // namespace
+
+void wait_for_measured_plans() {
+    Plans& P = Plans::get();
+    std::unique_lock lock(P.m);
+    P.work.wait(lock, [&] { return !P.measuring; });
+}
+
+namespace {
 
 /// Whether img's samples are one dense block in the variable's layout with FFTW's alignment, so
 /// that the transforms can read or write it directly.
@@ -119,29 +225,39 @@ bool direct(const Image& img) {
 /// O(n) extra work, so the dct basis uses the same r2c/c2r plans as the fft one.
 int makhoul(int i, int n) { return 2 * i < n ? 2 * i : 2 * (n - 1 - i) + 1; }
 
-/// dense[c][y][x] ← img(x, y, c) (to_dense) or back, with Makhoul's order on both axes if reorder.
-void copy_dense(const Image& img, float* dense, bool to_dense, bool reorder) {
+/// Rows [first, last) of dense[c][y][x] ← img(x, y, c) (to_dense) or back, with Makhoul's order
+/// on both axes if reorder; rows count y fastest, then the channel axes.
+void copy_dense(const Image& img, float* dense, bool to_dense, bool reorder, long first, long last) {
     const auto& buf = img.buffer();
     int ext[4] = {1, 1, 1, 1};
     long str[4] = {0, 0, 0, 0};
     for (int d = 0; d < buf.dimensions(); ++d) ext[d] = buf.dim(d).extent(), str[d] = buf.dim(d).stride();
     float* base = const_cast<float*>(img.data());
-    const int W = ext[0], even = (W + 1) / 2;
-    for (int c3 = 0; c3 < ext[3]; ++c3)
-        for (int c2 = 0; c2 < ext[2]; ++c2)
-            for (int y = 0; y < ext[1]; ++y, dense += W) {
-                float* row = base + c3 * str[3] + c2 * str[2] + (reorder ? makhoul(y, ext[1]) : y) * str[1];
-                if (!reorder) {  // an Image's x stride is 1
-                    if (to_dense) std::copy(row, row + W, dense);
-                    else std::copy(dense, dense + W, row);
-                } else if (to_dense) {
-                    for (int n = 0; n < even; ++n) dense[n] = row[2 * n];
-                    for (int n = 0; n < W / 2; ++n) dense[W - 1 - n] = row[2 * n + 1];
-                } else {
-                    for (int n = 0; n < even; ++n) row[2 * n] = dense[n];
-                    for (int n = 0; n < W / 2; ++n) row[2 * n + 1] = dense[W - 1 - n];
-                }
-            }
+    const int W = ext[0], H = ext[1], even = (W + 1) / 2;
+    dense += first * W;
+    for (long r = first; r < last; ++r, dense += W) {
+        const int y = int(r % H);
+        const long c = r / H;
+        float* row = base + (c / ext[2]) * str[3] + (c % ext[2]) * str[2] + (reorder ? makhoul(y, H) : y) * str[1];
+        if (!reorder) {  // an Image's x stride is 1
+            if (to_dense) std::copy(row, row + W, dense);
+            else std::copy(dense, dense + W, row);
+        } else if (to_dense) {
+            for (int n = 0; n < even; ++n) dense[n] = row[2 * n];
+            for (int n = 0; n < W / 2; ++n) dense[W - 1 - n] = row[2 * n + 1];
+        } else {
+            for (int n = 0; n < even; ++n) row[2 * n] = dense[n];
+            for (int n = 0; n < W / 2; ++n) row[2 * n + 1] = dense[W - 1 - n];
+        }
+    }
+}
+
+/// body(first, last) over [0, n) in pieces, on the kernels' thread pool where the transform is
+/// large enough to run on several threads (plan_for's threshold), else at once on this thread.
+template <class Body>
+void in_pieces(long n, long samples, const Body& body) {
+    const int pieces = samples >= kThreadedFrom && !jit::SerialKernels::active() ? int(std::min<long>(n, 16)) : 1;
+    jit::parallel_for(pieces, [&](int k) { body(n * k / pieces, n * (k + 1) / pieces); });
 }
 
 using cf = std::complex<float>;
@@ -155,8 +271,10 @@ using cf = std::complex<float>;
 /// together; with w0 = e^{−iπk1/2W} a, w1 = e^{−iπk1/2W} ā, A = w0 V(k2), B = w1 V(m2):
 /// z(k2) = A + B, z(m2) = i(A − B), V'(k2) = ½ w̄0 (u0 − i u1), V'(m2) = ½ w̄1 (u0 + i u1), u = z'.
 /// Real arithmetic (std::complex's NaN-checked product is 3x slower); the ½ is folded into g.
-void dct_divide(cf* V, const cf* t1, const cf* t2, const float* gre, const float* gim, int hx, int H) {
-    for (int k2 = 0; k2 <= H / 2; ++k2) {
+/// Pairs k2 ∈ [first, last) of [0, H/2].
+void dct_divide(cf* V, const cf* t1, const cf* t2, const float* gre, const float* gim, int hx, int H, int first,
+                int last) {
+    for (int k2 = first; k2 < last; ++k2) {
         const int m2 = (H - k2) % H;
         float* v0 = reinterpret_cast<float*>(V + std::size_t(k2) * hx);
         float* v1 = reinterpret_cast<float*>(V + std::size_t(m2) * hx);
@@ -214,7 +332,7 @@ struct GramSolver::Impl {
     // in gre and of X(W−k1,·) in gim (see dct_divide)
     std::vector<float> gre, gim;
     std::vector<cf> t1, t2;       // dct twiddles e^{−iπk1/2W}, e^{−iπk2/2H}
-    fftwf_plan fwd = nullptr, bwd = nullptr;
+    const std::atomic<fftwf_plan>*fwd = nullptr, *bwd = nullptr;  // plan_for's slots
     std::mutex m;
     float* real = nullptr;  // W·H·C: the (reordered) rhs or x when they cannot be used in place
     cf* spec = nullptr;     // C × hx·H
@@ -374,27 +492,36 @@ void GramSolver::solve(const Image& rhs, Image& x) const {
         fail("x-update: the right-hand side is {} but the variable is {}", rhs.shape_string(), shape_string(I.shape));
     const bool fft = I.grid.basis == Basis::fft;
     float* in = const_cast<float*>(rhs.data());  // FFTW's out-of-place r2c preserves its input
+    const long rows = long(I.grid.H) * I.channels, samples = long(I.spatial()) * I.channels;
     if (!fft || !direct(rhs)) {
-        copy_dense(rhs, I.real, true, !fft);
+        in_pieces(rows, samples, [&](long a, long b) { copy_dense(rhs, I.real, true, !fft, a, b); });
         in = I.real;
     }
     auto* spec = reinterpret_cast<fftwf_complex*>(I.spec);
-    fftwf_execute_dft_r2c(I.fwd, in, spec);
+    fftwf_execute_dft_r2c(I.fwd->load(std::memory_order_acquire), in, spec);
     const std::size_t m = I.half();
-    for (int c = 0; c < I.channels; ++c) {
-        cf* s = I.spec + m * c;
-        const std::size_t table = m * std::size_t(I.block_of_channel[std::size_t(c)]);
-        const float *gre = I.gre.data() + table, *gim = I.gim.data() + table;
-        if (fft) {
-            for (std::size_t i = 0; i < m; ++i) s[i] *= gre[i];
-        } else {
-            dct_divide(s, I.t1.data(), I.t2.data(), gre, gim, I.hx, I.grid.H);
+    const int pairs = I.grid.H / 2 + 1;  // the dct's frequency pairs (k2, H − k2) per channel
+    const long units = fft ? rows : long(pairs) * I.channels;
+    in_pieces(units, samples, [&](long a, long b) {
+        for (long k = a; k < b;) {
+            const long c = fft ? k / I.grid.H : k / pairs, row = fft ? k % I.grid.H : k % pairs;
+            const long end = std::min(b, (c + 1) * (fft ? I.grid.H : pairs)) - k + row;  // in this channel
+            cf* s = I.spec + m * std::size_t(c);
+            const std::size_t table = m * std::size_t(I.block_of_channel[std::size_t(c)]);
+            const float *gre = I.gre.data() + table, *gim = I.gim.data() + table;
+            if (fft) {
+                for (std::size_t i = std::size_t(row) * I.hx; i < std::size_t(end) * I.hx; ++i) s[i] *= gre[i];
+            } else {
+                dct_divide(s, I.t1.data(), I.t2.data(), gre, gim, I.hx, I.grid.H, int(row), int(end));
+            }
+            k += end - row;
         }
-    }
+    });
     if (x.sizes() != I.shape) x = Image(I.shape);
     float* out = fft && direct(x) ? x.data() : I.real;
-    fftwf_execute_dft_c2r(I.bwd, spec, out);
-    if (out == I.real) copy_dense(x, I.real, false, !fft);
+    fftwf_execute_dft_c2r(I.bwd->load(std::memory_order_acquire), spec, out);
+    if (out == I.real)
+        in_pieces(rows, samples, [&](long a, long b) { copy_dense(x, I.real, false, !fft, a, b); });
 }
 
 double GramSolver::min_eigenvalue() const { return *std::min_element(impl_->gram.begin(), impl_->gram.end()); }

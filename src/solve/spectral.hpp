@@ -78,4 +78,9 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+/// Returns when no transform is being measured in the background: from 256² samples a solve
+/// starts on FFTW's estimated plan and switches to a measured one when a background thread has
+/// planned it (spectral.cpp); tests wait here to see both.
+void wait_for_measured_plans();
+
 }  // namespace proxgen::spectral
