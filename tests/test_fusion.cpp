@@ -7,6 +7,7 @@
 #include <proxgen/proxgen.hpp>
 
 #include "solve/fused_state.hpp"
+#include "solve/quadratic_pipelines.hpp"
 #include "test_support.hpp"
 
 namespace pg = proxgen;
@@ -31,7 +32,8 @@ pg::Result solve_with_fusion(bool fused, pg::Algorithm alg, pg::Options opt, con
     return r;
 }
 
-void check_same_run(const pg::Result& fused, const pg::Result& separate) {
+/// dual_floor: the dual residual's float32 resolution where the runs may round differently.
+void check_same_run(const pg::Result& fused, const pg::Result& separate, double dual_floor = 0) {
     REQUIRE(fused.history.size() == separate.history.size());
     CHECK(relative_difference(fused.x, separate.x) <= 1e-5);
     REQUIRE(fused.duals.size() == separate.duals.size());
@@ -40,7 +42,8 @@ void check_same_run(const pg::Result& fused, const pg::Result& separate) {
     for (std::size_t k = 0; k < fused.history.size(); ++k) {
         const auto &f = fused.history[k], &s = separate.history[k];
         CHECK(std::abs(f.primal_residual - s.primal_residual) <= 1e-3 * s.primal_residual);
-        CHECK(std::abs(f.dual_residual - s.dual_residual) <= 1e-3 * s.dual_residual);
+        INFO("history entry " << k << ": dual residual " << f.dual_residual << " vs " << s.dual_residual);
+        CHECK(std::abs(f.dual_residual - s.dual_residual) <= 1e-3 * s.dual_residual + dual_floor);
         CHECK(std::abs(f.eps_primal - s.eps_primal) <= 1e-3 * s.eps_primal);
         CHECK(std::abs(f.eps_dual - s.eps_dual) <= 1e-3 * s.eps_dual);
     }
@@ -56,6 +59,43 @@ TEST_CASE("fused PC and L-ADMM steps give the separate steps' iterates and resid
     for (pg::Algorithm alg : {pg::Algorithm::pock_chambolle, pg::Algorithm::ladmm}) {
         INFO("algorithm " << int(alg));
         check_same_run(solve_with_fusion(true, alg, opt, b), solve_with_fusion(false, alg, opt, b));
+    }
+}
+
+TEST_CASE("ADMM and HQS: the (z, u) step fused with the next x-update gives the separate steps' iterates",
+          "[fusion]") {
+    const pg::Image b = pg::test::random_image({W, H}, 7, 0.0f, 1.0f);
+    namespace rt = pg::rt;
+    const rt::Expr x = rt::variable("x", {W, H});
+    // a DCT x-update (TV denoising) and an elementwise one (Ψ terms on x itself); 37 iterations
+    // with the defaults: ADMM's ρ adapts at the checks (u rescaled), HQS's grows with momentum
+    const rt::Problem spectral = rt::sum_squares(x - b) + 0.1 * rt::group_norm1(rt::grad(x));
+    const rt::Problem elementwise = rt::sum_squares(x - b) + 0.1 * rt::norm1(x) + rt::nonneg(x);
+    for (pg::Algorithm alg : {pg::Algorithm::admm, pg::Algorithm::hqs}) {
+        INFO("algorithm " << int(alg));
+        pg::Options opt = pg::test::fixed_iterations(alg, 37);
+        for (const rt::Problem* prob : {&spectral, &elementwise})
+            REQUIRE(pg::detail::QuadraticPipelines::fusable(rt::plan(*prob, alg).ir()));
+        auto run = [&](bool fused, const rt::Problem& prob) {
+            pg::detail::set_fusion(fused);
+            pg::Result r = rt::solve(prob, opt);
+            pg::detail::set_fusion(true);
+            return r;
+        };
+        for (int e = 0; e < 2; ++e) {
+            INFO((e ? "elementwise x-update" : "DCT x-update"));
+            const pg::Result fused = e ? run(true, elementwise) : run(true, spectral),
+                             separate = e ? run(false, elementwise) : run(false, spectral);
+            REQUIRE(fused.steps.size() == separate.steps.size());  // the same ρ and balancing at the end
+            for (std::size_t k = 0; k < fused.steps.size(); ++k)
+                CHECK(std::abs(fused.steps[k] - separate.steps[k]) <= 1e-4 * std::abs(separate.steps[k]));
+            // the kernels round x̂ and the x-update's right-hand side differently (iterates agree to
+            // ~1e-7): near convergence ρ‖Kᵀ(z − z_prev)‖ is that rounding, ~ρ ε ‖z‖ ‖K‖ (‖K‖ ≤ 3)
+            double z_norm = 0;
+            for (std::size_t i = 0; i < separate.duals.size() / 2; ++i)
+                for (std::size_t k = 0; k < separate.duals[i].size(); ++k) z_norm += std::pow(separate.duals[i].data()[k], 2);
+            check_same_run(fused, separate, 8 * 1.2e-7 * 3 * separate.steps[0] * std::sqrt(z_norm));
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -34,6 +35,7 @@ inline double relative_difference(const Image& a, const Image& b) {
         d2 += std::pow(double(a.data()[i]) - b.data()[i], 2);
         n2 += std::pow(double(b.data()[i]), 2);
     }
+    if (n2 == 0) return d2 == 0 ? 0.0 : std::numeric_limits<double>::infinity();  // b = 0: equal or not
     return std::sqrt(d2 / n2);
 }
 

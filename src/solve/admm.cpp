@@ -50,8 +50,10 @@ struct CGVectorKernels {
 /// replaced ran on one thread at every size).
 constexpr std::size_t kSerialVectorsBelow = 128 * 128;
 
+/// The compiled pipelines: the x-update's, then either the (z, u)-update fused with the next
+/// x-update's output (QuadraticPipelines::fusable plans) or the (z, u)-update alone; the residuals.
 struct QuadraticKernels {
-    jit::KernelPtr rhs_or_x, gram_apply, residual, zu_step, split_residual;
+    jit::KernelPtr rhs_or_x, gram_apply, residual, zu_step, zu_and_x, split_residual;
     std::optional<CGVectorKernels> cg_vectors;
     explicit QuadraticKernels(const ir::Problem& p) {
         LazyPipelines<QuadraticPipelines> pipes(p);
@@ -66,7 +68,9 @@ struct QuadraticKernels {
         } else {
             rhs_or_x = kernel_for(p, a + ".x", pipes.source(&QuadraticPipelines::rhs_or_x));
         }
-        if (!p.psi.empty())
+        if (!p.psi.empty() && fusion_enabled() && QuadraticPipelines::fusable(p))
+            zu_and_x = kernel_for(p, a + ".zu_x", [&] { return jit::Source{pipes->zu_and_x(p), pipes->zu_and_x_arguments()}; });
+        else if (!p.psi.empty())
             zu_step = kernel_for(p, a + ".zu", source([](QuadraticPipelines& q) { return q.split->zu_step; }));
         split_residual = kernel_for(p, a + ".residual", source([](QuadraticPipelines& q) { return q.split->residual; }));
     }
@@ -74,7 +78,7 @@ struct QuadraticKernels {
 
 /// The memory cache's key of p's QuadraticKernels.
 std::string quadratic_kernels_key(const ir::Problem& p) {
-    return std::string(p.algorithm == Algorithm::hqs ? "hqs:" : "admm:") + ir::signature(p);
+    return kernels_key(p.algorithm == Algorithm::hqs ? "hqs" : "admm", p);
 }
 
 /// The x-update of ADMM/HQS for one problem: owns the buffers of its strategy.
@@ -106,15 +110,23 @@ public:
     /// The "direction" input of kernels that do not use it (every kernel takes it).
     const Image& direction() const { return d_.empty() ? rhs_ : d_; }
 
+    /// The buffer the x-update's kernel writes (x itself or the right-hand side): a fused (z, u)
+    /// kernel writes it for the next solve.
+    Image& output() { return rhs_; }
+
     /// x ← argmin for the current z, u and ρ (bound by the caller to every kernel; x is the one
-    /// the kernels are bound to); x is also the CG warm start.
-    void solve(Image& x, double rho) {
+    /// the kernels are bound to); x is also the CG warm start. output_ready: output() already holds
+    /// the x-update kernel's result for this z, u and ρ (a fused (z, u) kernel wrote it).
+    void solve(Image& x, double rho, bool output_ready = false) {
         switch (p_.x_update) {
         case plan::XUpdate::elementwise:
-        case plan::XUpdate::pixel_block: rhs_or_x_.run(); std::swap(x, rhs_); return;
+        case plan::XUpdate::pixel_block:
+            if (!output_ready) rhs_or_x_.run();
+            std::swap(x, rhs_);
+            return;
         case plan::XUpdate::fft:
         case plan::XUpdate::dct:
-            rhs_or_x_.run();
+            if (!output_ready) rhs_or_x_.run();
             spectral_.solve(rhs_, x, 0.0, 1.0, rho);
             return;
         case plan::XUpdate::cg: conjugate_gradient(x, rho); return;
@@ -258,6 +270,12 @@ public:
         direction_ = &xu_->direction();
         state_.set_kernels(K_->zu_step ? bound(K_->zu_step) : jit::Call(), bound(K_->split_residual),
                            hqs_ && K_->zu_step ? bound_at(K_->zu_step, x_hat_) : jit::Call());
+        if (K_->zu_and_x) {
+            zu_and_x_ = bound(K_->zu_and_x);
+            zu_and_x_.in_state("x_prev", hqs_ ? x_prev_ : x_, shapes_).in("momentum", momentum_);
+            state_.bind_fused_outputs(zu_and_x_, zu_and_x_.out_state(0, xu_->output(), shapes_),
+                                      int(p.variable_shape.size()));
+        }
         if (hqs_) state_.measure_implicit_dual();
         if (shared) {
             mon_ = shared;
@@ -280,8 +298,8 @@ public:
     // the cards' Runner: ADMM's step
     bool run_step(double rho, bool measure) {
         rho_f_ = float(rho);
-        xu_->solve(x_, rho);
-        state_.update(rho, true);
+        xu_->solve(x_, rho, output_ready());
+        zu_step(rho, 0.0);
         if (measure) state_.measure(rho);
         return true;
     }
@@ -289,14 +307,8 @@ public:
     bool run_step(double rho, double momentum, bool measure) {
         rho_f_ = float(rho);
         if (momentum > 0) std::copy(x_.data(), x_.data() + x_.size(), x_prev_.data());  // x̂ reads it
-        xu_->solve(x_, rho);
-        if (momentum > 0) {
-            for (std::size_t i = 0; i < x_.size(); ++i)
-                x_hat_.data()[i] = float(x_.data()[i] + momentum * (x_.data()[i] - x_prev_.data()[i]));
-            state_.update(rho, false, true);
-        } else {
-            state_.update(rho, false);
-        }
+        xu_->solve(x_, rho, output_ready());
+        zu_step(rho, momentum);
         if (measure) state_.measure(rho);
         return true;
     }
@@ -310,7 +322,10 @@ public:
         return monitor_verdict(*mon_, it, r, x_, "the split (z, u) step");
     }
 
-    void rescale_dual(double factor) { state_.rescale_dual(factor); }
+    void rescale_dual(double factor) {
+        state_.rescale_dual(factor);
+        output_rho_.reset();  // the fused kernel's x-update output read the old u
+    }
 
     double objective() { return mon_->returned_objective(x_); }
 
@@ -319,6 +334,29 @@ public:
     bool after_iteration(int it) { return mon_->after_iteration(it); }
 
 private:
+    /// Whether the x-update's output for the current z, u and ρ is already there: the fused (z, u)
+    /// kernel wrote it at the last step, with this ρ, and u has not been rescaled since.
+    bool output_ready() const { return output_rho_ && *output_rho_ == rho_f_; }
+
+    /// (z, u) ← the split step at x (HQS with momentum: at x̂), fused with the next x-update's
+    /// output where the plan allows.
+    void zu_step(double rho, double momentum) {
+        if (!zu_and_x_.defined()) {
+            if (momentum > 0) {
+                const float m = float(momentum);  // in float32, as the fused kernel computes it
+                for (std::size_t i = 0; i < x_.size(); ++i)
+                    x_hat_.data()[i] = x_.data()[i] + m * (x_.data()[i] - x_prev_.data()[i]);
+                state_.update(rho, !hqs_, true);
+            } else {
+                state_.update(rho, !hqs_);
+            }
+            return;
+        }
+        momentum_ = float(momentum);
+        state_.run_fused(zu_and_x_, rho, !hqs_);
+        output_rho_ = rho_f_;
+    }
+
     jit::Call bound_at(const jit::KernelPtr& k, const Image& at) {
         jit::Call c(k);
         data_.bind(c);
@@ -343,6 +381,9 @@ private:
     float rho_f_ = 0;
     const Image* direction_ = nullptr;  // set once the x-update owns its buffers
     std::optional<XUpdate> xu_;
+    jit::Call zu_and_x_;
+    float momentum_ = 0;
+    std::optional<float> output_rho_;  // the ρ at which the fused kernel wrote the x-update's output
     std::optional<Monitor> own_monitor_;
     Monitor* mon_ = nullptr;
 };

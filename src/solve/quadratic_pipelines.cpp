@@ -80,20 +80,12 @@ std::optional<ir::Problem> circulant_problem(const ir::Problem& p) {
     return c;
 }
 
-QuadraticPipelines::QuadraticPipelines(const ir::Problem& p) : params(p), x(p, "x"), direction(p, "direction") {
-    const lower::State xin = x.lowered();
-    lower::Lowerer L(p, params, xin);
-    split = std::make_unique<SplitPipelines>(p, L, x);
-
+std::vector<Expr> QuadraticPipelines::x_update_values(lower::Lowerer& L, const ir::Problem& p, const lower::State& xin,
+                                                      const std::vector<Lowered>& z, const std::vector<Lowered>& u,
+                                                      Stages& st) const {
     // G v = Σ_Ω 2α Aᵀ(a² ⊙ A v) + ρ Σ_Ψ KᵀK v;  rhs = −Σ_Ω 2α Aᵀ(a ⊙ g) + ρ Σ_Ψ Kᵀ(z − u)
-    auto gram = [&](const lower::State& v, Stages& st) { return split_gram(L, p, xin, v, rho, st); };
-    Stages st;
-    std::vector<Lowered> zs, us;
-    for (std::size_t i = 0; i < p.psi.size(); ++i) {
-        zs.push_back(lower::input(split->z[i]));
-        us.push_back(lower::input(split->u[i]));
-    }
-    std::vector<Expr> out = split_rhs(L, p, xin, zs, us, rho, st);
+    auto gram = [&](const lower::State& v) { return split_gram(L, p, xin, v, rho, st); };
+    std::vector<Expr> out = split_rhs(L, p, xin, z, u, rho, st);
     bool any_elementwise = false;
     for (std::size_t j = 0; j < xin.size(); ++j)
         any_elementwise = any_elementwise || ir::block_update(p, int(j)) == plan::XUpdate::elementwise;
@@ -102,7 +94,7 @@ QuadraticPipelines::QuadraticPipelines(const ir::Problem& p) : params(p), x(p, "
         // right-hand side: SpectralGram solves them)
         lower::State ones;
         for (const auto& v : xin) ones.push_back(lower::constant_like(1.0f, v.extents));
-        const std::vector<Expr> diagonal = gram(ones, st);
+        const std::vector<Expr> diagonal = gram(ones);
         for (std::size_t j = 0; j < out.size(); ++j)
             if (ir::block_update(p, int(j)) == plan::XUpdate::elementwise) out[j] = out[j] / diagonal[j];
     }
@@ -114,10 +106,84 @@ QuadraticPipelines::QuadraticPipelines(const ir::Problem& p) : params(p), x(p, "
             lower::State indicator;
             for (std::size_t i = 0; i < xin.size(); ++i)
                 indicator.push_back(lower::constant_like(i == j ? 1.0f : 0.0f, xin[i].extents));
-            column.push_back(gram(indicator, st));
+            column.push_back(gram(indicator));
         }
         out = pixel_block_solve(column, out);
     }
+    return out;
+}
+
+bool QuadraticPipelines::fusable(const ir::Problem& p) {
+    return lower::psi_fusable(p) && p.x_update != plan::XUpdate::cg;
+}
+
+Pipeline QuadraticPipelines::zu_and_x(const ir::Problem& p) {
+    PROXGEN_INTERNAL_ASSERT(fusable(p));
+    const lower::State xin = x.lowered();
+    const int rv = xin.front().rank();
+    const auto av = lower::args(rv);
+    lower::Lowerer L(p, params, xin);
+    Stages st;
+    // x̂ = x + m (x − x_prev): K x̂ reads it at neighbouring pixels
+    const Lowered xp = lower::input(x_prev);
+    Lowered x_hat{Func("x_hat"), xin.front().extents};
+    x_hat.f(av) = xin.front().f(av) + momentum * (xin.front().f(av) - xp.f(av));
+    st.add(x_hat.f);
+    x_hat.staged = true;
+    const bool keep_dual = p.algorithm != Algorithm::hqs;
+    std::vector<Lowered> z_next, u_next, u_rhs;
+    std::vector<Expr> elements{Expr()};  // the x-update's output first, set below
+    for (std::size_t i = 0; i < p.psi.size(); ++i) {
+        const auto& t = p.psi[i];
+        const Lowered ui = lower::input(split->u[i]);
+        const auto a = lower::args(ui.rank());
+        const int parts = ui.rank() > rv ? lower::fused_components(p, t) : 0;
+        Lowered kx = L.forward(t.expr, lower::State{x_hat}, Part::linear, st);
+        Func v("z_arg");
+        v(a) = kx.f(a) + ui.f(a);
+        const lower::ProxSpec f = L.prox_spec(t, lower::State{x_hat}, st);
+        Func zf = lower::prox(f, Lowered{v, ui.extents}, split->rho, st);
+        Lowered zl{zf, ui.extents}, ul{Func("u_next"), ui.extents};
+        ul.f(a) = v(a) - zf(a);
+        // the x-update's adjoints read z⁺ and u⁺ at neighbouring pixels
+        st.add(zf, parts);
+        st.add(ul.f, parts);
+        zl.staged = ul.staged = true;
+        z_next.push_back(zl);
+        u_next.push_back(ul);
+        u_rhs.push_back(keep_dual ? ul : ui);  // HQS keeps u = 0: its next right-hand side reads that
+        const int count = lower::fused_components(p, t);
+        for (Expr c : lower::components(zl.f, rv, count)) elements.push_back(c);
+        for (Expr c : lower::components(ul.f, rv, count)) elements.push_back(c);
+    }
+    elements.front() = x_update_values(L, p, xin, z_next, u_rhs, st).front();
+    Func out(p.algorithm == Algorithm::hqs ? "hqs_zu_x" : "admm_zu_x");
+    out(av) = Tuple(elements);
+    lower::schedule_output(out, rv, st);
+    return Pipeline(out);
+}
+
+std::vector<Argument> QuadraticPipelines::zu_and_x_arguments() const {
+    auto a = arguments();
+    a.emplace_back(x_prev);
+    a.emplace_back(momentum);
+    return a;
+}
+
+QuadraticPipelines::QuadraticPipelines(const ir::Problem& p) : params(p), x(p, "x"), direction(p, "direction") {
+    const lower::State xin = x.lowered();
+    lower::Lowerer L(p, params, xin);
+    split = std::make_unique<SplitPipelines>(p, L, x);
+    x_prev = ImageParam(Float(32), int(p.variable_shape.size()), "x_prev");
+
+    auto gram = [&](const lower::State& v, Stages& st) { return split_gram(L, p, xin, v, rho, st); };
+    Stages st;
+    std::vector<Lowered> zs, us;
+    for (std::size_t i = 0; i < p.psi.size(); ++i) {
+        zs.push_back(lower::input(split->z[i]));
+        us.push_back(lower::input(split->u[i]));
+    }
+    const std::vector<Expr> out = x_update_values(L, p, xin, zs, us, st);
     if (p.x_update != plan::XUpdate::cg) {  // CG starts from its own residual pipeline below
         rhs_or_x = per_variable("x_rhs", xin, out, st);
         if (plan::spectral(p.x_update)) {

@@ -48,11 +48,35 @@ struct QuadraticPipelines {
     Halide::Pipeline precond_gram, precond_gram_psi;
     std::unique_ptr<SplitPipelines> split;
 
+    /// ADMM / HQS plans whose (z, u)-update fuses with the next x-update (fusable): x_prev and the
+    /// extrapolation's weight (HQS's momentum; 0 gives x itself)
+    Halide::ImageParam x_prev;
+    Halide::Param<float> momentum{"momentum"};
+
     explicit QuadraticPipelines(const ir::Problem& p);
+
+    /// Whether zu_and_x exists for p: one variable, every Ψ term local over its pixels
+    /// (lower::psi_fusable), an x-update that is not CG.
+    static bool fusable(const ir::Problem& p);
+    /// The (z, u)-update at x̂ = x + momentum (x − x_prev) and the next x-update's output (rhs_or_x's)
+    /// from z⁺ and u⁺ (HQS: from z⁺ and its input u, which it keeps at 0), in one call: the Tuple
+    /// {x-update output, z_i⁺ components, u_i⁺ components per term} over the variable's domain,
+    /// z⁺ and u⁺ recomputed per strip of rows where the adjoints read them.
+    Halide::Pipeline zu_and_x(const ir::Problem& p);
+    /// arguments(), then x_prev and momentum.
+    std::vector<Halide::Argument> zu_and_x_arguments() const;
+
     /// Every input of every pipeline, in one order: data images by slot, scalars by slot, x (per
     /// variable), direction (per variable), rho_x, then the split's (z_i, z_prev_i, u_i per Ψ term,
     /// rho).
     std::vector<Halide::Argument> arguments() const;
+
+private:
+    /// The x-update's output per variable (x itself on elementwise blocks and pixel blocks, the
+    /// right-hand side on spectral ones) from the split state z, u.
+    std::vector<Halide::Expr> x_update_values(lower::Lowerer& L, const ir::Problem& p, const lower::State& xin,
+                                              const std::vector<lower::Lowered>& z,
+                                              const std::vector<lower::Lowered>& u, lower::Stages& st) const;
 };
 
 /// CG's vector operations over the variables (one buffer each), as pipelines: a generated solver

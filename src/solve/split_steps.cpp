@@ -213,9 +213,15 @@ int SplitState::bind_fused_outputs(jit::Call& c, int first, int var_rank) {
     return first;
 }
 
-void SplitState::advance_fused() {
+void SplitState::advance_fused(bool keep_dual) {
     swap_with_views(z_, z_views_, z_next_, z_next_views_);  // z_next_ now holds the previous z
-    swap_with_views(u_, u_views_, u_next_, u_next_views_);
+    if (keep_dual) swap_with_views(u_, u_views_, u_next_, u_next_views_);
+}
+
+void SplitState::run_fused(jit::Call& c, double rho, bool keep_dual) {
+    rho_ = float(rho);
+    c.run();
+    advance_fused(keep_dual);
 }
 
 void SplitState::rescale_dual(double factor) {

@@ -90,8 +90,12 @@ public:
     /// Binds the next z_i and u_i (each term's components: lower::fused_components) as outputs
     /// first, first + 1, …; returns the index after them.
     int bind_fused_outputs(jit::Call& c, int first, int var_rank);
-    /// After a fused kernel wrote the next z and u: they become the state (z_prev: the previous z).
-    void advance_fused();
+    /// After a fused kernel wrote the next z and u: they become the state (z_prev: the previous z);
+    /// with keep_dual = false (HQS) u stays, the next u left where the residual kernel reads it.
+    void advance_fused(bool keep_dual = true);
+    /// Runs a fused kernel (its outputs bound by bind_fused_outputs) with penalty ρ, then
+    /// advance_fused(keep_dual).
+    void run_fused(jit::Call& c, double rho, bool keep_dual);
     /// The partial sums a check kernel writes (split_residual_shapes).
     Image& sums() { return sums_.partials; }
     /// u ← u · factor (when ρ changes, the scaled dual u = y/ρ must follow).
