@@ -225,8 +225,16 @@ void SplitState::run_fused(jit::Call& c, double rho, bool keep_dual) {
 }
 
 void SplitState::rescale_dual(double factor) {
-    for (auto& u : u_)
-        for (std::size_t i = 0; i < u.size(); ++i) u.data()[i] = float(u.data()[i] * factor);
+    for (auto& u : u_) {
+        // a pass over u at every change of ρ: on the kernels' threads where u is large
+        const std::size_t n = u.size();
+        const int pieces = n >= 128 * 128 ? 16 : 1;
+        float* d = u.data();
+        jit::parallel_for(pieces, [&](int k) {
+            for (std::size_t i = n * std::size_t(k) / pieces; i < n * std::size_t(k + 1) / pieces; ++i)
+                d[i] = float(d[i] * factor);
+        });
+    }
 }
 
 int split_solution_term(const ir::Problem& p) {
