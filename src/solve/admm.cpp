@@ -306,7 +306,11 @@ public:
     // HQS's step: the z-step at x̂ = x + m (x − x_prev)
     bool run_step(double rho, double momentum, bool measure) {
         rho_f_ = float(rho);
-        if (momentum > 0) std::copy(x_.data(), x_.data() + x_.size(), x_prev_.data());  // x̂ reads it
+        if (momentum > 0) {  // x̂ reads the x before this step
+            // CG starts from x: a copy; the other x-updates write x without reading it: a swap
+            if (p_.x_update == plan::XUpdate::cg) std::copy(x_.data(), x_.data() + x_.size(), x_prev_.data());
+            else std::swap(x_, x_prev_);
+        }
         xu_->solve(x_, rho, output_ready());
         zu_step(rho, momentum);
         if (measure) state_.measure(rho);
