@@ -416,7 +416,11 @@ void GramSolver::add_term(const ir::Node& expr, double weight, int block) {
 }
 
 void GramSolver::add_identity(double weight) {
-    for (double& g : impl_->gram) g += weight;
+    double* g = impl_->gram.data();
+    const long n = long(impl_->gram.size());
+    in_pieces(n, n, [&](long a, long b) {
+        for (long i = a; i < b; ++i) g[i] += weight;
+    });
     impl_->ready = false;
 }
 
@@ -426,12 +430,16 @@ void GramSolver::add_scaled(const GramSolver& other, double weight) {
     if (O.grid.basis != I.grid.basis || O.block_shapes != I.block_shapes)
         fail("x-update: cannot add a {} Gram over {} blocks to a {} one over {}", name(O.grid.basis),
              O.block_shapes.size(), name(I.grid.basis), I.block_shapes.size());
-    for (std::size_t i = 0; i < I.gram.size(); ++i) I.gram[i] += weight * O.gram[i];
+    const long n = long(I.gram.size());
+    in_pieces(n, n, [&](long a, long b) {
+        for (long i = a; i < b; ++i) I.gram[std::size_t(i)] += weight * O.gram[std::size_t(i)];
+    });
     I.ready = false;
 }
 
 void GramSolver::clear() {
-    std::fill(impl_->gram.begin(), impl_->gram.end(), 0.0);
+    const long n = long(impl_->gram.size());
+    in_pieces(n, n, [&](long a, long b) { std::fill(impl_->gram.begin() + a, impl_->gram.begin() + b, 0.0); });
     impl_->ready = false;
 }
 
@@ -461,12 +469,15 @@ void GramSolver::finalize() {
             return float(scale / (gram[std::size_t(k2) * I.grid.nx + k1] * double(I.spatial())));
         };
         float *gre = I.gre.data() + I.half() * b, *gim = I.gim.data() + I.half() * b;
-        for (int k2 = 0; k2 < H; ++k2)
-            for (int k1 = 0; k1 < hx; ++k1) {
-                const std::size_t i = std::size_t(k2) * hx + k1;
-                gre[i] = inv(k1, k2);
-                gim[i] = I.grid.basis == Basis::fft || 2 * k1 == W ? gre[i] : k1 == 0 ? 0.0f : inv(W - k1, k2);
-            }
+        // rebuilt whenever ρ changes (HQS's continuation, ADMM's balancing): rows in pieces
+        in_pieces(H, long(I.spatial()), [&](long first, long last) {
+            for (int k2 = int(first); k2 < int(last); ++k2)
+                for (int k1 = 0; k1 < hx; ++k1) {
+                    const std::size_t i = std::size_t(k2) * hx + k1;
+                    gre[i] = inv(k1, k2);
+                    gim[i] = I.grid.basis == Basis::fft || 2 * k1 == W ? gre[i] : k1 == 0 ? 0.0f : inv(W - k1, k2);
+                }
+        });
     }
     if (I.fwd == nullptr) {
         I.t1.resize(hx);
