@@ -91,6 +91,7 @@ struct Plans {
     std::map<PlanKey, std::atomic<fftwf_plan>> slots;
     bool threads_ok = false, wisdom_read = false, measuring = false;
     std::vector<PlanKey> to_measure;
+    std::vector<fftwf_plan> retired;  // plans a slot held before its measured one
     std::condition_variable work;
 
     static Plans& get() {
@@ -155,7 +156,8 @@ void measure_queued(Plans& P) {
         const std::string file = wisdom_file();
         {
             std::lock_guard lock(P.m);
-            if (p) P.slots.at(key).store(p, std::memory_order_release);
+            // the estimated plan stays reachable (a solve may be executing it; no leak report)
+            if (p) P.retired.push_back(P.slots.at(key).exchange(p, std::memory_order_acq_rel));
         }
         if (p && !file.empty()) {
             fftwf_import_wisdom_from_filename(file.c_str());
