@@ -372,11 +372,9 @@ KernelPtr DiskCache::store(const std::string& key, const std::string& name, cons
 }
 
 void parallel_for(int tasks, const std::function<void(int)>& body) {
-    if (tasks < 2 || SerialKernels::active() || DiskCache::instance() == nullptr) {  // (loads the runtime once)
-        for (int i = 0; i < tasks; ++i) body(i);
-        return;
-    }
-    const halide_do_par_for_t pool = pool_par_for();
+    // DiskCache::instance() loads the runtime (once) whose pool this is
+    const halide_do_par_for_t pool =
+        tasks < 2 || SerialKernels::active() || DiskCache::instance() == nullptr ? nullptr : pool_par_for();
     if (pool == nullptr) {
         for (int i = 0; i < tasks; ++i) body(i);
         return;

@@ -175,17 +175,18 @@ const std::atomic<fftwf_plan>* plan_for(bool forward, int W, int H, int C) {
     const long samples = long(W) * H * C;
     const int threads = !jit::SerialKernels::active() && samples >= kThreadedFrom ? 2 : 1;
     Plans& P = Plans::get();
-    const std::string file = measuring_enabled() && samples >= kMeasuredFrom ? wisdom_file() : std::string();
+    const bool measured = measuring_enabled() && samples >= kMeasuredFrom;
+    const std::string file = measured ? wisdom_file() : std::string();
     std::lock_guard lock(P.m);
     const PlanKey key{forward, W, H, C, threads};
     if (auto it = P.slots.find(key); it != P.slots.end()) return &it->second;
     fftwf_plan p = nullptr;
-    if (measuring_enabled() && samples >= kMeasuredFrom) {
+    if (measured) {
         if (!P.wisdom_read && !file.empty()) fftwf_import_wisdom_from_filename(file.c_str());
         P.wisdom_read = true;
         p = make_plan(key, FFTW_MEASURE | FFTW_WISDOM_ONLY, P.threads_ok);
     }
-    const bool measure = p == nullptr && measuring_enabled() && samples >= kMeasuredFrom;
+    const bool measure = measured && p == nullptr;  // no wisdom yet: measure in the background
     if (p == nullptr) p = make_plan(key, FFTW_ESTIMATE, P.threads_ok);
     if (p == nullptr) fail("x-update: FFTW could not plan a {}x{}x{} transform", W, H, C);
     auto& slot = P.slots[key];
