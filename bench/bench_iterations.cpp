@@ -67,6 +67,7 @@ int repetitions() {
 /// A hand-written iteration: runs n iterations from its initial state.
 struct Baseline {
     std::function<void(int)> run_from_start;
+    std::function<double()> cg_steps_per_iteration;  // of the last run
     explicit operator bool() const { return bool(run_from_start); }
 };
 
@@ -95,9 +96,10 @@ Baseline make_baseline(Canonical kind, pg::Algorithm alg, int W, int per_call) {
         return {};
     }
     return {[base](int n) {
-        base->reset();
-        base->run(n);
-    }};
+                base->reset();
+                base->run(n);
+            },
+            [base] { return base->cg_steps_per_iteration(); }};
 }
 #else
 // Until bench/baselines/baseline.hpp lands: the older hand-written TV iterations (denoising only, one per call).
@@ -107,12 +109,13 @@ Baseline make_baseline(Canonical kind, pg::Algorithm alg, int W, int per_call) {
                                                          pg::bench::kDenoiseTV);
     const float step = 1.0f / std::sqrt(8.0f);
     return {[hw, alg, step](int n) {
-        hw->reset();
-        for (int i = 0; i < n; ++i) {
-            if (alg == pg::Algorithm::pock_chambolle) hw->pc_iteration(step, step, 1.0f);
-            else hw->ladmm_iteration(step, step / 8.0f);
-        }
-    }};
+                hw->reset();
+                for (int i = 0; i < n; ++i) {
+                    if (alg == pg::Algorithm::pock_chambolle) hw->pc_iteration(step, step, 1.0f);
+                    else hw->ladmm_iteration(step, step / 8.0f);
+                }
+            },
+            [] { return 0.0; }};
 }
 #endif
 
@@ -126,6 +129,7 @@ double per_iteration_ms(const std::function<void(int)>& run) {
 void BM_Iteration(benchmark::State& state, Canonical kind, pg::Algorithm alg) {
     const int W = int(state.range(0));
     pg::bench::with_problem(kind, W, [&](const auto& prob, const auto&, const pg::Image& start) {
+        double cg_per_iteration = 0;  // ProxGen's, in its last run
         auto solver = [&](int per_call) {
             return [&, per_call](int n) {
                 pg::Options opt;
@@ -134,7 +138,8 @@ void BM_Iteration(benchmark::State& state, Canonical kind, pg::Algorithm alg) {
                 opt.eps_abs = opt.eps_rel = 0;  // run n iterations; checks and step adaptation as by default
                 opt.iterations_per_call = per_call;
                 opt.x0 = start;
-                benchmark::DoNotOptimize(pg::solve(prob, opt).iterations);
+                const pg::Result r = pg::solve(prob, opt);
+                cg_per_iteration = r.iterations > 0 ? double(r.cg_iterations) / r.iterations : 0.0;
             };
         };
         const auto proxgen = solver(0), proxgen_n1 = solver(1);
@@ -154,6 +159,10 @@ void BM_Iteration(benchmark::State& state, Canonical kind, pg::Algorithm alg) {
             state.SetIterationTime(median(pg_ms) / 1e3);
         }
         state.counters["proxgen_ms"] = median(pg_ms);
+        if (cg_per_iteration > 0) {  // CG x-updates: steps per iteration over kLong iterations, both sides
+            state.counters["proxgen_cg_steps"] = cg_per_iteration;
+            if (base) state.counters["baseline_cg_steps"] = base.cg_steps_per_iteration();
+        }
         state.counters["proxgen_n1_ms"] = median(pg1_ms);
         if (base) {
             state.counters["baseline_ms"] = median(hw_ms);

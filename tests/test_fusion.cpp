@@ -99,6 +99,42 @@ TEST_CASE("ADMM and HQS: the (z, u) step fused with the next x-update gives the 
     }
 }
 
+TEST_CASE("ADMM and HQS: CG with its Gram split around the circulant preconditioner gives the spatial Gram's iterates",
+          "[fusion]") {
+    // TV deconvolution with nonnegativity: a circular blur (circulant), a Neumann grad (circulant
+    // but for the border), so CG preconditioned by the periodic stand-in P; the split applies
+    // G d = P d + (G − P) d with P d carried by the recurrence, the unfused run G d in space
+    const pg::Image b = pg::test::random_image({W, H}, 11, 0.0f, 1.0f);
+    pg::Image k({5, 5});
+    for (int j = 0; j < 5; ++j)
+        for (int i = 0; i < 5; ++i) k(i, j) = float(1 + i * (4 - i) + j * (4 - j));
+    namespace rt = pg::rt;
+    const rt::Expr x = rt::variable("x", {W, H});
+    const rt::Problem prob =
+        rt::sum_squares(rt::conv(rt::input("k", k), x) - b) + 0.05 * rt::group_norm1(rt::grad(x)) + rt::nonneg(x);
+    for (pg::Algorithm alg : {pg::Algorithm::admm, pg::Algorithm::hqs}) {
+        INFO("algorithm " << int(alg));
+        const pg::ir::Problem planned = rt::plan(prob, alg).ir();
+        REQUIRE(planned.x_update == pg::plan::XUpdate::cg);
+        REQUIRE(pg::detail::circulant_problem(planned).has_value());
+        pg::Options opt = pg::test::fixed_iterations(alg, 37);
+        opt.cg_tol = 1e-5;  // both CGs near exact: their rounding, not their stopping, differs
+        auto run = [&](bool split) {
+            pg::detail::set_fusion(split);
+            pg::Result r = rt::solve(prob, opt);
+            pg::detail::set_fusion(true);
+            return r;
+        };
+        const pg::Result split = run(true), spatial = run(false);
+        INFO("CG steps " << split.cg_iterations << " split, " << spatial.cg_iterations << " in space");
+        CHECK(std::abs(split.cg_iterations - spatial.cg_iterations) <= spatial.cg_iterations / 20);
+        CHECK(relative_difference(split.x, spatial.x) <= 1e-4);
+        REQUIRE(split.steps.size() == spatial.steps.size());
+        for (std::size_t i = 0; i < split.steps.size(); ++i)
+            CHECK(std::abs(split.steps[i] - spatial.steps[i]) <= 1e-3 * std::abs(spatial.steps[i]));
+    }
+}
+
 TEST_CASE("L-ADMM in two variables of one shape: the fused kernel gives the separate steps' iterates and residuals",
           "[fusion]") {
     const pg::Image b = pg::test::random_image({W, H}, 5, 0.0f, 1.0f), c = pg::test::random_image({W, H}, 6, 0.0f, 1.0f);

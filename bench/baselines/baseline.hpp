@@ -83,6 +83,8 @@ public:
     /// formula of each baseline is in its source and in bench/README.md). For a fused baseline,
     /// per iteration: the state is read and written once per call.
     [[nodiscard]] virtual double bytes_per_iteration() const = 0;
+    /// CG steps per iteration since the last reset (0 where the x-update is not CG).
+    [[nodiscard]] virtual double cg_steps_per_iteration() const { return 0; }
 
     /// A copy of the current iterate (W x H, mins 0).
     [[nodiscard]] Halide::Runtime::Buffer<float> x() const;

@@ -57,6 +57,9 @@ public:
     void set_steps(const Steps& s) override;
     void run(int n) override;
     [[nodiscard]] Halide::Runtime::Buffer<const float> x_view() const override { return planes_.interior(kX); }
+    [[nodiscard]] double cg_steps_per_iteration() const override {
+        return iterations_ > 0 ? double(cg_steps_) / iterations_ : 0.0;
+    }
     [[nodiscard]] double bytes_per_iteration() const override {
         return ((admm_ ? 10.0 : 4.0) + 16.5 * last_cg_steps_) * 4.0 * width() * height();
     }
@@ -80,6 +83,7 @@ private:
     double cg_tol_ = 1e-3;
     int cg_max_iters_ = 50;
     int last_cg_steps_ = 0;
+    long cg_steps_ = 0, iterations_ = 0;  // since the last reset
 
     std::unique_ptr<RealDft> dft_;
     std::vector<std::complex<float>> kernel_hat_;
@@ -241,6 +245,7 @@ void SplitDeconv::reset(const Halide::Runtime::Buffer<const float>& x0) {
     for (int k = 0; k < 13; ++k)
         if (k != kKtb) planes_.zero(k);
     u_ = 0;
+    cg_steps_ = iterations_ = 0;
     if (x0.data() != nullptr) {
         planes_.load(kX, x0);
         apply_p_to_x();
@@ -323,6 +328,8 @@ void SplitDeconv::iteration() {
         rr = dot(kR, kR);
         ++last_cg_steps_;
     }
+    cg_steps_ += last_cg_steps_;
+    ++iterations_;
 }
 
 void SplitDeconv::run(int n) {

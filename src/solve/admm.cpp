@@ -34,16 +34,28 @@ namespace {
 /// ranks, whatever the problem, so a new structure compiles none of it again.
 struct CGVectorKernels {
     jit::KernelPtr update, direction, dot;
-    explicit CGVectorKernels(const ir::Problem& p) {
+    jit::KernelPtr direction_pair;  // with a split Gram (QuadraticPipelines::gram_split) only
+    CGVectorKernels(const ir::Problem& p, bool split_gram) {
         std::string ranks;
         for (const auto& s : ir::variable_shapes(p)) ranks += std::to_string(s.size());
         LazyPipelines<CGVectorPipelines> pipes(p);
         update = jit::kernel("cg.update:" + ranks, [&] { return jit::Source{pipes->update, pipes->update_arguments()}; });
-        direction = jit::kernel("cg.direction:" + ranks,
-                                [&] { return jit::Source{pipes->direction, pipes->direction_arguments()}; });
+        if (split_gram)
+            direction_pair = jit::kernel("cg.direction_pair:" + ranks, [&] {
+                return jit::Source{pipes->direction_pair, pipes->direction_pair_arguments()};
+            });
+        else
+            direction = jit::kernel("cg.direction:" + ranks,
+                                    [&] { return jit::Source{pipes->direction, pipes->direction_arguments()}; });
         dot = jit::kernel("cg.dot:" + ranks, [&] { return jit::Source{pipes->dot, pipes->dot_arguments()}; });
     }
 };
+
+/// Whether p's CG applies its Gram split (QuadraticPipelines::gram_split): preconditioned by a
+/// circulant stand-in, and fused kernels on (off, it applies G in space as the generated solvers do).
+bool split_gram_cg(const ir::Problem& p) {
+    return p.x_update == plan::XUpdate::cg && fusion_enabled() && circulant_problem(p).has_value();
+}
 
 /// Vectors of fewer elements run CG's vector kernels on the calling thread: below this the thread
 /// pool's hand-offs cost more than the halves of a pass they would save (the C++ loops they
@@ -62,9 +74,14 @@ struct QuadraticKernels {
             return [&, pick] { return jit::Source{pick(*pipes), pipes->arguments()}; };
         };
         if (p.x_update == plan::XUpdate::cg) {
-            gram_apply = kernel_for(p, a + ".gram", pipes.source(&QuadraticPipelines::gram_apply));
+            if (split_gram_cg(p))
+                gram_apply = kernel_for(p, a + ".gram_split", [&] {
+                    return jit::Source{pipes->gram_split, pipes->gram_split_arguments()};
+                });
+            else
+                gram_apply = kernel_for(p, a + ".gram", pipes.source(&QuadraticPipelines::gram_apply));
             residual = kernel_for(p, a + ".cg_residual", pipes.source(&QuadraticPipelines::residual));
-            cg_vectors.emplace(p);
+            cg_vectors.emplace(p, split_gram_cg(p));
         } else {
             rhs_or_x = kernel_for(p, a + ".x", pipes.source(&QuadraticPipelines::rhs_or_x));
         }
@@ -104,6 +121,11 @@ public:
         vectors_ = &*k.cg_vectors;
         shapes_ = shapes;
         precond_ = CirculantPreconditioner::of(p);
+        if (vectors_->direction_pair) {  // G d from P d, which the directions carry beside d
+            PROXGEN_INTERNAL_ASSERT(precond_ != nullptr);
+            pd_ = Image(p.variable_shape);
+            gram_.in_state("precond_direction", pd_, shapes);
+        }
     }
     XUpdate(const XUpdate&) = delete;
     XUpdate& operator=(const XUpdate&) = delete;
@@ -150,12 +172,25 @@ private:
         update_.in_state("cg_x", x, shapes_).in_state("cg_r", r_, shapes_).in_state("cg_d", d_, shapes_);
         update_.in_state("cg_gd", gd_, shapes_).in("cg_factor", factor_);
         update_.out(update_.out_state(update_.out_state(0, x, shapes_), r_, shapes_), sums_);
-        direction_ = jit::Call(vectors_->direction);
-        direction_.in_state("cg_s", s, shapes_).in_state("cg_d", d_, shapes_).in("cg_factor", factor_);
-        direction_.out_state(0, d_, shapes_);
-        start_ = jit::Call(vectors_->direction);  // d = s + 0 · s
-        start_.in_state("cg_s", s, shapes_).in_state("cg_d", s, shapes_).in("cg_factor", zero_);
-        start_.out_state(0, d_, shapes_);
+        if (vectors_->direction_pair) {
+            // d = s + β d and P d = r + β P d (P s = r); at the start d = s, P d = r
+            auto pair = [&](const Image& d_in, const Image& pd_in, const float& beta) {
+                jit::Call c(vectors_->direction_pair);
+                c.in_state("cg_s", s, shapes_).in_state("cg_d", d_in, shapes_).in_state("cg_r", r_, shapes_);
+                c.in_state("cg_pd", pd_in, shapes_).in("cg_factor", beta);
+                c.out_state(c.out_state(0, d_, shapes_), pd_, shapes_);
+                return c;
+            };
+            direction_ = pair(d_, pd_, factor_);
+            start_ = pair(s, r_, zero_);
+        } else {
+            direction_ = jit::Call(vectors_->direction);
+            direction_.in_state("cg_s", s, shapes_).in_state("cg_d", d_, shapes_).in("cg_factor", factor_);
+            direction_.out_state(0, d_, shapes_);
+            start_ = jit::Call(vectors_->direction);  // d = s + 0 · s
+            start_.in_state("cg_s", s, shapes_).in_state("cg_d", s, shapes_).in("cg_factor", zero_);
+            start_.out_state(0, d_, shapes_);
+        }
         auto dot = [&](const Image& a, const Image& b) {
             jit::Call c(vectors_->dot);
             c.in_state("cg_x", a, shapes_).in_state("cg_r", b, shapes_).out(0, sums_);
@@ -212,7 +247,7 @@ private:
     const ir::Problem& p_;
     const Options& opt_;
     jit::Call rhs_or_x_, residual_, gram_;
-    Image rhs_, r_, d_, gd_, s_;
+    Image rhs_, r_, d_, gd_, s_, pd_;  // pd_: P d, with a split Gram
     // CG's vector kernels, bound at the first solve; their scalar argument and partial sums
     const CGVectorKernels* vectors_ = nullptr;
     jit::Call update_, direction_, start_, dot_rs_, dot_rr_, dot_dgd_;

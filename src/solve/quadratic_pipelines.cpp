@@ -170,7 +170,8 @@ std::vector<Argument> QuadraticPipelines::zu_and_x_arguments() const {
     return a;
 }
 
-QuadraticPipelines::QuadraticPipelines(const ir::Problem& p) : params(p), x(p, "x"), direction(p, "direction") {
+QuadraticPipelines::QuadraticPipelines(const ir::Problem& p)
+    : params(p), x(p, "x"), direction(p, "direction"), precond_direction(p, "precond_direction") {
     const lower::State xin = x.lowered();
     lower::Lowerer L(p, params, xin);
     split = std::make_unique<SplitPipelines>(p, L, x);
@@ -221,13 +222,36 @@ QuadraticPipelines::QuadraticPipelines(const ir::Problem& p) : params(p), x(p, "
         precond_gram = per_variable("precond_gram", xin, split_gram(Lc, *c, xin, direction.lowered(), rho, s1), s1);
         precond_gram_psi =
             per_variable("precond_gram_psi", xin, split_gram(Lc, c_psi, xin, direction.lowered(), Expr(1.0f), s2), s2);
+        // E d over the terms whose stand-in differs (by signature: equal ones cancel exactly)
+        ir::Problem differ = p, differ_c = *c;
+        for (auto* q : {&differ, &differ_c}) q->omega.clear(), q->psi.clear();
+        for (auto list : {&ir::Problem::omega, &ir::Problem::psi})
+            for (std::size_t i = 0; i < (p.*list).size(); ++i)
+                if (ir::signature((p.*list)[i]) != ir::signature(((*c).*list)[i])) {
+                    (differ.*list).push_back((p.*list)[i]);
+                    (differ_c.*list).push_back(((*c).*list)[i]);
+                }
+        Stages s3;
+        const std::vector<Expr> e = split_gram(L, differ, xin, direction.lowered(), rho, s3),
+                                e_c = split_gram(Lc, differ_c, xin, direction.lowered(), rho, s3);
+        const lower::State pd = precond_direction.lowered();
+        std::vector<Expr> g;
+        for (std::size_t j = 0; j < xin.size(); ++j) g.push_back(pd[j].f(lower::args(pd[j].rank())) + (e[j] - e_c[j]));
+        gram_split = per_variable("gram_split", xin, g, s3);
     }
 }
 
+std::vector<Argument> QuadraticPipelines::gram_split_arguments() const {
+    auto a = arguments();
+    precond_direction.append_to(a);
+    return a;
+}
+
 CGVectorPipelines::CGVectorPipelines(const ir::Problem& p)
-    : x(p, "cg_x"), r(p, "cg_r"), d(p, "cg_d"), gd(p, "cg_gd"), s(p, "cg_s") {
-    const lower::State xs = x.lowered(), rs = r.lowered(), ds = d.lowered(), gds = gd.lowered(), ss = s.lowered();
-    std::vector<Func> x_next, r_next, d_next;
+    : x(p, "cg_x"), r(p, "cg_r"), d(p, "cg_d"), gd(p, "cg_gd"), s(p, "cg_s"), pd(p, "cg_pd") {
+    const lower::State xs = x.lowered(), rs = r.lowered(), ds = d.lowered(), gds = gd.lowered(), ss = s.lowered(),
+                       pds = pd.lowered();
+    std::vector<Func> x_next, r_next, d_next, pair_next;
     std::vector<int> ranks;
     std::vector<std::pair<Lowered, Lowered>> squares, products;
     for (std::size_t j = 0; j < xs.size(); ++j) {
@@ -237,6 +261,11 @@ CGVectorPipelines::CGVectorPipelines(const ir::Problem& p)
         xn(a) = xs[j].f(a) + factor * ds[j].f(a);
         rn(a) = rs[j].f(a) - factor * gds[j].f(a);
         dn(a) = ss[j].f(a) + factor * ds[j].f(a);
+        Func dp(jit::state_name("cg_dp_next", int(j))), pdn(jit::state_name("cg_pd_next", int(j)));
+        dp(a) = ss[j].f(a) + factor * ds[j].f(a);
+        pdn(a) = rs[j].f(a) + factor * pds[j].f(a);
+        pair_next.insert(pair_next.begin() + std::ptrdiff_t(j), dp);
+        pair_next.push_back(pdn);
         x_next.push_back(xn);
         r_next.push_back(rn);
         d_next.push_back(dn);
@@ -257,6 +286,8 @@ CGVectorPipelines::CGVectorPipelines(const ir::Problem& p)
 
     lower::schedule_outputs(d_next, ranks, Stages{});
     direction = Pipeline(d_next);
+    lower::schedule_outputs(pair_next, both_ranks, Stages{});
+    direction_pair = Pipeline(pair_next);
 
     const lower::SquareSums inner = lower::product_sums(products);
     lower::schedule_square_sums(inner, Stages{});
@@ -274,6 +305,13 @@ std::vector<Argument> CGVectorPipelines::direction_arguments() const {
     std::vector<Argument> a;
     s.append_to(a);
     d.append_to(a);
+    a.emplace_back(factor);
+    return a;
+}
+
+std::vector<Argument> CGVectorPipelines::direction_pair_arguments() const {
+    std::vector<Argument> a;
+    for (const auto* v : {&s, &d, &r, &pd}) v->append_to(a);
     a.emplace_back(factor);
     return a;
 }

@@ -10,7 +10,9 @@
 //  - cg: `residual` writes rhs − G x at the warm start, `gram_apply` G d; where the operators have
 //    circulant stand-ins (circulant_problem), `precond_gram` and `precond_gram_psi` are the stand-in
 //    Gram's two parts, whose eigenvalues a generated solver's preconditioner takes (the JIT's reads
-//    them off the cards).
+//    them off the cards); `gram_split` is G d from P d (P the stand-in's Gram, which CG's
+//    recurrence keeps beside d) and the terms whose stand-in differs, so a CG step applies no
+//    circulant operator in space.
 // In several variables every x-sized output is one output per variable (lower::StateParams' layout).
 #pragma once
 
@@ -46,6 +48,12 @@ struct QuadraticPipelines {
     Halide::Pipeline residual;    // CG only: rhs − G x at the warm start, one adjoint per term
     /// CG with a circulant stand-in: its Gram · direction (Ω's part at rho_x = 0) and Ψ's part
     Halide::Pipeline precond_gram, precond_gram_psi;
+    /// CG with a circulant stand-in P: G d = P d + E d, E = G − P, from d and P d
+    /// (`precond_direction`). E sums only the terms whose stand-in differs from their operator (a
+    /// Neumann grad made periodic: nonzero on the border alone); a circular convolution adds
+    /// nothing, so a deconvolution's CG step convolves nothing in space.
+    lower::StateParams precond_direction;
+    Halide::Pipeline gram_split;
     std::unique_ptr<SplitPipelines> split;
 
     /// ADMM / HQS plans whose (z, u)-update fuses with the next x-update (fusable): x_prev and the
@@ -65,6 +73,8 @@ struct QuadraticPipelines {
     Halide::Pipeline zu_and_x(const ir::Problem& p);
     /// arguments(), then x_prev and momentum.
     std::vector<Halide::Argument> zu_and_x_arguments() const;
+    /// arguments(), then precond_direction (per variable).
+    std::vector<Halide::Argument> gram_split_arguments() const;
 
     /// Every input of every pipeline, in one order: data images by slot, scalars by slot, x (per
     /// variable), direction (per variable), rho_x, then the split's (z_i, z_prev_i, u_i per Ψ term,
@@ -87,12 +97,16 @@ private:
 struct CGVectorPipelines {
     lower::StateParams x, r, d, gd;  // update's inputs (gd = G d)
     lower::StateParams s;            // direction's preconditioned residual
+    lower::StateParams pd;           // direction_pair's P d (P: the preconditioner's matrix)
     Halide::Param<float> factor{"cg_factor"};  // update's step, direction's β
     /// x + step d, r − step gd (one output per variable each, written where x and r are), then
     /// the partial sums of (r − step gd)².
     Halide::Pipeline update;
     /// s + β d (one output per variable, written where d is).
     Halide::Pipeline direction;
+    /// s + β d and r + β P d (one output per variable each, written where d and P d are): the
+    /// direction and, since s = P⁻¹ r, its image under P, for QuadraticPipelines::gram_split.
+    Halide::Pipeline direction_pair;
     /// The partial sums of x ⊙ r, one quantity per variable (x and r as its two operands).
     Halide::Pipeline dot;
 
@@ -101,6 +115,8 @@ struct CGVectorPipelines {
     std::vector<Halide::Argument> update_arguments() const;
     /// s, d (per variable), factor.
     std::vector<Halide::Argument> direction_arguments() const;
+    /// s, d, r, pd (per variable), factor.
+    std::vector<Halide::Argument> direction_pair_arguments() const;
     /// x, r (per variable).
     std::vector<Halide::Argument> dot_arguments() const;
 };

@@ -95,6 +95,7 @@ struct conv {
     static bool local(const ir::Node& n, bool blocking) { return !blocking && boundary(n) == Boundary::zero; }
     /// Zero and replicate boundaries differ from the circular one near the border only.
     static std::optional<ir::Node> circulant(const ir::Node& n) {
+        if (boundary(n) == Boundary::circular) return n;  // itself, spelled as given
         ir::Node c = n;
         c.ints.clear();
         return c;
