@@ -277,8 +277,8 @@ Emitted quadratic_steps(const ir::Problem& p, const CommandLine& c, const Halide
     detail::QuadraticPipelines q(p);
     Emitted e;
     e.header = {"proxgen/aot/admm.hpp", hqs ? "proxgen::aot::HQS" : "proxgen::aot::ADMM",
-                {"x_update", "gram", "gram_psi", "cg_residual", "precond_gram", "precond_gram_psi", "cg_update",
-                 "cg_direction", "cg_dot", "zu_step", "residual"},
+                {"x_update", "gram", "gram_psi", "cg_residual", "precond_gram", "precond_gram_psi", "gram_split",
+                 "cg_update", "cg_direction", "cg_direction_pair", "cg_dot", "zu_step", "residual"},
                 {}, false, 1,
                 detail::split_solution_term(p)};
     if (hqs) {
@@ -320,6 +320,12 @@ Emitted quadratic_steps(const ir::Problem& p, const CommandLine& c, const Halide
         if (q.precond_gram.defined()) {  // as the JIT's: preconditioned by a circulant stand-in, by FFT
             add(q.precond_gram, "precond_gram");
             add(q.precond_gram_psi, "precond_gram_psi");
+            // G d = P d + (G − P) d with P d carried beside d (the JIT's CG): no circulant operator
+            // applied in space per step; `gram` stays for a GPU library, whose CG is unpreconditioned
+            e.pipelines.emplace_back(q.gram_split, "gram_split", q.gram_split_arguments());
+            e.header.generated.push_back("gram_split");
+            e.pipelines.emplace_back(v.direction_pair, "cg_direction_pair", v.direction_pair_arguments());
+            e.header.generated.push_back("cg_direction_pair");
             e.header.cg_preconditioned = true;
             e.header.fft_prefix = c.fft_prefix();
         }

@@ -18,7 +18,8 @@
 //    `cg_dot`: float64 partial sums, totalled here), so a GPU library keeps CG's vectors on the
 //    device; where the operators have circulant stand-ins (Description::cg_preconditioned),
 //    preconditioned as the JIT's by the stand-in Gram's FFT inverse (eigenvalues from
-//    `precond_gram`, `precond_gram_psi`). A GPU library's FFT passes are not driven
+//    `precond_gram`, `precond_gram_psi`), its Gram applied as the JIT's: `gram_split` (G d = P d +
+//    (G − P) d) from P d, which `cg_direction_pair` carries beside d. A GPU library's FFT passes are not driven
 //    (proxgen/aot/fft.hpp runs CPU libraries): there CG runs unpreconditioned, and a spectral
 //    x-update fails at init with a sentence.
 // Then `zu_step` ((z⁺, u⁺) per term) and, at checks, `residual` (the partial sums).
@@ -93,7 +94,7 @@ public:
             if constexpr (x_update != XUpdate::direct) d_ = variables_buffers();
             if constexpr (x_update == XUpdate::cg)
                 r_ = variables_buffers(), gd_ = variables_buffers(), cg_sums_ = this->partial_sums_buffer({}, n_var);
-            if constexpr (preconditioned) s_ = variables_buffers();
+            if constexpr (preconditioned) s_ = variables_buffers(), pd_ = variables_buffers();
             if constexpr (spectral) rhs_ = variables_buffers();
         } catch (const std::bad_alloc&) {
             return fail(Status::out_of_memory, "cannot allocate the solver's state for extents " + Base::extents_text(shapes_));
@@ -132,7 +133,9 @@ private:
         if constexpr (spectral) ok = ok && arguments(Description::gram_psi_metadata()) == inputs + n_var;
         if constexpr (preconditioned)
             ok = ok && arguments(Description::precond_gram_metadata()) == inputs + n_var &&
-                 arguments(Description::precond_gram_psi_metadata()) == inputs + n_var;
+                 arguments(Description::precond_gram_psi_metadata()) == inputs + n_var &&
+                 arguments(Description::gram_split_metadata()) == inputs + 2 * n_var &&
+                 arguments(Description::cg_direction_pair_metadata()) == 6 * n_var + 1;
         if constexpr (hqs) {  // data, x, then the outputs
             const int data = Description::image_slots + Description::scalar_slots;
             ok = ok && arguments(Description::objective_metadata()) == data + n_var + Description::objective_terms;
@@ -302,11 +305,19 @@ private:
         bool residual() { return a.call(&Description::cg_residual, a.r_); }  // r = rhs − G x
         bool precondition() { return !a.use_preconditioner_ || a.precondition(rho); }
         bool preconditioned() const { return a.use_preconditioner_; }
-        bool start_direction() {  // d = s + 0 · s
+        bool start_direction() {  // d = s + 0 · s (and P d = r: P s = r)
             float zero = 0;
+            if (a.use_preconditioner_)
+                return a.vectors(&Description::cg_direction_pair, {&a.s_, &a.s_, &a.r_, &a.r_}, &zero, {&a.d_, &a.pd_}, false);
             return a.vectors(&Description::cg_direction, {&s(), &s()}, &zero, {&a.d_}, false);
         }
-        bool gram() { return a.call(&Description::gram, a.gd_); }  // gd = G d
+        bool gram() {  // gd = G d: P d + (G − P) d where P d is carried, else G d in space
+            if (!a.use_preconditioner_) return a.call(&Description::gram, a.gd_);
+            auto args = a.inputs();
+            for (auto* list : {&a.pd_, &a.gd_})
+                for (Buffer& b : *list) args.push_back(b.raw_buffer());
+            return a.ran(&Description::gram_split, args);
+        }
         double dot_r_s() { return a.dot(a.r_, s()); }
         double dot_r_r() { return a.dot(a.r_, a.r_); }
         double dot_d_gd() { return a.dot(a.d_, a.gd_); }
@@ -315,7 +326,11 @@ private:
                        ? a.cg_total()
                        : NAN;
         }
-        bool direction(float beta) { return a.vectors(&Description::cg_direction, {&s(), &a.d_}, &beta, {&a.d_}, false); }
+        bool direction(float beta) {  // d = s + β d (and P d = r + β P d)
+            if (a.use_preconditioner_)
+                return a.vectors(&Description::cg_direction_pair, {&a.s_, &a.d_, &a.r_, &a.pd_}, &beta, {&a.d_, &a.pd_}, false);
+            return a.vectors(&Description::cg_direction, {&s(), &a.d_}, &beta, {&a.d_}, false);
+        }
     };
 
     bool conjugate_gradient(double rho) {
@@ -459,6 +474,7 @@ private:
     Options options_;
     Variables x_next_;      // the direct x-update's output
     Variables d_, r_, gd_, s_;  // CG's direction, residual, G d and M⁻¹ r (d_: the spectral impulses)
+    Variables pd_;              // preconditioned CG: P d, carried beside d
     Buffer cg_sums_;            // CG's partial sums (an inner product's, or ‖r‖²'s after an update)
     Variables rhs_;         // spectral: the right-hand side
     float rho_ = 0;
