@@ -65,7 +65,6 @@ LADMMPipelines::Level LADMMPipelines::level(lower::Lowerer& L, const lower::Stat
                                             const std::vector<Lowered>& z, const std::vector<Lowered>& u, Expr scale,
                                             Stages& st, bool stage_zu, bool stage_w) const {
     const ir::Problem& p = L.problem();
-    const int rv = xin.front().rank();
     Level next;
     const std::vector<Func> xn = lower::omega_update_state(L, x_arg(L, xin, z, u, scale, st, stage_w), mu, st);
     for (std::size_t j = 0; j < xn.size(); ++j) {
@@ -74,23 +73,9 @@ LADMMPipelines::Level LADMMPipelines::level(lower::Lowerer& L, const lower::Stat
         next.x.back().staged = true;
     }
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
-        const auto& t = p.psi[i];
-        const auto a = lower::args(z[i].rank());
-        const int parts = z[i].rank() > rv ? lower::fused_components(p, t) : 0;
-        Lowered kx = L.forward(t.expr, next.x, Part::linear, st);
-        Func v("z_arg");
-        v(a) = kx.f(a) + scale * u[i].f(a);
-        const lower::ProxSpec f = L.prox_spec(t, xin, st);
-        Func zf = lower::prox(f, Lowered{v, z[i].extents}, 1.0f / lambda, st);
-        Lowered zl{zf, z[i].extents}, ul{Func("u_next"), z[i].extents};
-        ul.f(a) = v(a) - zf(a);
-        if (stage_zu) {
-            st.add(zf, parts);
-            st.add(ul.f, parts);
-            zl.staged = ul.staged = true;
-        }
-        next.z.push_back(zl);
-        next.u.push_back(ul);
+        const SplitTerm s = split_term(L, p, i, next.x, xin, u[i], scale, 1.0f / lambda, st, stage_zu);
+        next.z.push_back(s.z);
+        next.u.push_back(s.u);
     }
     return next;
 }

@@ -131,30 +131,17 @@ Pipeline QuadraticPipelines::zu_and_x(const ir::Problem& p) {
     st.add(x_hat.f);
     x_hat.staged = true;
     const bool keep_dual = p.algorithm != Algorithm::hqs;
-    std::vector<Lowered> z_next, u_next, u_rhs;
+    std::vector<Lowered> z_next, u_rhs;
     std::vector<Expr> elements{Expr()};  // the x-update's output first, set below
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
-        const auto& t = p.psi[i];
         const Lowered ui = lower::input(split->u[i]);
-        const auto a = lower::args(ui.rank());
-        const int parts = ui.rank() > rv ? lower::fused_components(p, t) : 0;
-        Lowered kx = L.forward(t.expr, lower::State{x_hat}, Part::linear, st);
-        Func v("z_arg");
-        v(a) = kx.f(a) + ui.f(a);
-        const lower::ProxSpec f = L.prox_spec(t, lower::State{x_hat}, st);
-        Func zf = lower::prox(f, Lowered{v, ui.extents}, split->rho, st);
-        Lowered zl{zf, ui.extents}, ul{Func("u_next"), ui.extents};
-        ul.f(a) = v(a) - zf(a);
-        // the x-update's adjoints read z⁺ and u⁺ at neighbouring pixels
-        st.add(zf, parts);
-        st.add(ul.f, parts);
-        zl.staged = ul.staged = true;
-        z_next.push_back(zl);
-        u_next.push_back(ul);
-        u_rhs.push_back(keep_dual ? ul : ui);  // HQS keeps u = 0: its next right-hand side reads that
-        const int count = lower::fused_components(p, t);
-        for (Expr c : lower::components(zl.f, rv, count)) elements.push_back(c);
-        for (Expr c : lower::components(ul.f, rv, count)) elements.push_back(c);
+        // staged: the x-update's adjoints read z⁺ and u⁺ at neighbouring pixels
+        const SplitTerm s = split_term(L, p, i, lower::State{x_hat}, lower::State{x_hat}, ui, Expr(), split->rho, st, true);
+        z_next.push_back(s.z);
+        u_rhs.push_back(keep_dual ? s.u : ui);  // HQS keeps u = 0: its next right-hand side reads that
+        const int count = lower::fused_components(p, p.psi[i]);
+        for (Expr c : lower::components(s.z.f, rv, count)) elements.push_back(c);
+        for (Expr c : lower::components(s.u.f, rv, count)) elements.push_back(c);
     }
     elements.front() = x_update_values(L, p, xin, z_next, u_rhs, st).front();
     Func out(p.algorithm == Algorithm::hqs ? "hqs_zu_x" : "admm_zu_x");

@@ -35,22 +35,37 @@ Expr split_gram(lower::Lowerer& L, const ir::Problem& p, const Lowered& x, const
     return split_gram(L, p, lower::State{x}, lower::State{v}, rho, st).front();
 }
 
+SplitTerm split_term(lower::Lowerer& L, const ir::Problem& p, std::size_t i, const lower::State& at,
+                     const lower::State& spec_at, const Lowered& u, const Expr& scale, const Expr& rho, Stages& st,
+                     bool stage) {
+    const auto& t = p.psi[i];
+    const auto a = lower::args(u.rank());
+    Lowered kx = L.forward(t.expr, at, Part::linear, st);
+    SplitTerm s{Lowered{Func("z_arg"), u.extents}, {}, Lowered{Func("u_next"), u.extents}};
+    s.v.f(a) = kx.f(a) + (scale.defined() ? scale * u.f(a) : u.f(a));
+    const lower::ProxSpec f = L.prox_spec(t, spec_at, st);
+    s.z = Lowered{lower::prox(f, s.v, rho, st), u.extents};
+    s.u.f(a) = s.v.f(a) - s.z.f(a);
+    if (stage) {
+        const int parts = u.rank() > at.front().rank() ? lower::fused_components(p, t) : 0;
+        st.add(s.z.f, parts);
+        st.add(s.u.f, parts);
+        s.z.staged = s.u.staged = true;
+    }
+    return s;
+}
+
 std::vector<Func> split_zu_outputs(lower::Lowerer& L, const ir::Problem& p, const lower::State& x,
                                    const std::vector<Lowered>& u, const Expr& rho) {
     std::vector<Func> outs;
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
-        const auto& t = p.psi[i];
         Stages st;
+        const SplitTerm s = split_term(L, p, i, x, x, u[i], Expr(), rho, st, false);
+        st.add(s.v.f);  // z⁺ and u⁺ both read it
         const auto a = lower::args(u[i].rank());
-        Lowered kx = L.forward(t.expr, x, Part::linear, st);
-        const lower::ProxSpec f = L.prox_spec(t, x, st);
-        Func v("z_arg");
-        v(a) = kx.f(a) + u[i].f(a);
-        st.add(v);
-        Func zf = lower::prox(f, Lowered{v, u[i].extents}, rho, st);
         Func out("zu_next" + std::to_string(i));
-        out(a) = Tuple(zf(a), v(a) - zf(a));
-        lower::schedule_output(out, u[i].rank(), st, lower::static_last_extent(t.expr));
+        out(a) = Tuple(s.z.f(a), s.u.f(a));
+        lower::schedule_output(out, u[i].rank(), st, lower::static_last_extent(p.psi[i].expr));
         outs.push_back(out);
     }
     return outs;

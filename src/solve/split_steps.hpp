@@ -36,6 +36,17 @@ Halide::Expr split_rhs(lower::Lowerer& L, const ir::Problem& p, const lower::Low
                        const std::vector<lower::Lowered>& z, const std::vector<lower::Lowered>& u,
                        const Halide::Expr& rho, lower::Stages& st);
 
+/// Ψ term i's (z, u)-update, the step ADMM, HQS and linearized ADMM share: v = K_i at + scale·u_i
+/// (u_i alone where scale is undefined), z⁺ = prox(v) at penalty rho with the prox's data read at
+/// `spec_at`, u⁺ = v − z⁺. With `stage`, z⁺ and u⁺ are computed per strip (a fused x-update reads
+/// them at neighbouring pixels), by components where the term has more axes than the variable.
+struct SplitTerm {
+    lower::Lowered v, z, u;
+};
+SplitTerm split_term(lower::Lowerer& L, const ir::Problem& p, std::size_t i, const lower::State& at,
+                     const lower::State& spec_at, const lower::Lowered& u, const Halide::Expr& scale,
+                     const Halide::Expr& rho, lower::Stages& st, bool stage);
+
 /// The (z, u)-update's outputs, one Tuple (z_i⁺, u_i⁺) per Ψ term: z_i⁺ = prox(K_i x + u_i),
 /// u_i⁺ = K_i x + u_i − z_i⁺, each scheduled as an output.
 std::vector<Halide::Func> split_zu_outputs(lower::Lowerer& L, const ir::Problem& p, const lower::State& x,
