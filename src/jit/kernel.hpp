@@ -147,6 +147,18 @@ private:
 /// throw.
 void parallel_for(int tasks, const std::function<void(int)>& body);
 
+/// Elements a loop must touch before a second thread saves more than its hand-off costs (measured
+/// on transforms and CG's vectors on two cores).
+inline constexpr long kParallelFromElements = 128 * 128;
+
+/// body(first, last) over [0, n) in up to 16 pieces on parallel_for where `elements` (what the loop
+/// touches) reaches kParallelFromElements, else at once on this thread.
+template <class Body>
+void in_pieces(long n, long elements, const Body& body) {
+    const int pieces = elements >= kParallelFromElements && !SerialKernels::active() ? int(n < 16 ? n : 16) : 1;
+    parallel_for(pieces, [&](int k) { body(n * k / pieces, n * (k + 1) / pieces); });
+}
+
 /// The name of variable j's buffer among a kernel's state arguments: `name` for the first
 /// variable, `name`_v<j> for the others.
 std::string state_name(std::string_view name, int j);

@@ -60,7 +60,7 @@ bool split_gram_cg(const ir::Problem& p) {
 /// Vectors of fewer elements run CG's vector kernels on the calling thread: below this the thread
 /// pool's hand-offs cost more than the halves of a pass they would save (the C++ loops they
 /// replaced ran on one thread at every size).
-constexpr std::size_t kSerialVectorsBelow = 128 * 128;
+constexpr std::size_t kSerialVectorsBelow = jit::kParallelFromElements;
 
 /// The compiled pipelines: the x-update's, then either the (z, u)-update fused with the next
 /// x-update's output (QuadraticPipelines::fusable plans) or the (z, u)-update alone; the residuals.

@@ -134,7 +134,8 @@ Pipeline QuadraticPipelines::zu_and_x(const ir::Problem& p) {
     std::vector<Lowered> z_next, u_rhs;
     std::vector<Expr> elements{Expr()};  // the x-update's output first, set below
     for (std::size_t i = 0; i < p.psi.size(); ++i) {
-        const Lowered ui = lower::input(split->u[i]);
+        // HQS keeps u = 0: a constant, not a plane read at every iteration
+        const Lowered ui = keep_dual ? lower::input(split->u[i]) : lower::zeros(lower::input(split->u[i]).extents);
         // staged: the x-update's adjoints read z⁺ and u⁺ at neighbouring pixels
         const SplitTerm s = split_term(L, p, i, lower::State{x_hat}, lower::State{x_hat}, ui, Expr(), split->rho, st, true);
         z_next.push_back(s.z);

@@ -78,7 +78,7 @@ private:
 // when it is ready (the same transform: results differ by rounding only). The measured plans'
 // wisdom is kept beside the kernel cache (fftw-wisdom-f32), so later processes plan them at once
 // from it. PROXGEN_FFTW_MEASURE=0 keeps the estimated plans.
-constexpr long kThreadedFrom = 128 * 128;  // below this, a second thread costs more than it saves
+constexpr long kThreadedFrom = jit::kParallelFromElements;  // FFTW's threads likewise
 constexpr long kMeasuredFrom = 256 * 256;  // below this, measuring saves less than it costs
 
 using PlanKey = std::tuple<bool, int, int, int, int>;  // forward, W, H, channels, threads
@@ -255,13 +255,7 @@ void copy_dense(const Image& img, float* dense, bool to_dense, bool reorder, lon
     }
 }
 
-/// body(first, last) over [0, n) in pieces, on the kernels' thread pool where the transform is
-/// large enough to run on several threads (plan_for's threshold), else at once on this thread.
-template <class Body>
-void in_pieces(long n, long samples, const Body& body) {
-    const int pieces = samples >= kThreadedFrom && !jit::SerialKernels::active() ? int(std::min<long>(n, 16)) : 1;
-    jit::parallel_for(pieces, [&](int k) { body(n * k / pieces, n * (k + 1) / pieces); });
-}
+using jit::in_pieces;
 
 using cf = std::complex<float>;
 

@@ -166,7 +166,8 @@ SplitState::SplitState(const ir::Problem& p, const Result* warm, Algorithm a)
         warm && warm->signature == ir::signature(p) && warm->algorithm == a && warm->duals.size() == 2 * n;
     for (std::size_t i = 0; i < n; ++i) {
         z_.push_back(warm_duals ? warm->duals[i].copy() : Image(shapes_[i]));
-        u_.push_back(warm_duals ? warm->duals[n + i].copy() : Image(shapes_[i]));
+        // HQS keeps u = 0 whatever a warm start holds (its fused kernel does not read u)
+        u_.push_back(warm_duals && a != Algorithm::hqs ? warm->duals[n + i].copy() : Image(shapes_[i]));
         z_next_.emplace_back(shapes_[i]);
         u_next_.emplace_back(shapes_[i]);
     }
@@ -242,12 +243,10 @@ void SplitState::run_fused(jit::Call& c, double rho, bool keep_dual) {
 void SplitState::rescale_dual(double factor) {
     for (auto& u : u_) {
         // a pass over u at every change of ρ: on the kernels' threads where u is large
-        const std::size_t n = u.size();
-        const int pieces = n >= 128 * 128 ? 16 : 1;
+        const long n = long(u.size());
         float* d = u.data();
-        jit::parallel_for(pieces, [&](int k) {
-            for (std::size_t i = n * std::size_t(k) / pieces; i < n * std::size_t(k + 1) / pieces; ++i)
-                d[i] = float(d[i] * factor);
+        jit::in_pieces(n, n, [&](long a, long b) {
+            for (long i = a; i < b; ++i) d[i] = float(d[i] * factor);
         });
     }
 }
