@@ -343,8 +343,13 @@ public:
         rho_f_ = float(rho);
         if (momentum > 0) {  // x̂ reads the x before this step
             // CG starts from x: a copy; the other x-updates write x without reading it: a swap
-            if (p_.x_update == plan::XUpdate::cg) std::copy(x_.data(), x_.data() + x_.size(), x_prev_.data());
-            else std::swap(x_, x_prev_);
+            if (p_.x_update == plan::XUpdate::cg) {
+                const float* from = x_.data();
+                float* to = x_prev_.data();
+                jit::in_pieces(long(x_.size()), long(x_.size()), [&](long a, long b) { std::copy(from + a, from + b, to + a); });
+            } else {
+                std::swap(x_, x_prev_);
+            }
         }
         xu_->solve(x_, rho, output_ready());
         zu_step(rho, momentum);
@@ -383,8 +388,11 @@ private:
         if (!zu_and_x_.defined()) {
             if (momentum > 0) {
                 const float m = float(momentum);  // in float32, as the fused kernel computes it
-                for (std::size_t i = 0; i < x_.size(); ++i)
-                    x_hat_.data()[i] = x_.data()[i] + m * (x_.data()[i] - x_prev_.data()[i]);
+                const float *x = x_.data(), *xp = x_prev_.data();
+                float* xh = x_hat_.data();
+                jit::in_pieces(long(x_.size()), long(x_.size()), [&](long a, long b) {
+                    for (long i = a; i < b; ++i) xh[i] = x[i] + m * (x[i] - xp[i]);
+                });
                 state_.update(rho, !hqs_, true);
             } else {
                 state_.update(rho, !hqs_);
