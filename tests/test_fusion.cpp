@@ -24,12 +24,23 @@ auto tv_denoise(const pg::Image& b) {
 
 using pg::test::relative_difference;
 
+/// Fused kernels on or off for one scope (back on at its end, also when a solve throws).
+struct FusionSetting {
+    explicit FusionSetting(bool fused) { pg::detail::set_fusion(fused); }
+    ~FusionSetting() { pg::detail::set_fusion(true); }
+    FusionSetting(const FusionSetting&) = delete;
+    FusionSetting& operator=(const FusionSetting&) = delete;
+};
+
 pg::Result solve_with_fusion(bool fused, pg::Algorithm alg, pg::Options opt, const pg::Image& b) {
     opt.algorithm = alg;
-    pg::detail::set_fusion(fused);
-    pg::Result r = pg::solve(tv_denoise(b), opt);
-    pg::detail::set_fusion(true);
-    return r;
+    const FusionSetting setting(fused);
+    return pg::solve(tv_denoise(b), opt);
+}
+
+pg::Result solve_with_fusion(bool fused, const pg::rt::Problem& prob, const pg::Options& opt) {
+    const FusionSetting setting(fused);
+    return pg::rt::solve(prob, opt);
 }
 
 /// dual_floor: the dual residual's float32 resolution where the runs may round differently.
@@ -76,12 +87,7 @@ TEST_CASE("ADMM and HQS: the (z, u) step fused with the next x-update gives the 
         pg::Options opt = pg::test::fixed_iterations(alg, 37);
         for (const rt::Problem* prob : {&spectral, &elementwise})
             REQUIRE(pg::detail::QuadraticPipelines::fusable(rt::plan(*prob, alg).ir()));
-        auto run = [&](bool fused, const rt::Problem& prob) {
-            pg::detail::set_fusion(fused);
-            pg::Result r = rt::solve(prob, opt);
-            pg::detail::set_fusion(true);
-            return r;
-        };
+        auto run = [&](bool fused, const rt::Problem& prob) { return solve_with_fusion(fused, prob, opt); };
         for (int e = 0; e < 2; ++e) {
             INFO((e ? "elementwise x-update" : "DCT x-update"));
             const pg::Result fused = e ? run(true, elementwise) : run(true, spectral),
@@ -119,13 +125,7 @@ TEST_CASE("ADMM and HQS: CG with its Gram split around the circulant preconditio
         REQUIRE(pg::detail::circulant_problem(planned).has_value());
         pg::Options opt = pg::test::fixed_iterations(alg, 37);
         opt.cg_tol = 1e-5;  // both CGs near exact: their rounding, not their stopping, differs
-        auto run = [&](bool split) {
-            pg::detail::set_fusion(split);
-            pg::Result r = rt::solve(prob, opt);
-            pg::detail::set_fusion(true);
-            return r;
-        };
-        const pg::Result split = run(true), spatial = run(false);
+        const pg::Result split = solve_with_fusion(true, prob, opt), spatial = solve_with_fusion(false, prob, opt);
         INFO("CG steps " << split.cg_iterations << " split, " << spatial.cg_iterations << " in space");
         CHECK(std::abs(split.cg_iterations - spatial.cg_iterations) <= spatial.cg_iterations / 20);
         CHECK(relative_difference(split.x, spatial.x) <= 1e-4);
@@ -146,13 +146,7 @@ TEST_CASE("L-ADMM in two variables of one shape: the fused kernel gives the sepa
                              0.2 * rt::norm1(rt::grad(y)) + 0.05 * rt::norm1(x - y);
     REQUIRE(pg::lower::psi_fusable_state(rt::plan(prob, pg::Algorithm::ladmm).ir()));
     pg::Options opt = pg::test::fixed_iterations(pg::Algorithm::ladmm, 37);
-    auto run = [&](bool fused) {
-        pg::detail::set_fusion(fused);
-        pg::Result r = rt::solve(prob, opt);
-        pg::detail::set_fusion(true);
-        return r;
-    };
-    const pg::Result fused = run(true), separate = run(false);
+    const pg::Result fused = solve_with_fusion(true, prob, opt), separate = solve_with_fusion(false, prob, opt);
     check_same_run(fused, separate);
     for (const char* v : {"x", "y"}) {
         INFO("variable " << v);
