@@ -493,4 +493,8 @@ template <class Card, int Rank = 0, class E, class... A>
 auto apply_card(E e, A&&... args);
 template <class Card, class E, class... A>
 auto apply_penalty(E e, A&&... args);
+/// weighted_<name>(w, e) of a penalty card: its term weighted by w (of weight_shape), as op.
+template <class Card, class E, class... A>
+auto apply_weighted_penalty(std::string_view op, const Image& w, const std::vector<int>& weight_shape, E e,
+                            A&&... args);
 }  // namespace proxgen::typed

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "proxgen/catalogue/card.hpp"
+#include "proxgen/catalogue/penalty_support.hpp"
 #include "proxgen/catalogue/ops/variable.hpp"
 #include "proxgen/typed/penalty.hpp"
 #include "proxgen/typed/traits.hpp"
@@ -66,11 +67,33 @@ auto apply_card(E e, A&&... args) {
     return dsl::card_t<Card, rank, E>{std::move(n), std::move(e), std::move(shape)};
 }
 
+/// The term a penalty card builds on e's shape: its `make` where it has one (data, parameters),
+/// else the plain term.
+template <class Card, class E, class... A>
+ir::Term penalty_term(const E& e, A&&... args) {
+    ir::Node arg = detail::placeholder(dsl::shape_of(e));
+    if constexpr (requires { Card::make(std::move(arg), std::forward<A>(args)...); })
+        return Card::make(std::move(arg), std::forward<A>(args)...);
+    else return catalogue::term<Card>(std::move(arg));
+}
+
 template <class Card, class E, class... A>
 auto apply_penalty(E e, A&&... args) {
     static_assert(dsl::Expression<E>, "a catalogue penalty takes a linear or affine expression of a variable");
-    const ir::Term t = Card::make(detail::placeholder(dsl::shape_of(e)), std::forward<A>(args)...);
+    const ir::Term t = penalty_term<Card>(e, std::forward<A>(args)...);
     return dsl::penalty_t<Card, E>{std::move(e), t.weight, t.beta, t.arg_weight, t.offset, t.data, t.constant, t.ints};
+}
+
+/// weighted_<name>(w, e): the card's term on e weighted by w, whose shape (e's, or e's without its
+/// group axis) the run-time entry checks the same way.
+template <class Card, class E, class... A>
+auto apply_weighted_penalty(std::string_view op, const Image& w, const std::vector<int>& weight_shape, E e,
+                            A&&... args) {
+    static_assert(dsl::Expression<E>, "a catalogue penalty takes a linear or affine expression of a variable");
+    const ir::Term t = catalogue::penalties::weighted(penalty_term<Card>(e, std::forward<A>(args)...),
+                                                      catalogue::ImageArg{w, {}}, weight_shape, op);
+    return dsl::penalty_t<Card, E, true>{std::move(e), t.weight, t.beta, t.arg_weight, t.offset, t.data, t.constant,
+                                         t.ints};
 }
 
 }  // namespace proxgen::typed

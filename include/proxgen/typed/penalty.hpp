@@ -155,14 +155,14 @@ template <class E>
     requires dsl::typed_argument<E>
 auto sum_squares(E e) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("sum_squares"));
-    return dsl::make_penalty<dsl::penalty_kind::sum_squares>(std::move(e));
+    return typed::apply_penalty<dsl::penalty_kind::sum_squares>(std::move(e));
 }
 /// ‖e‖₁
 template <class E>
     requires dsl::typed_argument<E>
 auto norm1(E e) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("norm1"));
-    return dsl::make_penalty<dsl::penalty_kind::norm1>(std::move(e));
+    return typed::apply_penalty<dsl::penalty_kind::norm1>(std::move(e));
 }
 /// Σ over all but the last axis of the 2-norm along the last axis: isotropic TV for grad(x).
 template <class E>
@@ -170,14 +170,14 @@ template <class E>
 auto group_norm1(E e) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("group_norm1"));
     static_assert(E::rank >= 3, PROXGEN_MSG_GROUP_NORM1_NEEDS_GROUP_AXIS);
-    return dsl::make_penalty<dsl::penalty_kind::group_norm1>(std::move(e));
+    return typed::apply_penalty<dsl::penalty_kind::group_norm1>(std::move(e));
 }
 /// indicator of e >= 0 elementwise
 template <class E>
     requires dsl::typed_argument<E>
 auto nonneg(E e) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("nonneg"));
-    return dsl::make_penalty<dsl::penalty_kind::nonneg>(std::move(e));
+    return typed::apply_penalty<dsl::penalty_kind::nonneg>(std::move(e));
 }
 
 /// Negative Poisson log-likelihood of counts given the rate e: Σ e − counts·log e, with the
@@ -225,7 +225,7 @@ template <class E>
 auto patch_nlm(E e) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("patch_nlm"));
     static_assert(E::rank == 2 || E::rank == 3, PROXGEN_MSG_PATCH_NLM_RANK);
-    return dsl::make_penalty<dsl::penalty_kind::patch_nlm>(std::move(e));
+    return typed::apply_penalty<dsl::penalty_kind::patch_nlm>(std::move(e));
 }
 
 /// Σ e (a linear term ⟨1, e⟩)
@@ -233,7 +233,7 @@ template <class E>
     requires dsl::typed_argument<E>
 auto sum_entries(E e) {
     static_assert(dsl::Expression<E>, PROXGEN_MSG_TAKES_EXPRESSION("sum_entries"));
-    return dsl::make_penalty<dsl::penalty_kind::sum_entries>(std::move(e));
+    return typed::apply_penalty<dsl::penalty_kind::sum_entries>(std::move(e));
 }
 
 /// ‖e‖², the term ADMM and HQS solve in the x-update (an alias of sum_squares: the planner puts
@@ -245,35 +245,29 @@ auto least_squares(E e) {
     return sum_squares(std::move(e));
 }
 
-namespace detail {
-template <class K, class E>
-auto weighted(const char* op, const Image& w, E e, const std::vector<int>& weight_shape) {
-    static_assert(dsl::Expression<E>, PROXGEN_MSG_WEIGHTED_TAKES_EXPRESSION);
-    catalogue::penalties::check_weight(w, weight_shape, op);
-    return dsl::penalty_t<K, E, true>{std::move(e), 1.0f, 1.0f, w};
-}
-}  // namespace detail
-
 /// ‖w ⊙ e‖²
 template <class E>
     requires dsl::typed_argument<E>
 auto weighted_sum_squares(const Image& w, E e) {
     auto shape = dsl::shape_of(e);
-    return detail::weighted<dsl::penalty_kind::sum_squares>("weighted_sum_squares", w, std::move(e), shape);
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_WEIGHTED_TAKES_EXPRESSION);
+    return typed::apply_weighted_penalty<dsl::penalty_kind::sum_squares>("weighted_sum_squares", w, shape, std::move(e));
 }
 /// ‖w ⊙ e‖₁
 template <class E>
     requires dsl::typed_argument<E>
 auto weighted_norm1(const Image& w, E e) {
     auto shape = dsl::shape_of(e);
-    return detail::weighted<dsl::penalty_kind::norm1>("weighted_norm1", w, std::move(e), shape);
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_WEIGHTED_TAKES_EXPRESSION);
+    return typed::apply_weighted_penalty<dsl::penalty_kind::norm1>("weighted_norm1", w, shape, std::move(e));
 }
 /// indicator of w ⊙ e >= 0
 template <class E>
     requires dsl::typed_argument<E>
 auto weighted_nonneg(const Image& w, E e) {
     auto shape = dsl::shape_of(e);
-    return detail::weighted<dsl::penalty_kind::nonneg>("weighted_nonneg", w, std::move(e), shape);
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_WEIGHTED_TAKES_EXPRESSION);
+    return typed::apply_weighted_penalty<dsl::penalty_kind::nonneg>("weighted_nonneg", w, shape, std::move(e));
 }
 /// Σ_p w_p ‖e_p‖₂ over groups p (w has e's shape without the last axis)
 template <class E>
@@ -281,7 +275,8 @@ template <class E>
 auto weighted_group_norm1(const Image& w, E e) {
     static_assert(E::rank >= 3, PROXGEN_MSG_WEIGHTED_GROUP_NORM1_NEEDS_GROUP_AXIS);
     auto shape = catalogue::penalties::group_norm1::weight_shape(dsl::shape_of(e));
-    return detail::weighted<dsl::penalty_kind::group_norm1>("weighted_group_norm1", w, std::move(e), shape);
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_WEIGHTED_TAKES_EXPRESSION);
+    return typed::apply_weighted_penalty<dsl::penalty_kind::group_norm1>("weighted_group_norm1", w, shape, std::move(e));
 }
 /// poisson_norm(w ⊙ e, counts)
 template <class E>
