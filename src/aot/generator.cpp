@@ -311,23 +311,24 @@ Emitted quadratic_steps(const ir::Problem& p, const CommandLine& c, const Halide
         add(q.gram_apply, "gram");
         // its vector updates and inner products too, so that the vectors stay where the steps run
         const detail::CGVectorPipelines v(p);
-        for (auto [pipe, step, args] : {std::tuple{v.update, "cg_update", v.update_arguments()},
-                                        std::tuple{v.direction, "cg_direction", v.direction_arguments()},
-                                        std::tuple{v.dot, "cg_dot", v.dot_arguments()}}) {
-            e.pipelines.emplace_back(pipe, step, args);
-            e.header.generated.push_back(step);
-        }
-        if (q.precond_gram.defined()) {  // as the JIT's: preconditioned by a circulant stand-in, by FFT
+        const bool preconditioned = q.precond_gram.defined();  // as the JIT's: by a circulant stand-in, by FFT
+        std::vector<std::tuple<Halide::Pipeline, const char*, std::vector<Halide::Argument>>> steps = {
+            {v.update, "cg_update", v.update_arguments()},
+            {v.direction, "cg_direction", v.direction_arguments()},
+            {v.dot, "cg_dot", v.dot_arguments()}};
+        if (preconditioned) {
             add(q.precond_gram, "precond_gram");
             add(q.precond_gram_psi, "precond_gram_psi");
             // G d = P d + (G − P) d with P d carried beside d (the JIT's CG): no circulant operator
             // applied in space per step; `gram` stays for a GPU library, whose CG is unpreconditioned
-            e.pipelines.emplace_back(q.gram_split, "gram_split", q.gram_split_arguments());
-            e.header.generated.push_back("gram_split");
-            e.pipelines.emplace_back(v.direction_pair, "cg_direction_pair", v.direction_pair_arguments());
-            e.header.generated.push_back("cg_direction_pair");
+            steps.emplace_back(q.gram_split, "gram_split", q.gram_split_arguments());
+            steps.emplace_back(v.direction_pair, "cg_direction_pair", v.direction_pair_arguments());
             e.header.cg_preconditioned = true;
             e.header.fft_prefix = c.fft_prefix();
+        }
+        for (auto& [pipe, step, args] : steps) {
+            e.pipelines.emplace_back(pipe, step, std::move(args));
+            e.header.generated.push_back(step);
         }
     } else {
         add(q.rhs_or_x, "x_update");

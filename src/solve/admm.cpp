@@ -74,14 +74,15 @@ struct QuadraticKernels {
             return [&, pick] { return jit::Source{pick(*pipes), pipes->arguments()}; };
         };
         if (p.x_update == plan::XUpdate::cg) {
-            if (split_gram_cg(p))
+            const bool split_gram = split_gram_cg(p);
+            if (split_gram)
                 gram_apply = kernel_for(p, a + ".gram_split", [&] {
                     return jit::Source{pipes->gram_split, pipes->gram_split_arguments()};
                 });
             else
                 gram_apply = kernel_for(p, a + ".gram", pipes.source(&QuadraticPipelines::gram_apply));
             residual = kernel_for(p, a + ".cg_residual", pipes.source(&QuadraticPipelines::residual));
-            cg_vectors.emplace(p, split_gram_cg(p));
+            cg_vectors.emplace(p, split_gram);
         } else {
             rhs_or_x = kernel_for(p, a + ".x", pipes.source(&QuadraticPipelines::rhs_or_x));
         }

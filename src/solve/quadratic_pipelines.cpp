@@ -246,11 +246,13 @@ CGVectorPipelines::CGVectorPipelines(const ir::Problem& p)
         const auto a = lower::args(xs[j].rank());
         Func xn(jit::state_name("cg_x_next", int(j))), rn(jit::state_name("cg_r_next", int(j))),
             dn(jit::state_name("cg_d_next", int(j)));
+        // d = s + β d: the direction alone, and beside its image under P (direction_pair)
+        const Expr next_direction = ss[j].f(a) + factor * ds[j].f(a);
         xn(a) = xs[j].f(a) + factor * ds[j].f(a);
         rn(a) = rs[j].f(a) - factor * gds[j].f(a);
-        dn(a) = ss[j].f(a) + factor * ds[j].f(a);
+        dn(a) = next_direction;
         Func dp(jit::state_name("cg_dp_next", int(j))), pdn(jit::state_name("cg_pd_next", int(j)));
-        dp(a) = ss[j].f(a) + factor * ds[j].f(a);
+        dp(a) = next_direction;
         pdn(a) = rs[j].f(a) + factor * pds[j].f(a);
         pair_next.insert(pair_next.begin() + std::ptrdiff_t(j), dp);
         pair_next.push_back(pdn);

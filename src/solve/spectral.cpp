@@ -78,7 +78,6 @@ private:
 // when it is ready (the same transform: results differ by rounding only). The measured plans'
 // wisdom is kept beside the kernel cache (fftw-wisdom-f32), so later processes plan them at once
 // from it. PROXGEN_FFTW_MEASURE=0 keeps the estimated plans.
-constexpr long kThreadedFrom = jit::kParallelFromElements;  // FFTW's threads likewise
 constexpr long kMeasuredFrom = 256 * 256;  // below this, measuring saves less than it costs
 
 using PlanKey = std::tuple<bool, int, int, int, int>;  // forward, W, H, channels, threads
@@ -173,7 +172,8 @@ void measure_queued(Plans& P) {
 /// execution.
 const std::atomic<fftwf_plan>* plan_for(bool forward, int W, int H, int C) {
     const long samples = long(W) * H * C;
-    const int threads = !jit::SerialKernels::active() && samples >= kThreadedFrom ? 2 : 1;
+    // FFTW's threads from the size where the kernels' threads start
+    const int threads = !jit::SerialKernels::active() && samples >= jit::kParallelFromElements ? 2 : 1;
     Plans& P = Plans::get();
     const bool measured = measuring_enabled() && samples >= kMeasuredFrom;
     const std::string file = measured ? wisdom_file() : std::string();
