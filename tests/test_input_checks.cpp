@@ -210,6 +210,24 @@ TEST_CASE("non-finite data is named as the user wrote it, at coordinates, with t
                StartsWith("input 'rgb' holds a non-finite value, nan, at (x, y, c) = (2, 4, 1)"));
 }
 
+TEST_CASE("a weighted penalty's weight of another shape is refused with one sentence in the typed and run-time forms alike",
+          "[checks]") {
+    namespace rt = pg::rt;
+    const pg::Image b = pg::test::random_image({8, 6}, 1, 0.5f, 1), wrong = pg::test::random_image({6, 8}, 2, 0.5f, 1);
+    const rt::Expr x = rt::variable("x", {8, 6});
+    auto xt = pg::variable(8, 6);
+    const std::string sentence = "the weight is 6x8 but the expected weight shape is 8x6";
+    // every spelling through its card's weighted term: the same check, the same words
+    CHECK_THAT(error_of([&] { pg::weighted_sum_squares(wrong, xt - b); }), Contains("weighted_sum_squares") && Contains(sentence));
+    CHECK_THAT(error_of([&] { pg::weighted_norm1(wrong, xt); }), Contains("weighted_norm1") && Contains(sentence));
+    CHECK_THAT(error_of([&] { pg::weighted_nonneg(wrong, xt); }), Contains("weighted_nonneg") && Contains(sentence));
+    CHECK_THAT(error_of([&] { pg::weighted_poisson_norm(wrong, xt, b); }),
+               Contains("weighted_poisson_norm") && Contains(sentence));
+    CHECK(error_of([&] { pg::weighted_poisson_norm(wrong, xt, b); }) ==
+          error_of([&] { rt::weighted_poisson_norm(wrong, x, b); }));
+    CHECK(error_of([&] { pg::weighted_norm1(wrong, xt); }) == error_of([&] { rt::weighted_norm1(wrong, x); }));
+}
+
 TEST_CASE("an image larger than memory is an error naming the bytes asked for", "[checks][memory]") {
     // axes Halide cannot address (int32 strides) are refused whatever the memory
     CHECK_THROWS_AS(pg::Image({100000, 100000, 3}), pg::OutOfMemory);

@@ -159,11 +159,8 @@ Problem weighted_group_norm1(const Data& w, const Expr& e) {
 }
 Problem weighted_poisson_norm(const Data& w, const Expr& e, const Data& counts) {
     return term(e, "weighted_poisson_norm", [&](const ir::Node& n) {
-        ir::Term t = penalties::poisson_norm::make(n, {counts.image(), counts.name()});
-        penalties::poisson_norm::check_weight(w.image(), n.shape);
-        t.arg_weight = w.image();
-        t.arg_weight_name = w.name();
-        return t;
+        return penalties::weighted(penalties::poisson_norm::make(n, {counts.image(), counts.name()}),
+                                   {w.image(), w.name()}, n.shape, "weighted_poisson_norm");
     });
 }
 

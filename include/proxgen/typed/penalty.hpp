@@ -283,10 +283,9 @@ template <class E>
     requires dsl::typed_argument<E>
 auto weighted_poisson_norm(const Image& w, E e, const Image& counts) {
     auto shape = dsl::shape_of(e);
-    auto p = poisson_norm(std::move(e), counts);
-    catalogue::penalties::poisson_norm::check_weight(w, shape);
-    return dsl::penalty_t<dsl::penalty_kind::poisson_norm, E, true>{
-        std::move(p.arg), p.weight, p.beta, w, p.offset, p.data, p.constant, p.ints, p.parameters};
+    static_assert(dsl::Expression<E>, PROXGEN_MSG_WEIGHTED_TAKES_EXPRESSION);
+    return typed::apply_weighted_penalty<dsl::penalty_kind::poisson_norm>("weighted_poisson_norm", w, shape, std::move(e),
+                                                                         catalogue::ImageArg{counts, {}});
 }
 
 }  // namespace proxgen

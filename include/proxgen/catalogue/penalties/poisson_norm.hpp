@@ -24,11 +24,6 @@ struct poisson_norm {
             if (!(d[i] >= 0) || !std::isfinite(d[i]))
                 fail("poisson_norm: counts must be finite and >= 0, got {} at element {}", d[i], i);
     }
-    /// weighted_poisson_norm's weight: non-empty, of the expression's shape.
-    static void check_weight(const Image& w, const std::vector<int>& operand) {
-        check::image(w, "weighted_poisson_norm", "weight");
-        check::same_shape("weighted_poisson_norm", "the weight", w.sizes(), "the expression", operand);
-    }
     static ir::Term make(ir::Node e, const ImageArg& counts) {
         check_data(counts.image, e.shape);
         ir::Term t = term<poisson_norm>(std::move(e));
@@ -41,11 +36,8 @@ struct poisson_norm {
             {{"poisson_norm", {expr("e"), image("counts")}, true},
              [](const Args& a) -> Built { return make(a.expr("e"), a.image("counts")); }},
             {{"weighted_poisson_norm", {image("w"), expr("e"), image("counts")}, true}, [](const Args& a) -> Built {
-                 ir::Term t = make(a.expr("e"), a.image("counts"));
-                 check_weight(a.image("w").image, a.expr("e").shape);
-                 t.arg_weight = a.image("w").image;
-                 t.arg_weight_name = a.image("w").name;
-                 return t;
+                 return weighted(make(a.expr("e"), a.image("counts")), a.image("w"), a.expr("e").shape,
+                                 "weighted_poisson_norm");
              }},
         };
         return e;
