@@ -438,6 +438,42 @@ TEST_CASE("norms of sums and stacks are estimated within 1% of the true norm and
     for (bool b : etv.estimated) CHECK_FALSE(b);
 }
 
+TEST_CASE("norm estimates made two at a time equal those made one after another on one thread", "[norm]") {
+    // from 128² the terms' estimates run side by side (a second thread); each must be the estimate
+    // the one-thread pass makes, bit for bit, so that the steps do not depend on the machine
+    const int n = 160;
+    auto x = pg::variable(n, n);
+    // two masked blurs in one data term: its bound, the sum of theirs, is loose
+    auto masked_blurs = [&](unsigned i) {
+        const pg::Image k = random_image({5, 5}, 10 + i, 0, 0.08f), m = random_image({n, n}, 20 + i, 0, 1);
+        const pg::Image h = random_image({3, 3}, 40 + i, 0, 0.2f), l = random_image({n, n}, 50 + i, 0, 1);
+        return pg::sum_squares(pg::mul_elemwise(m, pg::conv(k, x, pg::zero_boundary)) +
+                               pg::mul_elemwise(l, pg::conv(h, x, pg::zero_boundary)) - random_image({n, n}, 30 + i, 0, 1));
+    };
+    auto prob = masked_blurs(0) + masked_blurs(1) + masked_blurs(2) + 0.1f * pg::group_norm1(pg::grad(x)) + pg::nonneg(x);
+    const pg::ir::Problem p = pg::detail::plan_for<pg::Algorithm::pock_chambolle>(pg::detail::normalized(prob));
+    for (const bool per_card : {false, true}) {
+        INFO("per card: " << per_card);
+        pg::detail::forget_norm_estimates();
+        const pg::detail::NormEstimates side = pg::detail::estimate_norms(p, per_card);
+        pg::detail::forget_norm_estimates();
+        pg::detail::NormEstimates one;
+        {
+            pg::jit::SerialKernels one_thread;
+            one = pg::detail::estimate_norms(p, per_card);
+        }
+        int tightened = 0;  // the three data terms' bounds are loose: each is estimated
+        for (auto terms : {&pg::ir::Problem::psi, &pg::ir::Problem::omega})
+            for (std::size_t i = 0; i < (p.*terms).size(); ++i) {
+                CHECK((side.problem.*terms)[i].norm_bound == (one.problem.*terms)[i].norm_bound);
+                tightened += (side.problem.*terms)[i].norm_bound < (p.*terms)[i].norm_bound ? 1 : 0;
+            }
+        CHECK(tightened == 3);
+        CHECK(side.stacked == one.stacked);
+        CHECK(side.stacked_estimated);
+    }
+}
+
 TEST_CASE("an absorbed term's loose norm bound is estimated too: it sets the curvature scale behind rho0", "[norm]") {
     const int n = 32;
     auto x = pg::variable(n, n);

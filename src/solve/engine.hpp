@@ -89,6 +89,9 @@ struct NormEstimates {
 /// when that is smaller (each Ω term's too, where it has a bound that is not exact); the stacked
 /// norm estimated when two or more operators are not multiples of the identity.
 NormEstimates estimate_norms(const ir::Problem& p, bool per_card = false);
+/// Empties the process's cache of norm estimates (keyed by term and data): the next estimate_norms
+/// computes every estimate again (tests compare estimates made different ways).
+void forget_norm_estimates();
 /// p with estimate_norms's bounds, and psi_norm set.
 ir::Problem with_norm_bounds(const ir::Problem& p, bool per_card = false);
 

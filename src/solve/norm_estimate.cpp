@@ -14,6 +14,10 @@
 // (which stays a guarantee). Estimates are cached per structure and data fingerprint, so a
 // re-solve with the same data does not repeat them.
 #include <algorithm>
+#include <atomic>
+#include <functional>
+#include <system_error>
+#include <thread>
 #include <optional>
 #include <string>
 #include <cmath>
@@ -221,6 +225,11 @@ double cached_norm(const ir::Problem& p, const std::vector<const ir::Term*>& ter
 
 }  // namespace
 
+void forget_norm_estimates() {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    estimate_cache().clear();
+}
+
 double power_iteration_norm(const ir::Problem& p, const ir::Term& t, bool per_card) {
     return cached_norm(p, {&t}, t.text, per_card);
 }
@@ -253,10 +262,50 @@ bool tight_norms() {
 }
 }  // namespace
 
+namespace {
+/// Estimates the terms' norms into the estimate cache two at a time where the variables are large:
+/// a Lanczos run's vector work between its Gram applications is serial C++ that would leave the
+/// second core idle (the 512² 17-term problem spent a quarter of its set-up there). Each estimate
+/// is the one the sequential pass would compute (keyed by term and data, deterministic); a failing
+/// one is left out of the cache, so that pass estimates it again and throws in the terms' order.
+void estimate_side_by_side(const ir::Problem& p, const std::vector<const ir::Term*>& terms, bool per_card) {
+    long elements = 0;
+    for (const auto& shape : ir::variable_shapes(p))
+        elements += std::accumulate(shape.begin(), shape.end(), 1L, std::multiplies<long>());
+    if (terms.size() < 2 || elements < jit::kParallelFromElements || jit::SerialKernels::active()) return;
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t i; (i = next++) < terms.size();) {
+            try {
+                power_iteration_norm(p, *terms[i], per_card);
+            } catch (...) {  // (estimated again, and reported, by the sequential pass)
+            }
+        }
+    };
+    std::optional<std::thread> other;
+    try {
+        other.emplace(work);
+    } catch (const std::system_error&) {  // no second thread: this one estimates them all
+    }
+    work();
+    if (other) other->join();
+}
+}  // namespace
+
 NormEstimates estimate_norms(const ir::Problem& p, bool per_card) {
     NormEstimates e;
     e.problem = p;
     const bool tight = tight_norms();
+    {
+        // the terms the passes below estimate one by one, first side by side
+        std::vector<const ir::Term*> estimated;
+        for (const auto& t : e.problem.psi)
+            if (!known(t.norm_bound) || (tight && !plan::norm_bound_exact(t.expr))) estimated.push_back(&t);
+        for (const auto& t : e.problem.omega)
+            if (known(t.norm_bound) ? tight && !plan::norm_bound_exact(t.expr) : plan::gradient_step(e.problem, t))
+                estimated.push_back(&t);
+        estimate_side_by_side(e.problem, estimated, per_card);
+    }
     // A known bound that is not exact becomes the estimate where that is smaller (the bound stays a
     // guarantee); true when it did.
     auto tighten = [&](ir::Term& t) {
