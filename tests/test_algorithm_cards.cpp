@@ -444,4 +444,25 @@ TEST_CASE("norm-estimate card: the top Ritz pair of a tridiagonal matrix, and La
     REQUIRE(algorithms::lanczos_norm(gram, norm) == algorithms::NormEstimate::ok);
     CHECK(norm >= 3.0);  // from above, as the step rules need
     CHECK(norm <= 3.0 * 1.01);
+
+    // a ceiling the estimate cannot end below (a bound nearly the norm): fewer Gram applications,
+    // and what the caller keeps, min(ceiling, estimate), is the ceiling as after the full run
+    struct Counting {
+        Diagonal& g;
+        int applications = 0;
+        std::size_t size() const { return g.size(); }
+        bool apply(const std::vector<double>& q, std::vector<double>& out) { return ++applications, g.apply(q, out); }
+    };
+    Counting full{gram}, capped{gram}, loose{gram};
+    double n_full = 0, n_capped = 0, n_loose = 0;
+    REQUIRE(algorithms::lanczos_norm(full, n_full) == algorithms::NormEstimate::ok);
+    const double near = 3.0 * 1.001;  // below the full estimate, above the norm
+    REQUIRE(n_full > near);
+    REQUIRE(algorithms::lanczos_norm(capped, n_capped, near) == algorithms::NormEstimate::ok);
+    CHECK(capped.applications < full.applications);
+    CHECK(std::min(near, n_capped) == std::min(near, n_full));
+    // a ceiling the estimate ends below changes nothing: the same steps, the same estimate
+    REQUIRE(algorithms::lanczos_norm(loose, n_loose, 4.0) == algorithms::NormEstimate::ok);
+    CHECK(loose.applications == full.applications);
+    CHECK(n_loose == n_full);
 }

@@ -3,6 +3,7 @@
 // once per problem structure and runs its loop in C++.
 #pragma once
 
+#include <limits>
 #include <functional>
 #include <optional>
 
@@ -55,8 +56,10 @@ double squared_norm2(const Image& a);             // ‖a‖₂² in float64
 double norm2_diff(const Image& a, const Image& b);  // ‖a − b‖₂
 
 /// ‖K‖ of one Ψ term estimated on its data: Lanczos on KᵀK with an a-posteriori residual bound,
-/// × 1.003 (norm_estimate.cpp); cached per structure and data.
-double power_iteration_norm(const ir::Problem& p, const ir::Term& t, bool per_card = false);
+/// × 1.003 (norm_estimate.cpp); cached per structure and data. `ceiling`: the bound the caller
+/// keeps unless the estimate is below it (the estimate may stop early at or above it).
+double power_iteration_norm(const ir::Problem& p, const ir::Term& t, bool per_card = false,
+                            double ceiling = std::numeric_limits<double>::infinity());
 /// KᵀK v for one term t of p (built, not compiled), over p's data arguments: one output per
 /// variable. The JIT builds it on a problem holding t alone; a generated solver's init on its whole
 /// plan (the norm-estimate card, proxgen/algorithms/norm_estimate.hpp, applies it).
@@ -72,7 +75,7 @@ struct GramOfTerm {
 /// ‖[K_1; …; K_n]‖ of all Ψ operators, or of these, estimated the same way.
 double stacked_norm_estimate(const ir::Problem& p);
 double stacked_norm_estimate(const ir::Problem& p, const std::vector<const ir::Term*>& terms,
-                             bool per_card = false);
+                             bool per_card = false, double ceiling = std::numeric_limits<double>::infinity());
 /// The Ψ terms (and the Ω terms, with_omega) grouped by the variables they read: two terms share a
 /// group when a chain of these terms couples their variables. Σ K_iᵀK_i and the Hessians add up
 /// within a group only (block-diagonal over groups), so the stacked operator's norm and the

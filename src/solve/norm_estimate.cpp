@@ -138,9 +138,13 @@ struct PerCardGram {
         for (const Image& part : parts) n += part.size();
         return n;
     }
+    Image v{p.variable_shape};  // q in float32, reused (fresh pages cost more than the copy)
     bool apply(const std::vector<double>& q, std::vector<double>& out) {
-        Image v(p.variable_shape);
-        for (std::size_t i = 0; i < q.size(); ++i) v.data()[i] = float(q[i]);
+        // (elementwise loops in pieces on the kernels' threads: the same values on any thread)
+        float* vd = v.data();
+        jit::in_pieces(long(q.size()), long(q.size()), [&](long first, long last) {
+            for (long i = first; i < last; ++i) vd[i] = float(q[std::size_t(i)]);
+        });
         const std::vector<Image> vs = ir::split_state(p, v);
         for (Image& part : parts) std::fill_n(part.data(), part.size(), 0.0f);
         for (PerCardOperator& op : ops) {
@@ -148,8 +152,14 @@ struct PerCardGram {
             op.adjoint_add(kv, parts);
         }
         std::size_t offset = 0;
-        for (const Image& part : parts)
-            for (std::size_t e = 0; e < part.size(); ++e) out[offset++] = part.data()[e];
+        for (const Image& part : parts) {
+            const float* pd = part.data();
+            double* o = out.data() + offset;
+            jit::in_pieces(long(part.size()), long(part.size()), [&](long first, long last) {
+                for (long e = first; e < last; ++e) o[e] = pd[e];
+            });
+            offset += part.size();
+        }
         return true;
     }
 };
@@ -157,11 +167,11 @@ struct PerCardGram {
 /// ‖[K_1; …; K_n]‖ of the given terms by Lanczos on Σ K_iᵀK_i (see the top of the file), with
 /// the Gram kernel of each term's whole operator or (per_card) node by node.
 double lanczos_norm(const ir::Problem& p, const std::vector<const ir::Term*>& terms, const std::string& what,
-                    bool per_card) {
+                    bool per_card, double ceiling) {
     if (per_card) {
         PerCardGram gram(p, terms);
         double norm = 0;
-        if (algorithms::lanczos_norm(gram, norm) == algorithms::NormEstimate::non_finite)
+        if (algorithms::lanczos_norm(gram, norm, ceiling) == algorithms::NormEstimate::non_finite)
             fail("estimating ||K|| of {}: the operator produced non-finite values", what);
         return norm;
     }
@@ -190,33 +200,41 @@ double lanczos_norm(const ir::Problem& p, const std::vector<const ir::Term*>& te
         std::deque<jit::Call>& grams;
         std::size_t size() const { return v.size(); }
         bool apply(const std::vector<double>& q, std::vector<double>& out) {
-            for (std::size_t i = 0; i < q.size(); ++i) v.data()[i] = float(q[i]);
+            // (elementwise loops in pieces on the kernels' threads: the same values on any thread)
+            const long n = long(q.size());
+            float* vd = v.data();
+            jit::in_pieces(n, n, [&](long first, long last) {
+                for (long i = first; i < last; ++i) vd[i] = float(q[std::size_t(i)]);
+            });
             for (auto& g : grams) g.run();
-            for (std::size_t i = 0; i < q.size(); ++i) {
-                double s = 0;
-                for (const Image& wi : w) s += wi.data()[i];
-                out[i] = s;
-            }
+            jit::in_pieces(n, n * long(w.size()), [&](long first, long last) {
+                for (long i = first; i < last; ++i) {
+                    double s = 0;
+                    for (const Image& wi : w) s += wi.data()[i];
+                    out[std::size_t(i)] = s;
+                }
+            });
             return true;
         }
     } runner{v, w, grams};
     double norm = 0;
-    if (algorithms::lanczos_norm(runner, norm) == algorithms::NormEstimate::non_finite)
+    if (algorithms::lanczos_norm(runner, norm, ceiling) == algorithms::NormEstimate::non_finite)
         fail("estimating ||K|| of {}: the operator produced non-finite values", what);
     return norm;
 }
 
 double cached_norm(const ir::Problem& p, const std::vector<const ir::Term*>& terms, const std::string& what,
-                   bool per_card) {
+                   bool per_card, double ceiling) {
     // (the tiers' Gram applications round differently: each keeps its own estimates, so that a
-    // solve's steps do not depend on which tier estimated first)
-    const std::string key = cache_key(p, terms) + (per_card ? "|per card" : "");
+    // solve's steps do not depend on which tier estimated first; an estimate stopped at its
+    // ceiling is kept for that ceiling only)
+    const std::string key = cache_key(p, terms) + (per_card ? "|per card" : "") + fmt::format("|{}", ceiling);
     {
         std::lock_guard<std::mutex> lock(cache_mutex);
         auto it = estimate_cache().find(key);
         if (it != estimate_cache().end()) return it->second;
     }
-    const double v = lanczos_norm(p, terms, what, per_card);
+    const double v = lanczos_norm(p, terms, what, per_card, ceiling);
     std::lock_guard<std::mutex> lock(cache_mutex);
     if (estimate_cache().size() > 256) estimate_cache().clear();  // bounded: data fingerprints vary
     estimate_cache()[key] = v;
@@ -230,12 +248,13 @@ void forget_norm_estimates() {
     estimate_cache().clear();
 }
 
-double power_iteration_norm(const ir::Problem& p, const ir::Term& t, bool per_card) {
-    return cached_norm(p, {&t}, t.text, per_card);
+double power_iteration_norm(const ir::Problem& p, const ir::Term& t, bool per_card, double ceiling) {
+    return cached_norm(p, {&t}, t.text, per_card, ceiling);
 }
 
-double stacked_norm_estimate(const ir::Problem& p, const std::vector<const ir::Term*>& terms, bool per_card) {
-    return cached_norm(p, terms, "the stacked Psi operators", per_card);
+double stacked_norm_estimate(const ir::Problem& p, const std::vector<const ir::Term*>& terms, bool per_card,
+                             double ceiling) {
+    return cached_norm(p, terms, "the stacked Psi operators", per_card, ceiling);
 }
 
 double stacked_norm_estimate(const ir::Problem& p) {
@@ -277,7 +296,10 @@ void estimate_side_by_side(const ir::Problem& p, const std::vector<const ir::Ter
     auto work = [&] {
         for (std::size_t i; (i = next++) < terms.size();) {
             try {
-                power_iteration_norm(p, *terms[i], per_card);
+                // (the ceiling the sequential pass gives: the bound where one is known)
+                const double b = terms[i]->norm_bound;
+                power_iteration_norm(p, *terms[i], per_card,
+                                     known(b) ? b : std::numeric_limits<double>::infinity());
             } catch (...) {  // (estimated again, and reported, by the sequential pass)
             }
         }
@@ -310,7 +332,7 @@ NormEstimates estimate_norms(const ir::Problem& p, bool per_card) {
     // guarantee); true when it did.
     auto tighten = [&](ir::Term& t) {
         if (!tight || plan::norm_bound_exact(t.expr)) return false;
-        const double est = power_iteration_norm(e.problem, t, per_card);
+        const double est = power_iteration_norm(e.problem, t, per_card, t.norm_bound);
         const bool below = est < t.norm_bound;
         t.norm_bound = std::min(t.norm_bound, est);
         return below;
@@ -345,7 +367,7 @@ NormEstimates estimate_norms(const ir::Problem& p, bool per_card) {
         }
         bool estimated = false;
         if (tight && general >= 2) {
-            const double est = stacked_norm_estimate(e.problem, terms, per_card);
+            const double est = stacked_norm_estimate(e.problem, terms, per_card, std::sqrt(squares));
             if (est * est < squares) squares = est * est, estimated = true;
         }
         if (squares > worst || (squares == worst && !estimated)) {

@@ -195,7 +195,9 @@ void PerCardOperator::adjoint_add(const Image& y, std::vector<Image>& out) {
         Image& o = out[std::size_t(s.variable)];
         const float* b = s.back.data();
         float* d = o.data();
-        for (std::size_t e = 0; e < o.size(); ++e) d[e] += b[e];
+        jit::in_pieces(long(o.size()), long(o.size()), [&](long first, long last) {
+            for (long e = first; e < last; ++e) d[e] += b[e];
+        });
     }
 }
 

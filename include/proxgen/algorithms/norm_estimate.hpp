@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <random>
 #include <utility>
 #include <vector>
@@ -100,8 +101,13 @@ enum class NormEstimate { ok, failed, non_finite };
 
 /// ‖K‖ (times kNormMargin) into `norm`; 0 where K v = 0 from the random start (K is 0 up to
 /// rounding). `failed`: a runner call failed; `non_finite`: the operator produced NaN or Inf.
+/// `ceiling`: a bound the caller already has and keeps unless the estimate is smaller. The Ritz
+/// value θ only grows with the steps and the estimate is at least kNormMargin·√θ, so once that
+/// passes the ceiling no later step can end below it: the run stops there with an estimate above
+/// the ceiling (the caller keeps its bound, as after a full run), where a bound that is
+/// nearly the norm (a zero-boundary blur's ‖k‖₁) cost every step.
 template <class Runner>
-NormEstimate lanczos_norm(Runner& run, double& norm) {
+NormEstimate lanczos_norm(Runner& run, double& norm, double ceiling = std::numeric_limits<double>::infinity()) {
     const std::size_t n = run.size();
     std::vector<double> q(n), q_prev(n, 0.0), r(n);
     std::mt19937 gen(12345);
@@ -132,6 +138,7 @@ NormEstimate lanczos_norm(Runner& run, double& norm) {
         estimate = theta + residual;
         if (theta <= 0 && bnext <= 0) return NormEstimate::ok;  // K v = 0 from a random start: K is 0
         if (residual <= kNormRelativeResidual * theta || bnext <= 1e-12 * std::max(theta, 1e-300)) break;
+        if (kNormMargin * std::sqrt(std::max(theta, 0.0)) > ceiling * (1 + 1e-12)) break;  // (strictly: est² > ceiling² too)
         beta.push_back(bnext);
         beta_prev = bnext;
         std::swap(q_prev, q);

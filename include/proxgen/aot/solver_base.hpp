@@ -442,7 +442,8 @@ private:
             for (std::size_t k = 0; k < grams.size(); ++k) run.w.push_back(variables_buffers());
             for (const Buffer& b : run.v) run.n += b.number_of_elements();
             double estimate = 0;
-            const algorithms::NormEstimate outcome = algorithms::lanczos_norm(run, estimate);
+            // (the bound as the ceiling: an estimate that cannot end below it stops early, as the JIT's)
+            const algorithms::NormEstimate outcome = algorithms::lanczos_norm(run, estimate, bound);
             switch (outcome) {
             case algorithms::NormEstimate::failed: return error_;
             case algorithms::NormEstimate::non_finite:
