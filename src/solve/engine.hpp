@@ -57,7 +57,7 @@ double norm2_diff(const Image& a, const Image& b);  // ‖a − b‖₂
 
 /// ‖K‖ of one Ψ term estimated on its data: Lanczos on KᵀK with an a-posteriori residual bound,
 /// × 1.003 (norm_estimate.cpp); cached per structure and data. `ceiling`: the bound the caller
-/// keeps unless the estimate is below it (the estimate may stop early at or above it).
+/// keeps unless the estimate is below it (where it cannot end below, it stops early above it).
 double power_iteration_norm(const ir::Problem& p, const ir::Term& t, bool per_card = false,
                             double ceiling = std::numeric_limits<double>::infinity());
 /// KᵀK v for one term t of p (built, not compiled), over p's data arguments: one output per
