@@ -124,6 +124,14 @@ jit::KernelPtr gram_kernel(const ir::Problem& single) {
     }, compile_seconds);
 }
 
+/// v = q in float32, as the Gram applications take it. (The runners' elementwise loops run in pieces
+/// on the kernels' threads: the same values on any thread.)
+void round_to_float(const std::vector<double>& q, float* v) {
+    jit::in_pieces(long(q.size()), long(q.size()), [&](long first, long last) {
+        for (long i = first; i < last; ++i) v[i] = float(q[std::size_t(i)]);
+    });
+}
+
 /// Σ K_iᵀK_i v of the given terms in the per-card tier: each operator node by node.
 struct PerCardGram {
     const ir::Problem& p;
@@ -140,11 +148,7 @@ struct PerCardGram {
     }
     Image v{p.variable_shape};  // q in float32, reused (fresh pages cost more than the copy)
     bool apply(const std::vector<double>& q, std::vector<double>& out) {
-        // (elementwise loops in pieces on the kernels' threads: the same values on any thread)
-        float* vd = v.data();
-        jit::in_pieces(long(q.size()), long(q.size()), [&](long first, long last) {
-            for (long i = first; i < last; ++i) vd[i] = float(q[std::size_t(i)]);
-        });
+        round_to_float(q, v.data());
         const std::vector<Image> vs = ir::split_state(p, v);
         for (Image& part : parts) std::fill_n(part.data(), part.size(), 0.0f);
         for (PerCardOperator& op : ops) {
@@ -200,12 +204,8 @@ double lanczos_norm(const ir::Problem& p, const std::vector<const ir::Term*>& te
         std::deque<jit::Call>& grams;
         std::size_t size() const { return v.size(); }
         bool apply(const std::vector<double>& q, std::vector<double>& out) {
-            // (elementwise loops in pieces on the kernels' threads: the same values on any thread)
+            round_to_float(q, v.data());
             const long n = long(q.size());
-            float* vd = v.data();
-            jit::in_pieces(n, n, [&](long first, long last) {
-                for (long i = first; i < last; ++i) vd[i] = float(q[std::size_t(i)]);
-            });
             for (auto& g : grams) g.run();
             jit::in_pieces(n, n * long(w.size()), [&](long first, long last) {
                 for (long i = first; i < last; ++i) {
@@ -282,24 +282,30 @@ bool tight_norms() {
 }  // namespace
 
 namespace {
+/// A term whose norm estimate_norms estimates, and the bound it keeps unless the estimate is
+/// smaller (+inf where it has none).
+struct Estimate {
+    ir::Term* term;
+    double ceiling;
+    int psi = -1;  // its index among the Ψ terms (−1: an Ω term)
+};
+
 /// Estimates the terms' norms into the estimate cache two at a time where the variables are large:
 /// a Lanczos run's vector work between its Gram applications is serial C++ that would leave the
 /// second core idle (the 512² 17-term problem spent a quarter of its set-up there). Each estimate
-/// is the one the sequential pass would compute (keyed by term and data, deterministic); a failing
-/// one is left out of the cache, so that pass estimates it again and throws in the terms' order.
-void estimate_side_by_side(const ir::Problem& p, const std::vector<const ir::Term*>& terms, bool per_card) {
+/// is the one the sequential pass would compute (keyed by term, data and ceiling, deterministic); a
+/// failing one is left out of the cache, so that pass estimates it again and throws in the terms'
+/// order.
+void estimate_side_by_side(const ir::Problem& p, const std::vector<Estimate>& todo, bool per_card) {
     long elements = 0;
     for (const auto& shape : ir::variable_shapes(p))
         elements += std::accumulate(shape.begin(), shape.end(), 1L, std::multiplies<long>());
-    if (terms.size() < 2 || elements < jit::kParallelFromElements || jit::SerialKernels::active()) return;
+    if (todo.size() < 2 || elements < jit::kParallelFromElements || jit::SerialKernels::active()) return;
     std::atomic<std::size_t> next{0};
     auto work = [&] {
-        for (std::size_t i; (i = next++) < terms.size();) {
+        for (std::size_t i; (i = next++) < todo.size();) {
             try {
-                // (the ceiling the sequential pass gives: the bound where one is known)
-                const double b = terms[i]->norm_bound;
-                power_iteration_norm(p, *terms[i], per_card,
-                                     known(b) ? b : std::numeric_limits<double>::infinity());
+                power_iteration_norm(p, *todo[i].term, per_card, todo[i].ceiling);
             } catch (...) {  // (estimated again, and reported, by the sequential pass)
             }
         }
@@ -318,42 +324,33 @@ NormEstimates estimate_norms(const ir::Problem& p, bool per_card) {
     NormEstimates e;
     e.problem = p;
     const bool tight = tight_norms();
-    {
-        // the terms the passes below estimate one by one, first side by side
-        std::vector<const ir::Term*> estimated;
-        for (const auto& t : e.problem.psi)
-            if (!known(t.norm_bound) || (tight && !plan::norm_bound_exact(t.expr))) estimated.push_back(&t);
-        for (const auto& t : e.problem.omega)
-            if (known(t.norm_bound) ? tight && !plan::norm_bound_exact(t.expr) : plan::gradient_step(e.problem, t))
-                estimated.push_back(&t);
-        estimate_side_by_side(e.problem, estimated, per_card);
-    }
-    // A known bound that is not exact becomes the estimate where that is smaller (the bound stays a
-    // guarantee); true when it did.
-    auto tighten = [&](ir::Term& t) {
-        if (!tight || plan::norm_bound_exact(t.expr)) return false;
-        const double est = power_iteration_norm(e.problem, t, per_card, t.norm_bound);
-        const bool below = est < t.norm_bound;
-        t.norm_bound = std::min(t.norm_bound, est);
-        return below;
-    };
-    for (auto& t : e.problem.psi) {
-        if (known(t.norm_bound)) {
-            e.estimated.push_back(tighten(t));
-        } else {
-            t.norm_bound = power_iteration_norm(e.problem, t, per_card);
-            e.estimated.push_back(true);
+    // What is estimated: a known bound that is not exact (it becomes the estimate where that is
+    // smaller; the bound stays a guarantee), and a missing Ψ bound. The absorbed terms' norms set
+    // the smooth terms' curvature scale ω, hence ρ₀ = ω/‖K‖² (and PC's σ₀, L-ADMM's λ): a sum of four
+    // masked convolutions whose masks sum to one has the bound 4 where its norm is 0.95, which made
+    // ρ₀ 16× too large and ADMM 3.4× slower to 1e-4 than with the reference's ρ; so their bounds are
+    // tightened like the split terms' (a missing one stays missing: nothing in the x-update needs
+    // it), except that Condat–Vũ's gradient steps need ‖A‖ of every such term (L of ∇h).
+    std::vector<Estimate> todo;
+    const auto infinite = std::numeric_limits<double>::infinity();
+    for (auto* list : {&e.problem.psi, &e.problem.omega})
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            ir::Term& t = (*list)[i];
+            const int psi = list == &e.problem.psi ? int(i) : -1;
+            if (known(t.norm_bound)) {
+                if (tight && !plan::norm_bound_exact(t.expr)) todo.push_back({&t, t.norm_bound, psi});
+            } else if (psi >= 0 || plan::gradient_step(e.problem, t)) {
+                todo.push_back({&t, infinite, psi});
+            }
         }
+    estimate_side_by_side(e.problem, todo, per_card);
+    e.estimated.assign(e.problem.psi.size(), false);  // per Ψ term: its bound replaced
+    for (const Estimate& job : todo) {
+        const double est = power_iteration_norm(e.problem, *job.term, per_card, job.ceiling);
+        if (std::isfinite(job.ceiling) && !(est < job.ceiling)) continue;  // (a missing bound is the estimate)
+        job.term->norm_bound = est;
+        if (job.psi >= 0) e.estimated[std::size_t(job.psi)] = true;
     }
-    // The absorbed terms' norms set the smooth terms' curvature scale ω, hence ρ₀ = ω/‖K‖² (and PC's
-    // σ₀, L-ADMM's λ): a sum of four masked convolutions whose masks sum to one has the bound 4 where
-    // its norm is 0.95, which made ρ₀ 16× too large and ADMM 3.4× slower to 1e-4 than with the
-    // reference's ρ. Their bounds are tightened like the split terms' (a missing one stays missing:
-    // nothing in the x-update needs it).
-    // Condat–Vũ's gradient steps need ‖A‖ of every such term (L of ∇h): a missing one is estimated.
-    for (auto& t : e.problem.omega)
-        if (known(t.norm_bound)) tighten(t);
-        else if (plan::gradient_step(e.problem, t)) t.norm_bound = power_iteration_norm(e.problem, t, per_card);
     // KᵀK is block-diagonal over the groups of variables that no term couples (coupled_blocks): ‖K‖ is
     // the largest block's norm, and within a block √Σ‖K_i‖² is as tight as its parts when at most
     // one operator is not a multiple of the identity (s·I commutes with KᵀK: ‖[K; sI]‖² = ‖K‖² + s²)
