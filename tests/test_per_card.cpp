@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <optional>
 
 #include <proxgen/lower/evaluate.hpp>
 #include <proxgen/proxgen.hpp>
@@ -155,10 +156,13 @@ TEST_CASE("Tier::automatic: the fused tier takes over the per-card state and los
     // switched after 25 iterations (between two checks: PC's x̄ needs the x before, the steps were
     // balanced at checks 10 and 20, linearized ADMM's u rescaled with them): the rest of the run as
     // if per card, up to float32 rounding
+    // (the tight norms taken before the first iteration, as the per-card run has them: the same steps)
     opt.tier = pg::Tier::automatic;
     pg::detail::force_tier_switch(25);
+    pg::detail::force_tight_norms_after(0);
     const pg::Result switched = rt::solve(prob, opt);
     pg::detail::force_tier_switch(0);
+    pg::detail::force_tight_norms_after(std::nullopt);
     CHECK(switched.per_card_iterations == 25);
     CHECK(switched.iterations == 60);
     INFO("x differs from the per-card run's by " << relative_difference(switched.x, per_card.x));
@@ -173,4 +177,54 @@ TEST_CASE("Tier::automatic: the fused tier takes over the per-card state and los
     const pg::Result cached = rt::solve(prob, opt);
     CHECK(cached.per_card_iterations == 0);
     CHECK(relative_difference(cached.x, per_card.x) <= 1e-5);
+}
+
+TEST_CASE("Tier::automatic: a run started on the planner's bounds takes the tight norms where they arrive and reaches the same optimum",
+          "[per_card][solve]") {
+    using A = pg::Algorithm;
+    const A algorithm = GENERATE(A::pock_chambolle, A::ladmm, A::admm, A::hqs, A::condat_vu);
+    INFO(pg::name(algorithm));
+    // a zero-boundary blur beside TV: its bound ‖k‖₁ and the stacked bound √(‖k‖₁² + 8) are loose,
+    // so the tight norms are estimated and the run can start without them
+    const pg::Image k = pg::test::random_image({5, 5}, 21, 0.0f, 0.08f), b = pg::test::random_image({W, H}, 22, 0.0f, 1.0f);
+    const rt::Expr x = rt::variable("x", {W, H});
+    const rt::Problem prob =
+        rt::sum_squares(rt::conv(k, x, rt::ConvBoundary::zero) - b) + 0.01 * rt::group_norm1(rt::grad(x)) + rt::nonneg(x);
+    // (Pock–Chambolle and linearized ADMM split the blur: the stacked ‖K‖ tightens; ADMM and HQS
+    // absorb it, Condat–Vũ steps along its gradient: its own norm, hence ρ₀ and L, tightens)
+    const pg::ir::Problem planned = rt::plan(prob, algorithm).ir();
+    REQUIRE(pg::detail::starts_on_bounds(planned));
+    const pg::ir::Problem bounds = pg::detail::with_planner_bounds(planned);
+    const pg::ir::Problem estimated = pg::detail::with_norm_bounds(planned, true);
+    const double bound = bounds.psi_norm, tight = estimated.psi_norm;
+    bool tightened = tight < 0.99 * bound;
+    for (std::size_t i = 0; i < bounds.omega.size(); ++i)
+        tightened = tightened || estimated.omega[i].norm_bound < 0.99 * bounds.omega[i].norm_bound;
+    INFO("stacked norm: bound " << bound << ", estimated " << tight);
+    REQUIRE(tightened);
+
+    pg::Options opt;
+    opt.algorithm = algorithm;
+    opt.max_iters = 4000;
+    opt.eps_abs = opt.eps_rel = 1e-5;
+    opt.tier = pg::Tier::per_card;
+    const pg::Result from_the_start = rt::solve(prob, opt);
+    // the norms taken after iteration 7 (deterministic here; by default when the estimates arrive),
+    // the fused tier from iteration 25 on
+    opt.tier = pg::Tier::automatic;
+    pg::detail::force_tier_switch(25);
+    pg::detail::force_tight_norms_after(7);
+    const pg::Result late = rt::solve(prob, opt);
+    pg::detail::force_tight_norms_after(std::nullopt);
+    pg::detail::force_tier_switch(0);
+    CHECK(late.per_card_iterations == 25);
+    CHECK(late.status == from_the_start.status);
+    const double f0 = rt::objective(prob, from_the_start), f1 = rt::objective(prob, late);
+    INFO("objectives " << f0 << " (" << from_the_start.iterations << " iterations) and " << f1 << " ("
+                       << late.iterations << ")");
+    CHECK(std::abs(f1 - f0) <= 1e-4 * std::abs(f0));
+    // the steps the run ends with are the tight norms': balancing keeps τσ (PC), μ/λ (L-ADMM), and
+    // both were set from ‖K‖ (τσ‖K‖² = 1, μ‖K‖²/λ = 1) — from the bound they would be (tight/bound)²
+    if (algorithm == A::pock_chambolle) CHECK(late.steps[0] * late.steps[1] * tight * tight == Approx(1.0).epsilon(1e-5));
+    if (algorithm == A::ladmm) CHECK(late.steps[1] / late.steps[0] * tight * tight == Approx(1.0).epsilon(1e-5));
 }

@@ -166,6 +166,21 @@ void add_extern(const std::string& name, const ExternCFunction& f) {
     registered_externs()[name] = f;
 }
 
+namespace {
+thread_local CompileWatch* current_watch = nullptr;
+}  // namespace
+
+CompileWatch::CompileWatch(std::function<void()> on_miss) : on_miss_(std::move(on_miss)), outer_(current_watch) {
+    current_watch = this;
+}
+CompileWatch::~CompileWatch() { current_watch = outer_; }
+void CompileWatch::missed() {
+    if (!current_watch || !current_watch->on_miss_) return;
+    auto f = std::move(current_watch->on_miss_);
+    current_watch->on_miss_ = nullptr;  // once
+    f();
+}
+
 KernelPtr kernel(const std::string& key, const std::function<Source()>& make) {
     DiskCache* disk = disk_cache_disabled ? nullptr : DiskCache::instance();
     const std::string name = display_name(key);
@@ -179,6 +194,7 @@ KernelPtr kernel(const std::string& key, const std::function<Source()>& make) {
             record_disk_load(elapsed());
             return k;
         }
+        CompileWatch::missed();
         // another process (or thread) compiling this kernel: wait for it and load what it stored
         claim = disk->claim(full_key);
         if (KernelPtr k = claim ? disk->load(full_key, name) : nullptr) {
@@ -186,6 +202,7 @@ KernelPtr kernel(const std::string& key, const std::function<Source()>& make) {
             return k;
         }
     }
+    if (!disk) CompileWatch::missed();
     const std::string fn = fmt::format("proxgen_{:016x}", fnv1a(full_key));
     std::optional<Module> lowered;
     std::vector<ArgInfo> args;

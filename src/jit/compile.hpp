@@ -55,6 +55,24 @@ private:
     std::vector<KernelPtr> pending_;
 };
 
+/// While one lives on a thread, the first kernel jit::kernel does not find in the disk cache there
+/// (it compiles it, or waits for another process compiling it) calls `on_miss`, once, before the
+/// compiler starts: Tier::automatic learns at once that a new structure's fused kernels will take
+/// seconds, where waiting for them would cost the per-card start its head start.
+class CompileWatch {
+public:
+    explicit CompileWatch(std::function<void()> on_miss);
+    ~CompileWatch();
+    CompileWatch(const CompileWatch&) = delete;
+    CompileWatch& operator=(const CompileWatch&) = delete;
+    /// Called by jit::kernel at a miss.
+    static void missed();
+
+private:
+    std::function<void()> on_miss_;
+    CompileWatch* outer_;
+};
+
 /// The target kernels are compiled for: the host's (HL_JIT_TARGET overrides it, as Halide's JIT).
 const Halide::Target& host_target();
 

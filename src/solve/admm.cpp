@@ -473,8 +473,7 @@ Result quadratic_split_fused(const ir::Problem& p, const Options& opt, const Res
 
 /// Per card from the start: to the end (fused null: Tier::per_card), or until the fused kernels,
 /// compiling meanwhile, take over (Tier::automatic, iterate_until_switch).
-Result quadratic_split_per_card(const ir::Problem& p, const Options& opt, const Result* warm,
-                                std::future<void>* fused, int switch_at) {
+Result quadratic_split_per_card(const ir::Problem& p, const Options& opt, const Result* warm, const TierStart& tier) {
     Result res;
     Monitor monitor(p, opt, res);
     PerCardQuadraticRunner per_card(p, opt, warm, monitor);
@@ -482,11 +481,13 @@ Result quadratic_split_per_card(const ir::Problem& p, const Options& opt, const 
     std::optional<Handoff> handoff;
     std::optional<QuadraticRunner> runner;
     const algorithms::Progress done = quadratic_loop(p, opt, warm, res, [&](auto& loop) {
-        const bool switched = iterate_until_switch(loop, per_card, fused, switch_at, name(p.algorithm));
+        const bool switched = iterate_until_switch(loop, per_card, tier, name(p.algorithm), [&](const ir::Problem& tight) {
+            loop.retune(per_card, admm_rho(tight, opt));
+        });
         res.per_card_iterations = loop.progress().iterations;
         if (!switched) return;
         handoff.emplace(p, opt, per_card.x(), per_card.duals());
-        runner.emplace(p, handoff->options, &handoff->warm, res, &monitor);
+        runner.emplace(tier.fused_plan(p), handoff->options, &handoff->warm, res, &monitor);
         loop.run(*runner, opt.max_iters - res.per_card_iterations);
     });
     monitor.finish(done.iterations, done.converged, done.stopped);
@@ -501,8 +502,8 @@ Result quadratic_split_per_card(const ir::Problem& p, const Options& opt, const 
 
 }  // namespace
 
-Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm) {
-    return solve_in_tier<QuadraticKernels>(p, opt, warm, [&] { return quadratic_kernels_key(p); },
+Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm, QuickStart* quick) {
+    return solve_in_tier<QuadraticKernels>(p, opt, warm, quick, [&] { return quadratic_kernels_key(p); },
                                            quadratic_split_per_card, quadratic_split_fused);
 }
 

@@ -25,10 +25,13 @@ struct Request;
 
 namespace proxgen::detail {
 
+struct QuickStart;
+
 struct AlgorithmRow {
     Algorithm algorithm;
-    /// Runs the algorithm's card over the JIT's runner on a plan made for it (norm bounds set).
-    Result (*solve)(const ir::Problem& p, const Options& opt, const Result* warm);
+    /// Runs the algorithm's card over the JIT's runner on a plan made for it (norm bounds set; the
+    /// planner's bounds where quick->norms brings the tight ones later).
+    Result (*solve)(const ir::Problem& p, const Options& opt, const Result* warm, QuickStart* quick);
     /// The gradients' stepper (one iteration and its reverse); null where it is not differentiated.
     std::unique_ptr<gradients::Stepper> (*stepper)(const ir::Problem& p, const gradients::Request& req,
                                                    lower::DataArgs& data);

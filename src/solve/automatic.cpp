@@ -113,6 +113,7 @@ private:
     void body(bool serial) {
         std::optional<jit::SerialKernels> serial_kernels;
         if (serial) serial_kernels.emplace();  // a batch member's run stays on its worker's core
+        const NormsAtTheStart tight_from_the_start;  // (the probes' rates decide: no step change by timing)
         start_ = Clock::now();
         try {
             result_ = solve_ir(plan_, options_, nullptr);
@@ -320,6 +321,7 @@ Result solve_automatic(const std::function<std::optional<ir::Problem>(Algorithm)
         ch.run.reset();
         Options o = ch.options;
         o.verbose = true;
+        const NormsAtTheStart tight_from_the_start;  // (its candidate's run again: the same steps)
         res = solve_ir(plan, o, nullptr);
     } else {
         other_probes -= ch.run->probe_seconds();

@@ -8,6 +8,7 @@
 #include <new>
 #include <numeric>
 #include <optional>
+#include <system_error>
 #include <fmt/ranges.h>
 
 #include "proxgen/algorithms/hqs.hpp"
@@ -644,10 +645,22 @@ Result solve_ir(const ir::Problem& planned, const Options& opt, const Result* wa
         if (const std::string why = per_card_unsupported(planned); !why.empty())
             fail("the per-card tier cannot run this plan: {}", why);
     try {
-        const ir::Problem p = with_norm_bounds(planned, runs_per_card(planned, opt.tier));
+        const bool per_card = runs_per_card(planned, opt.tier);
+        // Tier::automatic starts a structure it has no fused kernels for at once: on the planner's
+        // bounds where its tight norms are still to be estimated (beside the run)
+        std::optional<QuickStart> quick;
+        if (opt.tier == Tier::automatic && per_card) {
+            quick.emplace();
+            if (starts_on_bounds(planned)) try {
+                    quick->norms.emplace(planned, quick->head);
+                } catch (const std::system_error&) {  // no thread: the estimates first, as in the other tiers
+                }
+        }
+        const ir::Problem p =
+            quick && quick->norms ? with_planner_bounds(planned) : with_norm_bounds(planned, per_card);
         // The plan was made for one algorithm (its Ω / Ψ split and x-update depend on it): that one
         // runs. opt.algorithm is what a front end plans with, and is not read again here.
-        Result r = algorithm_row(p.algorithm).solve(p, opt, warm);
+        Result r = algorithm_row(p.algorithm).solve(p, opt, warm, quick ? &*quick : nullptr);
         // A split constraint holds for the algorithm's x only up to the primal residual (and the
         // objective counts any miss as +inf): return its projection, and keep the iterate for warm
         // starts.

@@ -5,11 +5,13 @@
 
 #include <limits>
 #include <functional>
+#include <future>
 #include <optional>
 
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,82 @@ NormEstimates estimate_norms(const ir::Problem& p, bool per_card = false);
 void forget_norm_estimates();
 /// p with estimate_norms's bounds, and psi_norm set.
 ir::Problem with_norm_bounds(const ir::Problem& p, bool per_card = false);
+
+/// The head start a new structure's first per-card iteration has under Tier::automatic over the
+/// work beside it (compiling the fused kernels, estimating the tight norms): that work waits until
+/// the first iteration is made (given()), or a second at most, so that the first iteration has the
+/// cores to itself (on 2 cores an LLVM thread beside it doubled it).
+class HeadStart {
+public:
+    HeadStart() : given_(promise_.get_future().share()) {}
+    void given() {
+        std::call_once(once_, [&] { promise_.set_value(); });
+    }
+    void wait() const { given_.wait_for(std::chrono::seconds(1)); }
+
+private:
+    std::promise<void> promise_;
+    std::shared_future<void> given_;
+    std::once_flag once_;
+};
+
+/// The tight norms of a solve that starts at once on the planner's bounds (Tier::automatic, where
+/// the per-card tier starts a new structure: at 512² the estimates took 0.1–0.9 s before the first
+/// iteration). They are made on a thread of their own from a copy of the plan, after the head
+/// start; the algorithm's loop takes them where they arrive (its steps move by the factors between
+/// the two rules: a step change at an iteration boundary, which the methods' convergence allows)
+/// and the fused runner that takes over starts from them. A failed estimate's error is raised where
+/// they are taken.
+class PendingNorms {
+public:
+    /// Starts estimating the norms of `planned` (per card) once `head` is given; throws
+    /// std::system_error where no thread can start.
+    PendingNorms(const ir::Problem& planned, const HeadStart& head);
+    PendingNorms(const PendingNorms&) = delete;
+    PendingNorms& operator=(const PendingNorms&) = delete;
+    /// Whether the tight problem is there (never waits; a test's forced iteration decides where set).
+    bool ready(int iterations_done);
+    /// The plan with its tight norms (with_norm_bounds's): waits for them.
+    const ir::Problem& tight();
+
+private:
+    std::future<ir::Problem> future_;
+    std::optional<ir::Problem> tight_;
+};
+
+/// What Tier::automatic's quick start of a new structure shares between the solve and its tiers.
+struct QuickStart {
+    HeadStart head;
+    std::optional<PendingNorms> norms;  ///< where the solve starts on the planner's bounds
+    QuickStart() = default;
+    QuickStart(const QuickStart&) = delete;
+    QuickStart& operator=(const QuickStart&) = delete;
+    ~QuickStart() { head.given(); }  // (before norms' thread is joined: it may be waiting for it)
+};
+/// Whether a solve of p could start on the planner's bounds while its tight norms are estimated:
+/// something is estimated (tight norms on, a bound that is not exact, a stacked operator of two or
+/// more general terms), every step rule has a bound to start from (each Ψ term's, each gradient
+/// step's: a user operator without one is estimated first), and the thread may start another
+/// (not under jit::SerialKernels, not within NormsAtTheStart).
+bool starts_on_bounds(const ir::Problem& p);
+/// p with the planner's bounds only (estimate_norms without estimates), and psi_norm set.
+ir::Problem with_planner_bounds(const ir::Problem& p);
+/// Tests: the tight norms of a solve started on bounds are taken after exactly this many iterations
+/// (0: before the first, as if the solve had waited for them); nullopt, the default: when ready.
+void force_tight_norms_after(std::optional<int> iterations);
+/// While alive on this thread, solves do not start on bounds (Algorithm::automatic's probes: their
+/// rates decide the choice, which must not depend on when an estimate arrived).
+class NormsAtTheStart {
+public:
+    NormsAtTheStart();
+    ~NormsAtTheStart();
+    NormsAtTheStart(const NormsAtTheStart&) = delete;
+    NormsAtTheStart& operator=(const NormsAtTheStart&) = delete;
+    static bool active();
+
+private:
+    bool previous_;
+};
 
 /// Swaps two lists of images element by element. Kernels are bound to the addresses of the
 /// images, so double buffers must swap contents, never the vectors holding them.
@@ -204,10 +282,12 @@ bool unprojected_constraint(const ir::Term& t);
 /// The term's penalty is +inf somewhere (a constraint, a domain, or not known to be finite).
 bool restricts_domain(const ir::Term& t);
 
-Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm);
-Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm);
+/// The algorithms' solves (their rows' AlgorithmRow::solve): `quick` non-null under Tier::automatic
+/// where the per-card tier can start (p holds the planner's bounds where quick->norms is set).
+Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm, QuickStart* quick);
+Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm, QuickStart* quick);
 /// ADMM or HQS (p.algorithm): the quadratic x-update family.
-Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm);
+Result quadratic_split(const ir::Problem& p, const Options& opt, const Result* warm, QuickStart* quick);
 /// ω: the curvature scale of the problem's smooth terms, Ω or Ψ: 2αβ² max|w|² ‖K‖² for a
 /// quadratic, αβ² mean(1/max(b, 1)) ‖K‖² for a Poisson likelihood (its b/e² at e = b), summed
 /// over the terms of each coupled_blocks group, the largest group's sum.

@@ -223,8 +223,7 @@ Result linearized_admm_fused(const ir::Problem& p, const Options& opt, const Res
 
 /// Per card from the start: to the end (fused null: Tier::per_card), or until the fused kernels,
 /// compiling meanwhile, take over (Tier::automatic, iterate_until_switch).
-Result linearized_admm_per_card(const ir::Problem& p, const Options& opt, const Result* warm,
-                                std::future<void>* fused, int switch_at) {
+Result linearized_admm_per_card(const ir::Problem& p, const Options& opt, const Result* warm, const TierStart& tier) {
     Result res;
     Monitor monitor(p, opt, res);
     PerCardLADMMRunner per_card(p, opt, warm, monitor);
@@ -233,13 +232,15 @@ Result linearized_admm_per_card(const ir::Problem& p, const Options& opt, const 
     algorithms::LADMMSteps start;
     ResidualBalancing balancing;
     if (per_card.start().restart(start, balancing)) loop.restart(start, balancing);
-    const bool switched = iterate_until_switch(loop, per_card, fused, switch_at, "ladmm");
+    const bool switched = iterate_until_switch(loop, per_card, tier, "ladmm", [&](const ir::Problem& tight) {
+        loop.retune(per_card, ladmm_steps(tight, opt));
+    });
     res.per_card_iterations = loop.progress().iterations;
     if (!switched) {
         per_card.finish(res);
     } else {
         const Handoff h(p, opt, per_card.x(), per_card.duals());
-        LADMMRunner runner(p, h.options, &h.warm, res, &monitor);
+        LADMMRunner runner(tier.fused_plan(p), h.options, &h.warm, res, &monitor);
         loop.run(runner, opt.max_iters - res.per_card_iterations);
         runner.finish(res);
     }
@@ -252,8 +253,8 @@ Result linearized_admm_per_card(const ir::Problem& p, const Options& opt, const 
 
 }  // namespace
 
-Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm) {
-    return solve_in_tier<LADMMKernels>(p, opt, warm, [&] { return kernels_key("ladmm", p); },
+Result linearized_admm(const ir::Problem& p, const Options& opt, const Result* warm, QuickStart* quick) {
+    return solve_in_tier<LADMMKernels>(p, opt, warm, quick, [&] { return kernels_key("ladmm", p); },
                                        linearized_admm_per_card, linearized_admm_fused);
 }
 

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <future>
 #include <system_error>
 #include <thread>
 #include <optional>
@@ -320,10 +321,10 @@ void estimate_side_by_side(const ir::Problem& p, const std::vector<Estimate>& to
 }
 }  // namespace
 
-NormEstimates estimate_norms(const ir::Problem& p, bool per_card) {
+namespace {
+NormEstimates estimate_norms(const ir::Problem& p, bool per_card, bool tight) {
     NormEstimates e;
     e.problem = p;
-    const bool tight = tight_norms();
     // What is estimated: a known bound that is not exact (it becomes the estimate where that is
     // smaller; the bound stays a guarantee), and a missing Ψ bound. The absorbed terms' norms set
     // the smooth terms' curvature scale ω, hence ρ₀ = ω/‖K‖² (and PC's σ₀, L-ADMM's λ): a sum of four
@@ -376,10 +377,66 @@ NormEstimates estimate_norms(const ir::Problem& p, bool per_card) {
     return e;
 }
 
-ir::Problem with_norm_bounds(const ir::Problem& p, bool per_card) {
-    NormEstimates e = estimate_norms(p, per_card);
+ir::Problem with_psi_norm(NormEstimates e) {
     e.problem.psi_norm = e.stacked;
     return std::move(e.problem);
 }
+
+std::atomic<int> forced_norms_after{-1};  // −1: none
+thread_local bool norms_at_the_start = false;
+}  // namespace
+
+NormEstimates estimate_norms(const ir::Problem& p, bool per_card) { return estimate_norms(p, per_card, tight_norms()); }
+
+ir::Problem with_norm_bounds(const ir::Problem& p, bool per_card) {
+    return with_psi_norm(estimate_norms(p, per_card, tight_norms()));
+}
+
+ir::Problem with_planner_bounds(const ir::Problem& p) { return with_psi_norm(estimate_norms(p, false, false)); }
+
+bool starts_on_bounds(const ir::Problem& p) {
+    // (a batch member's run stays on its worker's core: no thread of its own)
+    if (!tight_norms() || NormsAtTheStart::active() || jit::SerialKernels::active()) return false;
+    bool estimated = false;  // (the conditions of estimate_norms's list and its stacked estimate)
+    for (const auto* list : {&p.psi, &p.omega})
+        for (const ir::Term& t : *list) {
+            if (known(t.norm_bound)) estimated = estimated || !plan::norm_bound_exact(t.expr);
+            else if (list == &p.psi || plan::gradient_step(p, t)) return false;
+        }
+    for (const auto& terms : coupled_blocks(p, false)) {
+        int general = 0;
+        for (const ir::Term* t : terms) general += plan::linear_facts(t->expr).scalar_identity ? 0 : 1;
+        estimated = estimated || general >= 2;
+    }
+    return estimated;
+}
+
+PendingNorms::PendingNorms(const ir::Problem& planned, const HeadStart& head)
+    : future_(std::async(std::launch::async, [p = planned, &head] {
+          head.wait();
+          return with_norm_bounds(p, true);
+      })) {}
+
+bool PendingNorms::ready(int iterations_done) {
+    if (tight_) return true;
+    if (const int forced = forced_norms_after.load(); forced >= 0) {
+        if (iterations_done < forced) return false;
+    } else if (future_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        return false;
+    }
+    tight();
+    return true;
+}
+
+const ir::Problem& PendingNorms::tight() {
+    if (!tight_) tight_ = future_.get();
+    return *tight_;
+}
+
+void force_tight_norms_after(std::optional<int> iterations) { forced_norms_after = iterations ? *iterations : -1; }
+
+NormsAtTheStart::NormsAtTheStart() : previous_(norms_at_the_start) { norms_at_the_start = true; }
+NormsAtTheStart::~NormsAtTheStart() { norms_at_the_start = previous_; }
+bool NormsAtTheStart::active() { return norms_at_the_start; }
 
 }  // namespace proxgen::detail

@@ -243,9 +243,9 @@ std::atomic<int> forced_switch{0};
 void force_tier_switch(int iteration) { forced_switch = iteration; }
 int forced_tier_switch() { return forced_switch.load(); }
 
-bool fused_from_the_start(std::future<void>& fused, int switch_at) {
+bool fused_from_the_start(CacheVerdict& verdict, int switch_at) {
     constexpr auto grace = std::chrono::milliseconds(30);
-    return switch_at == 0 && fused.wait_for(grace) == std::future_status::ready;
+    return switch_at == 0 && verdict.decided().wait_for(grace) == std::future_status::ready && verdict.decided().get();
 }
 
 Handoff::Handoff(const ir::Problem& p, const Options& opt, const Image& x, std::vector<Image> duals) : options(opt) {

@@ -18,12 +18,15 @@
 #include <deque>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "../jit/compile.hpp"
 #include "../jit/kernel.hpp"
 #include "../jit/memory_cache.hpp"
 #include "../lower/lowering.hpp"
+#include "engine.hpp"
 
 #include "proxgen/error.hpp"
 #include "proxgen/image.hpp"
@@ -127,51 +130,110 @@ int forced_tier_switch();
 // next solve): a compilation cannot be cancelled, and one still running when the process exits
 // would outlive LLVM's state.
 
+/// Whether a kernel set comes from a cache, set once by the thread building it: true when it is
+/// loaded, false at its first kernel that no cache holds (jit::CompileWatch), or when it fails.
+class CacheVerdict {
+public:
+    CacheVerdict() : decided_(verdict_.get_future()) {}
+    void set(bool cached) {
+        std::call_once(once_, [&] { verdict_.set_value(cached); });
+    }
+    std::future<bool>& decided() { return decided_; }
+
+private:
+    std::promise<bool> verdict_;
+    std::future<bool> decided_;
+    std::once_flag once_;
+};
+
 /// The fused kernels `Kernels` of p (built as Kernels(p), cached under key), compiling on a thread
-/// of their own; p must outlive the future (whose destructor waits).
+/// of their own, telling `verdict` whether they came from a cache; where they must be compiled,
+/// after `head` is given (null: at once). p, verdict and head must outlive the future (whose
+/// destructor waits).
 template <class Kernels>
-std::future<void> compile_in_background(const ir::Problem& p, std::string key) {
-    return std::async(std::launch::async, [&p, key = std::move(key)] {
+std::future<void> compile_in_background(const ir::Problem& p, std::string key, CacheVerdict& verdict,
+                                        const HeadStart* head) {
+    return std::async(std::launch::async, [&p, key = std::move(key), &verdict, head] {
+        const jit::CompileWatch watch([&verdict, head] {
+            verdict.set(false);
+            if (head) head->wait();
+        });
         double seconds = 0;
-        jit::cached_as<Kernels>(key, [&] { return std::make_shared<Kernels>(p); }, seconds);
+        try {
+            jit::cached_as<Kernels>(key, [&] { return std::make_shared<Kernels>(p); }, seconds);
+        } catch (...) {
+            verdict.set(false);  // (the fused runner fails again where it takes over)
+            throw;
+        }
+        verdict.set(true);
     });
 }
 
-/// Whether the fused tier runs from the start: its kernels came from a cache within a short grace
-/// (loading them takes milliseconds, compiling them seconds) and no switch is forced.
-bool fused_from_the_start(std::future<void>& fused, int switch_at);
+/// Whether the fused tier runs from the start: its kernels came from a cache (loading them takes
+/// milliseconds, compiling them seconds: the wait ends at the first kernel no cache holds, or
+/// after a short grace where another thread is building the same set) and no switch is forced.
+bool fused_from_the_start(CacheVerdict& verdict, int switch_at);
+
+/// What a per-card run watches besides its loop: the fused kernels compiling beside it (null:
+/// Tier::per_card, never switched), the iteration a test forces the switch at (0: none), and
+/// Tier::automatic's quick start (its head start to give, and the tight norms where p has bounds).
+struct TierStart {
+    std::future<void>* fused = nullptr;
+    int switch_at = 0;
+    QuickStart* quick = nullptr;
+    PendingNorms* norms() const { return quick && quick->norms ? &*quick->norms : nullptr; }
+    /// The plan the fused runner takes over with: the tight one (waiting for it) where p had bounds.
+    const ir::Problem& fused_plan(const ir::Problem& p) const { return norms() ? norms()->tight() : p; }
+};
 
 /// Runs loop's iterations with the per-card runner r until the loop finishes (false) or the fused
 /// tier is to take over (true: `fused` ready, or iteration switch_at when a test forces it, waiting
-/// for the kernels there; fused null: never).
-template <class Loop, class Runner>
-bool iterate_until_switch(Loop& loop, Runner& r, std::future<void>* fused, int switch_at, const char* algorithm) {
+/// for the kernels there; fused null: never). Where the run started on the planner's bounds,
+/// retune(tight plan) moves the loop's steps to the tight norms' before the first iteration after
+/// they arrive, and before a switch at the latest (the fused runner starts from them).
+template <class Loop, class Runner, class Retune>
+bool iterate_until_switch(Loop& loop, Runner& r, const TierStart& start, const char* algorithm, Retune&& retune) {
+    PendingNorms* const norms = start.norms();
+    bool retuned = norms == nullptr;
     auto switch_now = [&] {
-        if (!fused) return false;
-        if (switch_at > 0) return loop.progress().iterations >= switch_at;
-        return fused->wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+        if (!start.fused) return false;
+        if (start.switch_at > 0) return loop.progress().iterations >= start.switch_at;
+        return start.fused->wait_for(std::chrono::seconds(0)) == std::future_status::ready;
     };
-    while (!loop.progress().finished && !switch_now())
-        if (!loop.run(r, 1)) fail("{} (per card): a step failed", algorithm);
+    while (!loop.progress().finished && !switch_now()) {
+        if (!retuned && norms->ready(loop.progress().iterations)) {
+            retune(norms->tight());
+            retuned = true;
+        }
+        const bool ran = loop.run(r, 1);
+        if (start.quick) start.quick->head.given();
+        if (!ran) fail("{} (per card): a step failed", algorithm);
+    }
+    if (start.quick) start.quick->head.given();
     if (loop.progress().finished) return false;
-    fused->wait();  // (a forced switch; a failed compilation fails again in the fused runner)
+    if (!retuned) retune(norms->tight());
+    start.fused->wait();  // (a forced switch; a failed compilation fails again in the fused runner)
     return true;
 }
 
-/// A solve in the tier opt.tier asks for: per_card(p, opt, warm, compiling, switch_at) — compiling
-/// null for Tier::per_card, the fused kernels `Kernels` (cached under key()) compiling beside it for
-/// Tier::automatic, which runs fused(p, opt, warm) where they load at once, as Tier::fused does.
+/// A solve in the tier opt.tier asks for: per_card(p, opt, warm, start) — start.fused null for
+/// Tier::per_card, the fused kernels `Kernels` (cached under key()) compiling beside it for
+/// Tier::automatic, which runs fused(p, opt, warm) where they load at once, as Tier::fused does
+/// (with the tight norms, waiting for them, where p holds the planner's bounds and `norms` brings them).
 template <class Kernels, class Key, class PerCard, class Fused>
-Result solve_in_tier(const ir::Problem& p, const Options& opt, const Result* warm, Key key, PerCard per_card,
-                     Fused fused) {
-    if (opt.tier == Tier::per_card) return per_card(p, opt, warm, nullptr, 0);
+Result solve_in_tier(const ir::Problem& p, const Options& opt, const Result* warm, QuickStart* quick, Key key,
+                     PerCard per_card, Fused fused) {
+    if (opt.tier == Tier::per_card) return per_card(p, opt, warm, TierStart{});
     if (opt.tier == Tier::automatic && per_card_unsupported(p).empty()) {
-        std::future<void> compiling = compile_in_background<Kernels>(p, key());
+        CacheVerdict verdict;
+        std::future<void> compiling =
+            compile_in_background<Kernels>(p, key(), verdict, quick ? &quick->head : nullptr);
         const int switch_at = forced_tier_switch();
-        if (!fused_from_the_start(compiling, switch_at))
-            return per_card(p, opt, warm, &compiling, switch_at);  // (compiling's destructor waits)
+        if (!fused_from_the_start(verdict, switch_at))
+            return per_card(p, opt, warm, TierStart{&compiling, switch_at, quick});  // (compiling's destructor waits)
     }
-    return fused(p, opt, warm);
+    if (quick) quick->head.given();
+    return fused(quick && quick->norms ? quick->norms->tight() : p, opt, warm);  // (given first: they wait for it)
 }
 
 /// What the fused runner takes over from the per-card one: its iterate and duals as a warm start

@@ -160,6 +160,13 @@ public:
     PerCardPCRunner& operator=(const PerCardPCRunner&) = delete;
 
     const steps::PockChambolle& rule() const { return rule_; }
+    /// The rule of the tight plan (the same structure, tighter norms), and its dual step scales
+    /// from the next step on.
+    const steps::PockChambolle& retune(const ir::Problem& tight, const Options& opt) {
+        rule_ = pc_steps(tight, opt, &scales_);
+        std::copy(scales_.begin(), scales_.end(), sigma_scale_.begin());  // (bound by address)
+        return rule_;
+    }
     bool warm_steps(algorithms::PCSteps& s, steps::Balance& b) const {
         s = warm_start_;
         b = warm_balance_;

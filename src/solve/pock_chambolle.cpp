@@ -320,8 +320,7 @@ Result pock_chambolle_fused(const ir::Problem& p, const Options& opt, const Resu
 
 /// Per card from the start: to the end (fused null: Tier::per_card), or until the fused kernels,
 /// compiling meanwhile, take over (Tier::automatic, iterate_until_switch).
-Result pock_chambolle_per_card(const ir::Problem& p, const Options& opt, const Result* warm, std::future<void>* fused,
-                               int switch_at) {
+Result pock_chambolle_per_card(const ir::Problem& p, const Options& opt, const Result* warm, const TierStart& tier) {
     Result res;
     Monitor monitor(p, opt, res);
     PerCardPCRunner per_card(p, opt, warm, monitor);
@@ -330,7 +329,9 @@ Result pock_chambolle_per_card(const ir::Problem& p, const Options& opt, const R
     algorithms::PCSteps start;
     steps::Balance balance;
     if (per_card.warm_steps(start, balance)) loop.restart(start, balance);
-    const bool switched = iterate_until_switch(loop, per_card, fused, switch_at, "pock_chambolle");
+    const bool switched = iterate_until_switch(loop, per_card, tier, "pock_chambolle", [&](const ir::Problem& tight) {
+        loop.retune(per_card.retune(tight, opt));
+    });
     res.per_card_iterations = loop.progress().iterations;
     if (!switched) {
         res.x = per_card.x();
@@ -338,7 +339,7 @@ Result pock_chambolle_per_card(const ir::Problem& p, const Options& opt, const R
     } else {
         // the fused runner takes over, the x before the last as its previous iterate (x̄ reads it)
         const Handoff h(p, opt, per_card.x(), per_card.duals());
-        PCRunner runner(p, h.options, &h.warm, res, &monitor);
+        PCRunner runner(tier.fused_plan(p), h.options, &h.warm, res, &monitor);
         runner.continue_from(per_card.x_prev());
         loop.run(runner, opt.max_iters - res.per_card_iterations);
         res.x = runner.x();
@@ -353,8 +354,8 @@ Result pock_chambolle_per_card(const ir::Problem& p, const Options& opt, const R
 
 }  // namespace
 
-Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm) {
-    return solve_in_tier<PCKernels>(p, opt, warm, [&] { return kernels_key("pc", p); }, pock_chambolle_per_card,
+Result pock_chambolle(const ir::Problem& p, const Options& opt, const Result* warm, QuickStart* quick) {
+    return solve_in_tier<PCKernels>(p, opt, warm, quick, [&] { return kernels_key("pc", p); }, pock_chambolle_per_card,
                                     pock_chambolle_fused);
 }
 

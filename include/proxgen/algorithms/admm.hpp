@@ -55,6 +55,17 @@ public:
         return true;
     }
 
+    /// ρ₀ made from tighter norms than this one's (estimates that arrived after the run had started
+    /// on the planner's bounds): ρ moves by the same factor, keeping what the balancing did, and the
+    /// scaled dual u = y/ρ against it before the next step reads it.
+    template <class Runner>
+    void retune(Runner& runner, double rho0) {
+        const double f = rho0_ > 0 ? rho0 / rho0_ : 1;
+        rho0_ = rho0;
+        rho_ *= f;
+        if (f != 1.0) runner.rescale_dual(1.0 / f);
+    }
+
     double rho() const { return rho_; }
     const ResidualBalancing& balancing() const { return balancing_; }
 

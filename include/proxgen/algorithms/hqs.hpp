@@ -143,6 +143,18 @@ public:
         }
         return true;
     }
+    /// ρ₀ and the cap scaled by f (tighter norms arrived after the run started on the planner's
+    /// bounds): ρ moves with them; the objectives compared across stages were made at the old ρ's,
+    /// so the comparisons start again.
+    void rescale(double f) {
+        rule_.rho *= f;
+        rule_.rho_max *= f;
+        rho_ *= f;
+        rho_ref_ = 0;
+        bias_ = std::numeric_limits<double>::quiet_NaN();
+        grown_f_ = std::numeric_limits<double>::infinity();
+        wait_it_ = 0;
+    }
     /// Why a solve that ran out of iterations at the largest ρ is not converged; empty otherwise.
     std::string why_not_converged() const {
         if (!capped_) return {};
@@ -228,6 +240,17 @@ public:
             progress_.stopped = true;
         ended(runner, it);
         return true;
+    }
+
+    /// ρ₀ made from tighter norms than this one's (estimates that arrived after the run had started
+    /// on the planner's bounds): ρ, the cap and the continuation move by the same factor (HQS has
+    /// no dual to rescale).
+    template <class Runner>
+    void retune(Runner& /*runner*/, double rho0) {
+        const double f = rule_.rho > 0 ? rho0 / rule_.rho : 1;
+        rule_.rho = rho0;
+        rule_.rho_max *= f;
+        continuation_.rescale(f);
     }
 
     double rho() const { return continuation_.rho(); }

@@ -68,6 +68,18 @@ public:
         return true;
     }
 
+    /// The rule made from tighter norms than this one's (estimates that arrived after the run had
+    /// started on the planner's bounds): λ and μ move by the factors between the two rules, keeping
+    /// what the balancing did to them, and u (scaled by λ) with λ before the next step reads it.
+    template <class Runner>
+    void retune(Runner& runner, const steps::LinearizedADMM& rule) {
+        const double fl = rule_.lambda > 0 ? rule.lambda / rule_.lambda : 1, fm = rule_.mu > 0 ? rule.mu / rule_.mu : 1;
+        steps_.lambda *= fl;
+        steps_.mu *= fm;
+        rule_ = rule;
+        if (fl != 1.0) runner.rescale_dual(fl);
+    }
+
     LADMMSteps steps() const { return steps_; }
     const ResidualBalancing& balancing() const { return balancing_; }
 

@@ -139,6 +139,21 @@ public:
         return true;
     }
 
+    /// The rule made from tighter norms than this one's (estimates that arrived after the run had
+    /// started on the planner's bounds): τ and σ move by the factors between the two rules' first
+    /// steps, keeping what the schedule and the balancing did to them (their product, hence
+    /// τσ‖K‖² = 1, and τ's place in Algorithm 2's range), and the balancing's range and revert target
+    /// move with them. Condat–Vũ's condition is kept.
+    void retune(const steps::PockChambolle& rule) {
+        const double ft = rule_.tau > 0 ? rule.tau / rule_.tau : 1, fs = rule_.sigma > 0 ? rule.sigma / rule_.sigma : 1;
+        steps_.tau *= ft;
+        steps_.sigma *= fs;
+        balance_.tau0 *= ft;
+        balance_.sigma0 *= fs;
+        rule_ = rule;
+        steps::keep_condition(rule_, steps_.tau, steps_.sigma);
+    }
+
     PCSteps steps() const { return steps_; }
     const steps::Balance& balance() const { return balance_; }
     const steps::PockChambolle& rule() const { return rule_; }

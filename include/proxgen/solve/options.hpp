@@ -25,9 +25,12 @@ enum class Tier {
     /// The per-card tier at once while the fused kernels compile on a thread of their own; the
     /// fused runner takes over the state (x, and the x before it or the split z and u; the duals,
     /// the steps and their balancing, the iteration count, the history) when they are ready, and
-    /// from the start where the kernel cache holds them. A solve that ends first waits for the
-    /// compilation (whose kernels the next solve of the structure then finds): for short solves of
-    /// new structures, Tier::per_card. Plans the per-card tier cannot run: the fused tier.
+    /// from the start where the kernel cache holds them. Where the step sizes need norms still to
+    /// be estimated on the data, the run starts on the planner's bounds and takes the estimates'
+    /// steps when they arrive, on a thread of their own (the iterates then depend on timing). A
+    /// solve that ends first waits for the compilation (whose kernels the next solve of the
+    /// structure then finds): for short solves of new structures, Tier::per_card. Plans the
+    /// per-card tier cannot run: the fused tier.
     automatic,
 };
 
