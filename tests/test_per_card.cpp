@@ -32,6 +32,15 @@ pg::ir::Problem fused_term(const pg::ir::Node& expr, const std::vector<int>& var
     return q;
 }
 
+/// ‖k ⊛ x − b‖² (a random 5×5 blur, zero boundary) + 0.01 TV(x) + x ≥ 0: k and b from seeds seed, seed + 1.
+rt::Problem tv_deblur(unsigned seed) {
+    const pg::Image k = pg::test::random_image({5, 5}, seed, 0.0f, 0.08f);
+    const pg::Image b = pg::test::random_image({W, H}, seed + 1, 0.0f, 1.0f);
+    const rt::Expr x = rt::variable("x", {W, H});
+    return rt::sum_squares(rt::conv(k, x, rt::ConvBoundary::zero) - b) + 0.01 * rt::group_norm1(rt::grad(x)) +
+           rt::nonneg(x);
+}
+
 }  // namespace
 
 TEST_CASE("an expression applied card by card equals its fused forward, constant part and adjoint", "[per_card]") {
@@ -145,10 +154,7 @@ TEST_CASE("Tier::automatic: the fused tier takes over the per-card state and los
     using A = pg::Algorithm;
     const A algorithm = GENERATE(A::pock_chambolle, A::ladmm, A::admm, A::hqs, A::condat_vu);
     INFO(pg::name(algorithm));
-    const pg::Image k = pg::test::random_image({5, 5}, 11, 0.0f, 0.08f), b = pg::test::random_image({W, H}, 12, 0.0f, 1.0f);
-    const rt::Expr x = rt::variable("x", {W, H});
-    const rt::Problem prob =
-        rt::sum_squares(rt::conv(k, x, rt::ConvBoundary::zero) - b) + 0.01 * rt::group_norm1(rt::grad(x)) + rt::nonneg(x);
+    const rt::Problem prob = tv_deblur(11);
     pg::Options opt = pg::test::fixed_iterations(algorithm, 60);
     opt.tier = pg::Tier::per_card;
     const pg::Result per_card = rt::solve(prob, opt);
@@ -186,10 +192,7 @@ TEST_CASE("Tier::automatic: a run started on the planner's bounds takes the tigh
     INFO(pg::name(algorithm));
     // a zero-boundary blur beside TV: its bound ‖k‖₁ and the stacked bound √(‖k‖₁² + 8) are loose,
     // so the tight norms are estimated and the run can start without them
-    const pg::Image k = pg::test::random_image({5, 5}, 21, 0.0f, 0.08f), b = pg::test::random_image({W, H}, 22, 0.0f, 1.0f);
-    const rt::Expr x = rt::variable("x", {W, H});
-    const rt::Problem prob =
-        rt::sum_squares(rt::conv(k, x, rt::ConvBoundary::zero) - b) + 0.01 * rt::group_norm1(rt::grad(x)) + rt::nonneg(x);
+    const rt::Problem prob = tv_deblur(21);
     // (Pock–Chambolle and linearized ADMM split the blur: the stacked ‖K‖ tightens; ADMM and HQS
     // absorb it, Condat–Vũ steps along its gradient: its own norm, hence ρ₀ and L, tightens)
     const pg::ir::Problem planned = rt::plan(prob, algorithm).ir();
