@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "solve/per_card.hpp"
 #include "test_support.hpp"
 
 namespace pg = proxgen;
@@ -187,5 +188,35 @@ TEST_CASE("automatic solves from two threads at once, each probing on threads of
         CHECK(results[t].iterations == alone.iterations);
         CHECK(calls[t] == 60 - 40);  // the chosen run's iterations after the probe
         CHECK(bitwise_equal(results[t]["x"], alone["x"]));
+    }
+}
+
+TEST_CASE("Tier::automatic solves started on the planner's bounds from two threads at once reach the fused optimum",
+          "[threads][per_card]") {
+    // each solve's tight norms are estimated on a thread of their own and taken where they arrive,
+    // its fused kernels compiled on another after its first iteration (the switch forced at 30, so
+    // that the per-card start runs where the kernels are cached too)
+    const int n = 24;
+    auto x = pg::rt::variable("x", {n, n});
+    const pg::rt::Problem prob =
+        pg::rt::sum_squares(pg::rt::conv(pg::test::box_kernel(3), x, pg::rt::ConvBoundary::zero) -
+                            pg::test::random_image({n, n}, 4, 0, 1)) +
+        0.05 * pg::rt::group_norm1(pg::rt::grad(x)) + pg::rt::nonneg(x);
+    REQUIRE(pg::detail::starts_on_bounds(pg::rt::plan(prob, pg::Algorithm::pock_chambolle).ir()));
+    pg::Options opt;
+    opt.max_iters = 3000;
+    opt.eps_abs = opt.eps_rel = 1e-5;
+    const double fused = pg::rt::objective(prob, pg::rt::solve(prob, opt));
+    opt.tier = pg::Tier::automatic;
+    pg::detail::force_tier_switch(30);
+    std::vector<pg::Result> results(2);
+    std::vector<std::thread> threads;
+    for (auto& r : results) threads.emplace_back([&] { r = pg::rt::solve(prob, opt); });
+    for (auto& th : threads) th.join();
+    pg::detail::force_tier_switch(0);
+    for (const pg::Result& r : results) {
+        CHECK(r.converged);
+        CHECK(r.per_card_iterations == 30);
+        CHECK(std::abs(pg::rt::objective(prob, r) - fused) <= 1e-4 * std::abs(fused));
     }
 }
