@@ -291,6 +291,33 @@ struct Estimate {
     int psi = -1;  // its index among the Ψ terms (−1: an Ω term)
 };
 
+/// The terms estimate_norms estimates in p (tight: the loose bounds too, not only the missing ones):
+/// a known bound that is not exact (it becomes the estimate where that is smaller; the bound stays a
+/// guarantee), and a missing bound of a Ψ term or of a gradient step.
+std::vector<Estimate> estimates_of(ir::Problem& p, bool tight) {
+    std::vector<Estimate> todo;
+    const auto infinite = std::numeric_limits<double>::infinity();
+    for (auto* list : {&p.psi, &p.omega})
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            ir::Term& t = (*list)[i];
+            const int psi = list == &p.psi ? int(i) : -1;
+            if (known(t.norm_bound)) {
+                if (tight && !plan::norm_bound_exact(t.expr)) todo.push_back({&t, t.norm_bound, psi});
+            } else if (psi >= 0 || plan::gradient_step(p, t)) {
+                todo.push_back({&t, infinite, psi});
+            }
+        }
+    return todo;
+}
+
+/// Whether the stacked norm of a coupled block is estimated (with tight norms): two or more of its
+/// operators are not multiples of the identity (with one, √Σ‖K_i‖² is as tight as its parts).
+bool stacked_estimated(const std::vector<const ir::Term*>& terms) {
+    int general = 0;
+    for (const ir::Term* t : terms) general += plan::linear_facts(t->expr).scalar_identity ? 0 : 1;
+    return general >= 2;
+}
+
 /// Estimates the terms' norms into the estimate cache two at a time where the variables are large:
 /// a Lanczos run's vector work between its Gram applications is serial C++ that would leave the
 /// second core idle (the 512² 17-term problem spent a quarter of its set-up there). Each estimate
@@ -332,18 +359,7 @@ NormEstimates estimate_norms(const ir::Problem& p, bool per_card, bool tight) {
     // ρ₀ 16× too large and ADMM 3.4× slower to 1e-4 than with the reference's ρ; so their bounds are
     // tightened like the split terms' (a missing one stays missing: nothing in the x-update needs
     // it), except that Condat–Vũ's gradient steps need ‖A‖ of every such term (L of ∇h).
-    std::vector<Estimate> todo;
-    const auto infinite = std::numeric_limits<double>::infinity();
-    for (auto* list : {&e.problem.psi, &e.problem.omega})
-        for (std::size_t i = 0; i < list->size(); ++i) {
-            ir::Term& t = (*list)[i];
-            const int psi = list == &e.problem.psi ? int(i) : -1;
-            if (known(t.norm_bound)) {
-                if (tight && !plan::norm_bound_exact(t.expr)) todo.push_back({&t, t.norm_bound, psi});
-            } else if (psi >= 0 || plan::gradient_step(e.problem, t)) {
-                todo.push_back({&t, infinite, psi});
-            }
-        }
+    const std::vector<Estimate> todo = estimates_of(e.problem, tight);
     estimate_side_by_side(e.problem, todo, per_card);
     e.estimated.assign(e.problem.psi.size(), false);  // per Ψ term: its bound replaced
     for (const Estimate& job : todo) {
@@ -358,13 +374,9 @@ NormEstimates estimate_norms(const ir::Problem& p, bool per_card, bool tight) {
     double worst = 0;
     for (const auto& terms : coupled_blocks(e.problem, false)) {
         double squares = 0;
-        int general = 0;
-        for (const ir::Term* t : terms) {
-            squares += t->norm_bound * t->norm_bound;
-            general += plan::linear_facts(t->expr).scalar_identity ? 0 : 1;
-        }
+        for (const ir::Term* t : terms) squares += t->norm_bound * t->norm_bound;
         bool estimated = false;
-        if (tight && general >= 2) {
+        if (tight && stacked_estimated(terms)) {
             const double est = stacked_norm_estimate(e.problem, terms, per_card, std::sqrt(squares));
             if (est * est < squares) squares = est * est, estimated = true;
         }
@@ -397,18 +409,14 @@ ir::Problem with_planner_bounds(const ir::Problem& p) { return with_psi_norm(est
 bool starts_on_bounds(const ir::Problem& p) {
     // (a batch member's run stays on its worker's core: no thread of its own)
     if (!tight_norms() || NormsAtTheStart::active() || jit::SerialKernels::active()) return false;
-    bool estimated = false;  // (the conditions of estimate_norms's list and its stacked estimate)
-    for (const auto* list : {&p.psi, &p.omega})
-        for (const ir::Term& t : *list) {
-            if (known(t.norm_bound)) estimated = estimated || !plan::norm_bound_exact(t.expr);
-            else if (list == &p.psi || plan::gradient_step(p, t)) return false;
-        }
-    for (const auto& terms : coupled_blocks(p, false)) {
-        int general = 0;
-        for (const ir::Term* t : terms) general += plan::linear_facts(t->expr).scalar_identity ? 0 : 1;
-        estimated = estimated || general >= 2;
-    }
-    return estimated;
+    ir::Problem q = p;  // (estimates_of points into the problem it reads)
+    const std::vector<Estimate> todo = estimates_of(q, true);
+    for (const Estimate& job : todo)
+        if (!std::isfinite(job.ceiling)) return false;  // a missing bound: nothing to start from
+    if (!todo.empty()) return true;
+    for (const auto& terms : coupled_blocks(p, false))
+        if (stacked_estimated(terms)) return true;
+    return false;
 }
 
 PendingNorms::PendingNorms(const ir::Problem& planned, const HeadStart& head)
