@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include "jit/compile.hpp"
+#include "jit/disk_cache.hpp"
+#include "jit/kernel.hpp"
 #include "test_support.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -66,6 +68,16 @@ std::string fresh_key(const std::string& role) {
     return fmt::format("test.{}.{}:", role, std::chrono::steady_clock::now().time_since_epoch().count());
 }
 
+/// out(x, y) = in(x, y) + 1 with its rows as a parallel loop.
+pg::jit::Source parallel_rows() {
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Var x("x"), y("y");
+    Halide::Func out("out");
+    out(x, y) = in(x, y) + 1.0f;
+    out.parallel(y);
+    return {Halide::Pipeline(out), {in}};
+}
+
 pg::Image run_affine(const pg::jit::KernelPtr& k, const pg::Image& in) {
     pg::Image out(in.width(), in.height());
     pg::jit::Call(k).in("in", in).out(0, out).run();
@@ -116,6 +128,30 @@ TEST_CASE("a failing build in a side-by-side scope reports its error and the oth
     for (std::size_t i = 0; i < in.size(); ++i) in.data()[i] = float(i);
     const pg::Image out = run_affine(started, in);
     for (std::size_t i = 0; i < in.size(); ++i) REQUIRE(out.data()[i] == 3.0f * in.data()[i]);
+}
+
+TEST_CASE("under SerialKernels a kernel's parallel loops run on the calling thread, never on the pool",
+          "[jit][serial]") {
+    pg::Image in(16, 64);
+    for (std::size_t i = 0; i < in.size(); ++i) in.data()[i] = float(i);
+    const pg::jit::KernelPtr k = pg::jit::kernel(fresh_key("parallel"), parallel_rows);
+    auto expect_result = [&](const pg::Image& out) {
+        for (std::size_t i = 0; i < in.size(); ++i) REQUIRE(out.data()[i] == in.data()[i] + 1.0f);
+    };
+    const pg::jit::ParallelLoops before = pg::jit::parallel_loops();
+    {
+        pg::jit::SerialKernels serial;
+        expect_result(run_affine(k, in));
+    }
+    const pg::jit::ParallelLoops serial = pg::jit::parallel_loops();
+    CHECK(serial.serial == before.serial + 1);
+    CHECK(serial.pooled == before.pooled);
+    // without it, a kernel from the disk cache hands the loop to the runtime's pool (Halide's JIT
+    // runtime dispatches an in-memory kernel's loops itself, uncounted)
+    expect_result(run_affine(k, in));
+    const pg::jit::ParallelLoops pooled = pg::jit::parallel_loops();
+    CHECK(pooled.serial == serial.serial);
+    CHECK(pooled.pooled == serial.pooled + (pg::jit::DiskCache::instance() ? 1 : 0));
 }
 
 TEST_CASE("the in-memory JIT cache keeps at most its capacity of structures", "[jit][cache]") {

@@ -142,7 +142,7 @@ std::vector<Internal::JITModule> externs_module() {
 }
 
 /// Kernels compiled in memory report runtime errors to Halide's JIT runtime, whose default handler
-/// (with the null context these kernels hand it) prints and aborts. Errors with no context, or with
+/// (for a null context: an extern stage's) prints and aborts. Errors with no context, or with
 /// this thread's running call's, go to that call's message (record_error); any other context is
 /// Halide's own (Func::realize elsewhere in the process) and keeps the handler it had.
 void install_jit_error_handler() {

@@ -212,6 +212,7 @@ halide_do_par_for_t& pool_par_for() {
 int dispatch_par_for(void* user_context, halide_task_t task, int min, int size, uint8_t* closure) {
     const auto* ctx = static_cast<const CallContext*>(static_cast<Halide::JITUserContext*>(user_context));
     if (ctx && ctx->serial) return serial_par_for(user_context, task, min, size, closure);
+    count_pooled_loop();
     return pool_par_for()(user_context, task, min, size, closure);
 }
 }  // namespace

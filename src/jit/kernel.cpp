@@ -1,5 +1,10 @@
 #include "kernel.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
 #include "call_context.hpp"
 #include "proxgen/error.hpp"
 
@@ -41,6 +46,7 @@ int Kernel::input_index(std::string_view name) const {
 namespace {
 thread_local bool serial_kernels = false;
 thread_local CallContext* current_context = nullptr;
+std::atomic<std::uint64_t> serial_loops{0}, pooled_loops{0};
 
 /// A parallel loop's tasks in order on the calling thread; the first failing task's status.
 template <class Context, class Task>
@@ -52,6 +58,7 @@ int run_tasks_in_order(Context* ctx, Task task, int min, int size, uint8_t* clos
 
 int serial_jit_par_for(Halide::JITUserContext* ctx, int (*task)(Halide::JITUserContext*, int, uint8_t*), int min,
                        int size, uint8_t* closure) {
+    serial_loops.fetch_add(1, std::memory_order_relaxed);
     return run_tasks_in_order(ctx, task, min, size, closure);
 }
 }  // namespace
@@ -61,7 +68,41 @@ SerialKernels::~SerialKernels() { serial_kernels = saved_; }
 bool SerialKernels::active() { return serial_kernels; }
 
 int serial_par_for(void* user_context, int (*task)(void*, int, uint8_t*), int min, int size, uint8_t* closure) {
+    serial_loops.fetch_add(1, std::memory_order_relaxed);
     return run_tasks_in_order(user_context, task, min, size, closure);
+}
+
+namespace {
+/// The threshold, -1 where PROXGEN_SERIAL_SOLVES_BELOW is not a number ≥ 0 (every solve then fails
+/// naming it).
+std::atomic<double>& serial_threshold() {
+    static std::atomic<double> unknowns = [] {
+        if (const char* v = std::getenv("PROXGEN_SERIAL_SOLVES_BELOW"); v && *v) {
+            char* end = nullptr;
+            const double n = std::strtod(v, &end);
+            return *end == '\0' && n >= 0 ? n : -1.0;
+        }
+        const double cores = std::max(1u, std::thread::hardware_concurrency());
+        return 2.0 * 288 * 288 / cores;
+    }();
+    return unknowns;
+}
+}  // namespace
+
+double serial_solves_below() {
+    const double n = serial_threshold().load(std::memory_order_relaxed);
+    if (n < 0)
+        fail("the environment variable PROXGEN_SERIAL_SOLVES_BELOW must be a number of unknowns >= 0 (0: no solve "
+             "runs serially), got '{}'", std::getenv("PROXGEN_SERIAL_SOLVES_BELOW"));
+    return n;
+}
+void set_serial_solves_below(double unknowns) { serial_threshold().store(unknowns, std::memory_order_relaxed); }
+bool small_enough_to_run_serially(double unknowns) { return unknowns < serial_solves_below(); }
+
+void count_pooled_loop() { pooled_loops.fetch_add(1, std::memory_order_relaxed); }
+
+ParallelLoops parallel_loops() {
+    return {serial_loops.load(std::memory_order_relaxed), pooled_loops.load(std::memory_order_relaxed)};
 }
 
 void Kernel::run(const void** argv) const {
@@ -70,7 +111,10 @@ void Kernel::run(const void** argv) const {
         ctx.serial = true;
         ctx.handlers.custom_do_par_for = &serial_jit_par_for;
     }
-    argv[0] = &ctx;
+    // Halide's argv entry points read their user context through argv[0], as a pointer to it
+    // (Halide's own JIT calls pass a JITUserContext**): the runtime's handlers then get this call.
+    CallContext* self = &ctx;
+    argv[0] = &self;
     wait();
     struct Current {  // this call, for extern stages on this thread (kernels nest: restore the outer)
         CallContext* outer;
@@ -207,7 +251,7 @@ CallContext* current_call() { return current_context; }
 
 void record_error(void* user_context, const char* msg) {
     auto* ctx = static_cast<CallContext*>(static_cast<Halide::JITUserContext*>(user_context));
-    if (!ctx) ctx = current_call();  // extern stages and kernels compiled in memory have none to give
+    if (!ctx) ctx = current_call();  // extern stages have none to give
     if (!ctx || !msg) return;
     if (!ctx->message.empty()) ctx->message += "; ";
     ctx->message += msg;

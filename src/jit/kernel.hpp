@@ -5,11 +5,13 @@
 //
 // A Kernel comes from the in-process JIT (Halide::Internal::JITModule) or from a shared object in
 // the on-disk cache (disk_cache.hpp); both expose the same entry point
-//     int fn(const void** argv)   argv = {user_context, inputs in the kernel's order, outputs}
-// where a buffer argument is a halide_buffer_t* and a scalar one a pointer to its value.
+//     int fn(const void** argv)   argv = {&user_context, inputs in the kernel's order, outputs}
+// where a buffer argument is a halide_buffer_t* and a scalar one (the user context included) a
+// pointer to its value.
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <future>
 #include <map>
@@ -138,6 +140,27 @@ public:
 private:
     bool saved_;
 };
+
+/// Whether a solve of this many unknowns runs its kernels' parallel loops on the calling thread
+/// (SerialKernels): where the thread pool's hand-offs cost more than a second core saves. Measured
+/// on TV deblurring (Pock–Chambolle and ADMM, one solve after another, 2 cores): serial was 1.45×
+/// faster at 64², 3× at 128², 1.3× at 256²; the pool 1.05–1.1× faster at 320², 1.3× at 512², 2× at
+/// 1024². The crossover (288² on 2 cores) is taken to shrink in proportion to the core count.
+bool small_enough_to_run_serially(double unknowns);
+
+/// The unknowns below which solves run serially: the crossover above, PROXGEN_SERIAL_SOLVES_BELOW
+/// where the environment sets it (0: never), or what set_serial_solves_below last gave (benchmarks
+/// that time both sides in one run).
+double serial_solves_below();
+void set_serial_solves_below(double unknowns);
+
+/// Kernels' parallel loops so far, process-wide: run serially on the calling thread (SerialKernels),
+/// and handed to the thread pool (counted for kernels loaded from the disk cache only: Halide's JIT
+/// runtime dispatches the others itself). What tests read to see that SerialKernels holds.
+struct ParallelLoops {
+    std::uint64_t serial = 0, pooled = 0;
+};
+ParallelLoops parallel_loops();
 
 /// Runs body(0), …, body(tasks − 1) on the kernels' thread pool (the runtime the disk cache loads)
 /// and returns when all have; serially on this thread under SerialKernels, for fewer than two

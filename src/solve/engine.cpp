@@ -644,6 +644,8 @@ Result solve_ir(const ir::Problem& planned, const Options& opt, const Result* wa
     if (opt.tier == Tier::per_card)
         if (const std::string why = per_card_unsupported(planned); !why.empty())
             fail("the per-card tier cannot run this plan: {}", why);
+    std::optional<jit::SerialKernels> small;  // (threads the solve starts keep the pool)
+    if (jit::small_enough_to_run_serially(elements)) small.emplace();
     try {
         const bool per_card = runs_per_card(planned, opt.tier);
         // Tier::automatic starts a structure it has no fused kernels for at once: on the planner's
