@@ -11,45 +11,23 @@
 #include <string>
 #include <vector>
 
-#include <malloc.h>
-
 #include <proxgen/proxgen.hpp>
+
+#include "small_deblur.hpp"
 
 namespace pg = proxgen;
 namespace rt = pg::rt;
 
 namespace {
 
-pg::Image noisy(const std::vector<int>& shape, unsigned seed) {
-    pg::Image img(shape);
-    unsigned s = seed * 2654435761u + 1;
-    for (std::size_t i = 0; i < img.size(); ++i) {
-        s = s * 1664525u + 1013904223u;
-        img.data()[i] = float(s >> 8) / float(1u << 24);
-    }
-    return img;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (start <= s.size()) {
-        const std::size_t end = std::min(s.find(',', start), s.size());
-        parts.push_back(s.substr(start, end - start));
-        start = end + 1;
-    }
-    return parts;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);  // fresh pages are slow on this VM: reuse the heap
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    pg::bench::reuse_the_heap();
     std::string cases = "64x1000,256x64", algorithms = "pc,admm";
     int rounds = 1;
     std::string only;  // "loop" or "batch": time one side alone (for a profiler)
@@ -62,16 +40,12 @@ int main(int argc, char** argv) {
     }
     std::printf("%-6s %-6s %-16s %12s %12s %7s %s\n", "size", "count", "algorithm", "loop img/s", "batch img/s",
                 "ratio", "members equal the loop's");
-    for (const std::string& c : split(cases)) {
+    for (const std::string& c : pg::bench::comma_list(cases)) {
         const int n = std::atoi(c.c_str()), count = std::atoi(c.substr(c.find('x') + 1).c_str());
-        pg::Image k({5, 5});
-        for (std::size_t i = 0; i < k.size(); ++i) k.data()[i] = 1.0f / 25;
-        const rt::Expr x = rt::variable("x", {n, n});
-        const rt::Problem prob =
-            rt::sum_squares(rt::conv(k, x) - rt::input("b", noisy({n, n}, 0))) + 0.01 * rt::group_norm1(rt::grad(x));
+        const rt::Problem prob = pg::bench::small_deblur(n);
         std::vector<rt::BatchMember> members(static_cast<std::size_t>(count));
-        for (int i = 0; i < count; ++i) members[std::size_t(i)].inputs["b"] = noisy({n, n}, unsigned(i + 1));
-        for (const std::string& name : split(algorithms)) {
+        for (int i = 0; i < count; ++i) members[std::size_t(i)].inputs["b"] = pg::bench::noise_image(n, unsigned(i + 1));
+        for (const std::string& name : pg::bench::comma_list(algorithms)) {
             pg::Options opt;
             opt.algorithm = name == "admm" ? pg::Algorithm::admm : pg::Algorithm::pock_chambolle;
             rt::solve(prob, opt);  // compiles

@@ -4,48 +4,24 @@
 // (jit::small_enough_to_run_serially). TV deblurring (5×5 box blur, circular, λ = 0.01), each solve
 // with its own noise image, the default tolerances; microseconds per iteration.
 //   proxgen_bench_serial_solves [--sizes 64,128,256,320,512,1024] [--algorithms pc,admm] [--rounds 3]
-#include <malloc.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <proxgen/proxgen.hpp>
 
 #include "jit/kernel.hpp"
+#include "small_deblur.hpp"
 
 namespace pg = proxgen;
 namespace rt = pg::rt;
 
-namespace {
-
-pg::Image noisy(int n, unsigned seed) {
-    pg::Image img({n, n});
-    unsigned s = seed * 2654435761u + 1;
-    for (std::size_t i = 0; i < img.size(); ++i) {
-        s = s * 1664525u + 1013904223u;
-        img.data()[i] = float(s >> 8) / float(1u << 24);
-    }
-    return img;
-}
-
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> parts;
-    std::stringstream in(s);
-    for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
-    return parts;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);  // fresh pages are slow on this VM: reuse the heap
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    pg::bench::reuse_the_heap();
     std::string sizes = "64,128,256,320,512,1024", algorithms = "pc,admm";
     int rounds = 3;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -57,15 +33,11 @@ int main(int argc, char** argv) {
     const double default_threshold = pg::jit::serial_solves_below();
     std::printf("default: serial below %.0f unknowns\n", default_threshold);
     std::printf("%-6s %-16s %14s %14s %8s\n", "size", "algorithm", "pool us/iter", "serial us/iter", "pool/serial");
-    pg::Image k({5, 5});
-    for (std::size_t i = 0; i < k.size(); ++i) k.data()[i] = 1.0f / 25;
-    for (const std::string& size : split(sizes)) {
+    for (const std::string& size : pg::bench::comma_list(sizes)) {
         const int n = std::atoi(size.c_str());
-        const rt::Expr x = rt::variable("x", {n, n});
-        rt::Problem prob = rt::sum_squares(rt::conv(k, x) - rt::input("b", noisy(n, 0))) +
-                           0.01 * rt::group_norm1(rt::grad(x));
+        rt::Problem prob = pg::bench::small_deblur(n);
         const int solves = std::max(1, 20 * 64 * 64 / (n * n));
-        for (const std::string& name : split(algorithms)) {
+        for (const std::string& name : pg::bench::comma_list(algorithms)) {
             pg::Options opt;
             opt.algorithm = name == "admm" ? pg::Algorithm::admm : pg::Algorithm::pock_chambolle;
             rt::solve(prob, opt);  // compiles
@@ -76,7 +48,7 @@ int main(int argc, char** argv) {
                     long iterations = 0;
                     const auto t0 = std::chrono::steady_clock::now();
                     for (int s = 0; s < solves; ++s) {
-                        prob.set_input("b", noisy(n, unsigned(s + 1)));
+                        prob.set_input("b", pg::bench::noise_image(n, unsigned(s + 1)));
                         iterations += rt::solve(prob, opt).iterations;
                     }
                     const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
