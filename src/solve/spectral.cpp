@@ -82,6 +82,16 @@ constexpr long kMeasuredFrom = 256 * 256;  // below this, measuring saves less t
 
 using PlanKey = std::tuple<bool, int, int, int, int>;  // forward, W, H, channels, threads
 
+bool env_is(const char* name, const char* value) {
+    const char* e = std::getenv(name);
+    return e && std::string(e) == value;
+}
+
+/// FFTW's parallel loop (fftwf_threads_set_callback): its jobs as jit::parallel_for's tasks.
+void loop_on_the_kernels_pool(void* (*work)(char*), char* jobdata, std::size_t elsize, int njobs, void*) {
+    jit::parallel_for(njobs, [&](int i) { work(jobdata + std::size_t(i) * elsize); });
+}
+
 /// The plans' state: slots never move or die (a leaked map: plans outlive every solve, including
 /// ones running in other threads' static destructors, and stay reachable at exit), and a plan a
 /// slot held once is never destroyed (a solve may still be executing it).
@@ -97,6 +107,10 @@ struct Plans {
         static Plans& p = *[] {
             auto* plans = new Plans;
             plans->threads_ok = fftwf_init_threads() != 0;
+            // FFTW's parallel loops on the kernels' thread pool, not on threads of its own beside it
+            // (PROXGEN_FFTW_OWN_THREADS=1 keeps FFTW's: benchmarks compare the two)
+            if (plans->threads_ok && !env_is("PROXGEN_FFTW_OWN_THREADS", "1"))
+                fftwf_threads_set_callback(&loop_on_the_kernels_pool, nullptr);
             fftwf_make_planner_thread_safe();  // also guards planners other code in the process may run
             return plans;
         }();
@@ -111,10 +125,7 @@ std::string wisdom_file() {
 }
 
 bool measuring_enabled() {
-    static const bool on = [] {
-        const char* e = std::getenv("PROXGEN_FFTW_MEASURE");
-        return !(e && std::string(e) == "0");
-    }();
+    static const bool on = !env_is("PROXGEN_FFTW_MEASURE", "0");
     return on;
 }
 
