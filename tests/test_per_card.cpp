@@ -218,8 +218,13 @@ TEST_CASE("Tier::automatic: a run started on the planner's bounds takes the tigh
     pg::detail::force_tier_switch(25);
     pg::detail::force_tight_norms_after(7);
     const pg::Result late = rt::solve(prob, opt);
+    // the same with the norms taken before the first iteration: a run that did start on the bounds
+    // moves along other iterates (one that silently took the norms first would repeat these bitwise)
+    pg::detail::force_tight_norms_after(0);
+    const pg::Result first = rt::solve(prob, opt);
     pg::detail::force_tight_norms_after(std::nullopt);
     pg::detail::force_tier_switch(0);
+    CHECK(pg::test::relative_difference(late["x"], first["x"]) > 0);
     CHECK(late.per_card_iterations == 25);
     CHECK(late.status == from_the_start.status);
     const double f0 = rt::objective(prob, from_the_start), f1 = rt::objective(prob, late);

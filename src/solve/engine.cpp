@@ -644,8 +644,6 @@ Result solve_ir(const ir::Problem& planned, const Options& opt, const Result* wa
     if (opt.tier == Tier::per_card)
         if (const std::string why = per_card_unsupported(planned); !why.empty())
             fail("the per-card tier cannot run this plan: {}", why);
-    std::optional<jit::SerialKernels> small;  // (threads the solve starts keep the pool)
-    if (jit::small_enough_to_run_serially(elements)) small.emplace();
     try {
         const bool per_card = runs_per_card(planned, opt.tier);
         // Tier::automatic starts a structure it has no fused kernels for at once: on the planner's
@@ -658,6 +656,11 @@ Result solve_ir(const ir::Problem& planned, const Options& opt, const Result* wa
                 } catch (const std::system_error&) {  // no thread: the estimates first, as in the other tiers
                 }
         }
+        // A small solve runs its own kernels serially (threads it starts keep the pool). Not before
+        // the quick start's choice: SerialKernels from the caller means a batch member, which starts
+        // no thread of its own.
+        std::optional<jit::SerialKernels> small;
+        if (jit::small_enough_to_run_serially(elements)) small.emplace();
         const ir::Problem p =
             quick && quick->norms ? with_planner_bounds(planned) : with_norm_bounds(planned, per_card);
         // The plan was made for one algorithm (its Ω / Ψ split and x-update depend on it): that one
