@@ -21,8 +21,8 @@ struct CallContext : Halide::JITUserContext {
 /// runs for a CallContext with `serial` (the cache's runtime dispatches on it).
 int serial_par_for(void* user_context, int (*task)(void*, int, uint8_t*), int min, int size, uint8_t* closure);
 
-/// Counts a parallel loop a kernel loaded from the disk cache hands to the runtime's thread pool
-/// (parallel_loops()).
+/// Counts a parallel loop a kernel loaded from the disk cache, called on this thread, hands to the
+/// runtime's thread pool (parallel_loops()).
 void count_pooled_loop();
 
 /// The call running a kernel on this thread (the innermost, where a kernel's extern stage runs

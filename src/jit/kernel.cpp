@@ -46,7 +46,7 @@ int Kernel::input_index(std::string_view name) const {
 namespace {
 thread_local bool serial_kernels = false;
 thread_local CallContext* current_context = nullptr;
-std::atomic<std::uint64_t> serial_loops{0}, pooled_loops{0};
+thread_local std::uint64_t serial_loops = 0, pooled_loops = 0;  // (per thread: no shared line to write)
 
 /// A parallel loop's tasks in order on the calling thread; the first failing task's status.
 template <class Context, class Task>
@@ -58,7 +58,7 @@ int run_tasks_in_order(Context* ctx, Task task, int min, int size, uint8_t* clos
 
 int serial_jit_par_for(Halide::JITUserContext* ctx, int (*task)(Halide::JITUserContext*, int, uint8_t*), int min,
                        int size, uint8_t* closure) {
-    serial_loops.fetch_add(1, std::memory_order_relaxed);
+    ++serial_loops;
     return run_tasks_in_order(ctx, task, min, size, closure);
 }
 }  // namespace
@@ -68,7 +68,7 @@ SerialKernels::~SerialKernels() { serial_kernels = saved_; }
 bool SerialKernels::active() { return serial_kernels; }
 
 int serial_par_for(void* user_context, int (*task)(void*, int, uint8_t*), int min, int size, uint8_t* closure) {
-    serial_loops.fetch_add(1, std::memory_order_relaxed);
+    ++serial_loops;
     return run_tasks_in_order(user_context, task, min, size, closure);
 }
 
@@ -99,10 +99,10 @@ double serial_solves_below() {
 void set_serial_solves_below(double unknowns) { serial_threshold().store(unknowns, std::memory_order_relaxed); }
 bool small_enough_to_run_serially(double unknowns) { return unknowns < serial_solves_below(); }
 
-void count_pooled_loop() { pooled_loops.fetch_add(1, std::memory_order_relaxed); }
+void count_pooled_loop() { ++pooled_loops; }
 
 ParallelLoops parallel_loops() {
-    return {serial_loops.load(std::memory_order_relaxed), pooled_loops.load(std::memory_order_relaxed)};
+    return {serial_loops, pooled_loops};
 }
 
 void Kernel::run(const void** argv) const {

@@ -154,7 +154,7 @@ bool small_enough_to_run_serially(double unknowns);
 double serial_solves_below();
 void set_serial_solves_below(double unknowns);
 
-/// Kernels' parallel loops so far, process-wide: run serially on the calling thread (SerialKernels),
+/// Parallel loops of the kernels called on this thread so far: run serially on it (SerialKernels),
 /// and handed to the thread pool (counted for kernels loaded from the disk cache only: Halide's JIT
 /// runtime dispatches the others itself). What tests read to see that SerialKernels holds.
 struct ParallelLoops {
