@@ -225,7 +225,7 @@ Emitted pc_steps(const ir::Problem& p, const CommandLine& c, const Halide::Targe
         add(pc.step, "step", pc.arguments());
         add(pc.check, "check", pc.arguments());
     } else {
-        add(pc.dual, "dual", pc.arguments());
+        if (pc.dual.defined()) add(pc.dual, "dual", pc.arguments());  // (forward–backward: no dual)
         add(pc.primal, "primal", pc.arguments());
         add(pc.residual, "residual", pc.arguments());
     }
@@ -375,7 +375,9 @@ int run(const ir::Problem& planned, const CommandLine& c, const DataSources* sou
         return 0;
     }
     const ir::Problem p = halide_only(planned);
-    if (p.psi.empty())
+    // Nothing split: the x-update alone solves the problem, unless a gradient step moves x
+    // (Condat–Vũ's plan is then forward–backward: x⁺ = prox(x − τ∇h(x)), PC's loop without a dual)
+    if (p.psi.empty() && !plan::has_gradient_steps(p))
         fail("generator: the plan splits no term (the x-update alone solves the problem), so there is no loop to "
              "generate");
     const bool autoschedule = !c.autoscheduler.empty();

@@ -14,6 +14,8 @@
 
 #include "../../examples/deploy/deblur_problem.hpp"
 #include "deblur_cv.h"
+#include "forward_backward_cv.h"
+#include "forward_backward_problem.hpp"
 #include "reference_problems.hpp"
 #include "solver_test_support.hpp"
 #include "superres_cv.h"
@@ -76,6 +78,17 @@ TEST_CASE("condat_vu solver: masked super-resolution runs the JIT's iterations a
     STATIC_REQUIRE(superres_cv::Description::psi_terms == 1);
     check_against_jit<superres_cv::Solver, superres_cv::Options>("super-resolution 64x64", plan,
                                                                  sr.data<superres_cv::Data>(0.01f), {64, 64});
+}
+
+TEST_CASE("condat_vu solver: a plan that splits nothing runs forward-backward, the JIT's iterations, and stops where it does") {
+    const auto deconv = pg::reference::make_deconv(64);
+    const auto plan = generated_plan<pg::Algorithm::condat_vu>(forward_backward_problem(deconv.kernel, deconv.b, 0.05f));
+    REQUIRE(plan.psi.empty());
+    STATIC_REQUIRE(forward_backward_cv::Description::gradient_steps);
+    STATIC_REQUIRE(forward_backward_cv::Description::psi_terms == 0);
+    const auto d = pg::aot_test::deconv_data<forward_backward_cv::Data>(deconv, 0.05f);  // by the problem's names
+    check_against_jit<forward_backward_cv::Solver, forward_backward_cv::Options>("forward-backward 64x64", plan, d,
+                                                                                 {64, 64});
 }
 
 TEST_CASE("condat_vu solver: step() in pieces equals solve(), and bad input or steps return a status") {

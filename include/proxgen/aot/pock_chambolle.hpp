@@ -151,7 +151,7 @@ private:
                   arguments(Description::iterate_metadata()) ==
                       inputs + 3 * Description::iterations_per_call + 2 + components);
         } else {
-            ok = arguments(Description::dual_metadata()) == inputs + n_psi &&
+            ok = (n_psi == 0 || arguments(Description::dual_metadata()) == inputs + n_psi) &&
                  arguments(Description::primal_metadata()) == inputs + n_var &&
                  arguments(Description::residual_metadata()) == inputs + 1;
         }
@@ -252,7 +252,7 @@ private:
             if (!ran(measure ? &Description::check : &Description::step, args)) return false;
             swap_duals();
         } else {
-            {
+            if constexpr (n_psi > 0) {  // (forward–backward, nothing split: no dual step)
                 auto args = inputs(x_, x_prev_, x_prev2_, y_, y_, steps);
                 for (auto& b : y_next_) args.push_back(b.raw_buffer());
                 if (!ran(&Description::dual, args)) return false;
