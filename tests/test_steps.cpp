@@ -92,6 +92,21 @@ TEST_CASE("balancing guard: falling residuals keep balancing, a rising one rever
         CHECK(k <= 12);
         CHECK(g.check(1e-6, 1.0) == Action::hold);
     }
+    {  // a start-up transient: the dual residual rises at three checks to 3x its first value, then
+       // falls; and a slow rise that stays below twice its first value: both keep balancing
+        pg::steps::BalanceGuard g;
+        for (double d : {0.1, 0.15, 0.2, 0.3, 0.25, 0.2, 0.15, 0.1, 0.08}) REQUIRE(g.check(0.05, d) == Action::balance);
+        pg::steps::BalanceGuard slow;
+        for (double d : {0.1, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18}) REQUIRE(slow.check(0.05, d) == Action::balance);
+    }
+    {  // a residual that rose at four checks in a row to more than twice its first value reverts at
+       // once, before the first epoch's end (check 10)
+        pg::steps::BalanceGuard g;
+        const double dual[] = {0.026, 0.03, 0.04, 0.05};
+        for (double d : dual) REQUIRE(g.check(0.1, d) == Action::balance);
+        CHECK(g.check(0.1, 0.06) == Action::revert);  // the fourth rise, 2.3x its first
+        CHECK(g.stopped());
+    }
     {  // both fall 1000x, then sit at float32 noise: stop, keep the steps balancing found (once
        // the noise fills the last half of the checks)
         pg::steps::BalanceGuard g;

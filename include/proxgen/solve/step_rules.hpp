@@ -172,6 +172,13 @@ inline void accelerate(double gamma, double& tau, double& sigma, double& theta) 
 /// was never a signal) the steps go back to their values at the first check (revert): the run
 /// continues as the fixed-step run would. A residual that fell and then stalls (float32 noise
 /// near the optimum) only stops the balancing (hold). Below 1e-6 relative, nothing moves.
+/// Sooner, at any check: a relative residual that rose at kRises checks in a row to more than
+/// kAway times its first value is no signal either, and reverts at once. (L-ADMM on masked
+/// super-resolution with a random mask: its relative dual residual rose at every check from 0.026
+/// to 0.195 of its scale while the balancing lowered ρ; reverted at check 10 the run crossed 1e-4
+/// at 650 iterations against the fixed steps' 630, at check 5 at 630. Across the convergence
+/// suite's 13 problems at 64² this rule fires in one other run: Condat–Vũ on superres, 820 → 870
+/// iterations, still below the fixed steps' 910.)
 /// Allocates nothing (the generated solvers' iterations do not).
 class BalanceGuard {
 public:
@@ -182,6 +189,10 @@ public:
         primal_.add(primal);
         dual_.add(dual);
         if (!(std::fmax(primal, dual) >= kNoise)) return Action::hold;  // (NaN: hold)
+        if (primal_.rising_away() || dual_.rising_away()) {
+            stopped_ = true;
+            return Action::revert;
+        }
         if (checks_ < epoch_end_) return Action::balance;
         // the checks [0, epoch_end) split in halves: [0, epoch_end/2) and [epoch_end/2, epoch_end)
         const bool stalled_p = primal_.close_epoch(), stalled_d = dual_.close_epoch();
@@ -193,12 +204,17 @@ public:
     bool stopped() const { return stopped_; }
 
 private:
-    static constexpr double kProgress = 0.9, kFell = 0.1, kNoise = 1e-6;
-    /// One residual: its first value, its best, the best before the current half and within it.
+    static constexpr double kProgress = 0.9, kFell = 0.1, kNoise = 1e-6, kAway = 2.0;
+    static constexpr int kRises = 4;
+    /// One residual: its first value, its best, the best before the current half and within it,
+    /// the last value and how many checks in a row it rose.
     struct Series {
-        double first = NAN, best = INFINITY, before = INFINITY, recent = INFINITY;
+        double first = NAN, best = INFINITY, before = INFINITY, recent = INFINITY, last = NAN;
         int count = 0, half = 5;  // checks before the current half begins
+        int rises = 0;
         void add(double r) {
+            rises = r > last ? rises + 1 : 0;  // (NaN last: the first check)
+            last = r;
             if (count++ == 0) first = r;
             best = std::fmin(best, r);
             (count <= half ? before : recent) = std::fmin(count <= half ? before : recent, r);
@@ -212,6 +228,7 @@ private:
             return stalled;
         }
         bool fell() const { return best <= kFell * first; }
+        bool rising_away() const { return rises >= kRises && last > kAway * first; }
     };
     Series primal_, dual_;
     int checks_ = 0, epoch_end_ = 10;
