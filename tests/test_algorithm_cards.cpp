@@ -383,7 +383,7 @@ TEST_CASE("HQS card: a check that finds the alternation settled ends the stage a
     CHECK(runner.rhos[10] == Approx(1.5));
 }
 
-TEST_CASE("HQS card: a stage whose growth raised the objective holds rho, without momentum, until the objective stalls") {
+TEST_CASE("HQS card: a stage whose growth raised the objective holds rho, with a momentum counted from the wait, until the objective stalls") {
     // neither residual meets its tolerance, so only the wait holds ρ; the objective rises with ρ
     // (the iterates lag behind) and stays put while ρ does
     SplitScript runner;
@@ -395,7 +395,12 @@ TEST_CASE("HQS card: a stage whose growth raised the objective holds rho, withou
     CHECK(runner.rhos[39] == Approx(1.5));
     CHECK(runner.rhos[40] == Approx(1.5));
     CHECK(runner.momenta[39] > 0.9);
-    for (int i = 40; i < 60; ++i) CHECK(runner.momenta[std::size_t(i)] == 0.0);
+    // the wait's own momentum: (j − 1)/(j + 2) from its first iteration (j = 0), at most 0.9
+    CHECK(runner.momenta[40] == 0.0);
+    CHECK(runner.momenta[41] == 0.0);
+    CHECK(runner.momenta[42] == Approx(0.25));
+    CHECK(runner.momenta[59] == Approx(18.0 / 21.0));
+    for (int i = 40; i < 60; ++i) CHECK(runner.momenta[std::size_t(i)] <= algorithms::Continuation::kWaitMomentum);
     // the checks at 50 and 60 see no fall: stalled, ρ grows at iteration 60's end
     CHECK(runner.rhos[59] == Approx(1.5));
     CHECK(runner.rhos[60] == Approx(2.25));
