@@ -74,7 +74,7 @@ struct HQSRule {
 /// stage reached ρ₀·hqs_max_ratio by iteration ~600 on 3-D TV denoising at 64², where the
 /// alternation crawls, and stayed 2e-4 from the optimum after 3000 iterations (1e-4 after 530 with
 /// the wait; the suite's gaps after 3000 fell 1.7–22×: docs/performance.md). While it waits, x̂
-/// carries a restarted momentum of its own (momentum()).
+/// carries a momentum of its own, counted from the wait's start (momentum()).
 class Continuation {
 public:
     Continuation() = default;
@@ -234,7 +234,7 @@ public:
         const int it = progress_.iterations + 1;
         const bool measure = measured(it);
         // momentum while ρ grows (restarts at each growth of ρ, or adaptive ones, measured slower
-        // there) and, restarted, while it waits; none at a held or final ρ
+        // there) and, counted from the wait's start, while it waits; none at a held ρ
         const double momentum = continuation_.momentum(it);
         if (!runner.run_step(continuation_.rho(), momentum, measure)) return false;
         progress_.iterations = it;
