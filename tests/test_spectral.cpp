@@ -2,6 +2,8 @@
 // GramSolver's x satisfies (c·I + Σ_j w_j K_jᵀK_j) x = rhs, checked with the exact (Halide) K and
 // Kᵀ of lower::apply_linear / apply_adjoint, at odd, even, 1×N, N×1 and multi-channel sizes; the
 // basis classification; and the singular-Gram error.
+#include <cstdlib>
+
 #include <catch2/catch.hpp>
 
 #include <proxgen/lower/evaluate.hpp>
@@ -130,6 +132,34 @@ TEST_CASE("dct x-update on 1x16 and 16x1", "[spectral]") {
     dct_cases({16, 1}, 900);
 }
 TEST_CASE("dct x-update on a 3-channel 17x9 variable", "[spectral]") { dct_cases({17, 9, 3}, 1000); }
+
+TEST_CASE("planes of even width up to 128² go through the half-width complex DFT: the solution r2c gives", "[spectral]") {
+    // (GramSolver reads PROXGEN_FFTW_R2C when it plans its transforms)
+    for (Basis basis : {Basis::fft, Basis::dct})
+        for (const std::vector<int>& shape : {std::vector<int>{64, 48, 2}, std::vector<int>{4, 6}, std::vector<int>{128, 128}}) {
+            INFO(sp::name(basis) << " on " << pg::shape_string(shape));
+            auto solution = [&] {
+                auto x = pg::variable(shape[0], shape[1]);
+                sp::GramSolver s(basis, shape);
+                const auto g = basis == Basis::fft ? pg::typed::to_ir(pg::grad(x, pg::periodic)) : pg::typed::to_ir(pg::grad(x));
+                if (shape.size() == 2) s.add_term(g, 1.5);
+                s.add_identity(0.25);
+                pg::Image out;
+                s.solve(random_image(shape, 11), out);
+                return out;
+            };
+            const pg::Image half = solution();
+            ::setenv("PROXGEN_FFTW_R2C", "1", 1);
+            const pg::Image r2c = solution();
+            ::unsetenv("PROXGEN_FFTW_R2C");
+            double diff = 0, ref = 0;
+            for (std::size_t i = 0; i < half.size(); ++i) {
+                diff = std::max(diff, double(std::abs(half.data()[i] - r2c.data()[i])));
+                ref = std::max(ref, double(std::abs(r2c.data()[i])));
+            }
+            CHECK(diff <= 1e-6 * ref);
+        }
+}
 
 TEST_CASE("spectral solve: strided images, in place, repeated solves", "[spectral]") {
     for (Basis basis : {Basis::fft, Basis::dct}) {
