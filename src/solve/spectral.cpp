@@ -80,8 +80,8 @@ private:
 // from it. PROXGEN_FFTW_MEASURE=0 keeps the estimated plans.
 constexpr long kMeasuredFrom = 256 * 256;  // below this, measuring saves less than it costs
 
-// forward, W, H, channels, threads, half: the complex (W/2) × H transform of half_forward /
-// half_inverse instead of the r2c / c2r one
+// forward, W, H, channels, threads, half: the complex (W/2) × H transform that half_split /
+// half_merge complete, instead of the r2c / c2r one
 using PlanKey = std::tuple<bool, int, int, int, int, bool>;
 
 bool env_is(const char* name, const char* value) {
@@ -567,16 +567,14 @@ void GramSolver::finalize() {
                 I.wi[std::size_t(k)] = float(std::sin(-2.0 * std::numbers::pi * k / W));
             }
             I.rev.resize(2 * std::size_t(M));
-            I.z = reinterpret_cast<cf*>(fftwf_alloc_complex(std::size_t(M) * H * I.channels));
-            if (I.z == nullptr)
-                throw OutOfMemory(fmt::format("x-update: cannot allocate the FFT work arrays ({} bytes)",
-                                              std::size_t(M) * H * I.channels * sizeof(cf)));
         }
+        const std::size_t z_size = I.half_complex ? std::size_t(W / 2) * H * I.channels : 0;
         I.real = fftwf_alloc_real(I.spatial() * I.channels);
         I.spec = reinterpret_cast<cf*>(fftwf_alloc_complex(I.half() * I.channels));
-        if (I.real == nullptr || I.spec == nullptr)
+        if (z_size > 0) I.z = reinterpret_cast<cf*>(fftwf_alloc_complex(z_size));
+        if (I.real == nullptr || I.spec == nullptr || (z_size > 0 && I.z == nullptr))
             throw OutOfMemory(fmt::format("x-update: cannot allocate the FFT work arrays ({} bytes)",
-                                          (I.spatial() + 2 * I.half()) * I.channels * sizeof(float)));
+                                          (I.spatial() + 2 * I.half()) * I.channels * sizeof(float) + z_size * sizeof(cf)));
     }
     I.ready = true;
 }
