@@ -11,9 +11,11 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
+#include <proxgen/catalogue/data_norms.hpp>
 #include <proxgen/check/rules.hpp>
 #include <proxgen/proxgen.hpp>
 
@@ -94,6 +96,43 @@ TEST_CASE("rules: the shared sentences, numbers as given and positions as coordi
     CHECK(r::conv_kernel({15, 15}, {8, 8}) == "conv: the kernel is 15x15 but its operand is only 8x8");
     CHECK(r::conv_kernel({9, 9}, {8, 9, 3}) == "conv: the kernel is 9x9 but its operand is only 8x9x3");
     CHECK(r::conv_kernel({8, 8}, {8, 8}).empty());
+}
+
+TEST_CASE("the first non-finite value is found wherever it lies, and a weight's range skips NaNs", "[checks]") {
+    // blocks of 1024 values are tested at once: values at a block's edges, in the last partial
+    // block, and two in one block (the first is reported)
+    std::vector<float> v(3000, 1.5f);
+    CHECK(pg::rules::first_non_finite(v.data(), v.size()) == v.size());
+    CHECK(pg::rules::first_non_finite(v.data(), 0) == 0);
+    for (const std::size_t at : {std::size_t(0), std::size_t(1023), std::size_t(1024), std::size_t(2999)})
+        for (const float bad : {INFINITY, -INFINITY, NAN}) {
+            std::vector<float> w = v;
+            w[at] = bad;
+            CHECK(pg::rules::first_non_finite(w.data(), w.size()) == at);
+        }
+    v[2100] = NAN;
+    v[2050] = -INFINITY;
+    CHECK(pg::rules::first_non_finite(v.data(), v.size()) == 2050);
+    CHECK(pg::rules::first_non_finite(v.data(), 2050) == 2050);  // none before the end given
+    // the largest finite float32 and the smallest subnormal are finite
+    v = {std::numeric_limits<float>::max(), -std::numeric_limits<float>::denorm_min(), 0.0f, -0.0f};
+    CHECK(pg::rules::first_non_finite(v.data(), v.size()) == v.size());
+
+    pg::Image w({5, 3});
+    for (int i = 0; i < 15; ++i) w.data()[i] = float(i % 5) - 2.5f;  // |w| from 0.5 to 2.5
+    w.data()[7] = -0.0f;
+    auto range = pg::data::abs_range(w.buffer().raw_buffer());
+    CHECK(range.first == 0.0);
+    CHECK(range.second == 2.5);
+    w.data()[7] = NAN;
+    w.data()[9] = -INFINITY;
+    range = pg::data::abs_range(w.buffer().raw_buffer());
+    CHECK(range.first == 0.5);
+    CHECK(range.second == INFINITY);
+    for (int i = 0; i < 15; ++i) w.data()[i] = NAN;
+    range = pg::data::abs_range(w.buffer().raw_buffer());
+    CHECK(range.first == INFINITY);
+    CHECK(range.second == 0.0);
 }
 
 TEST_CASE("options out of range are refused, before anything is compiled, with the shared sentence", "[checks]") {

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -40,15 +42,28 @@ inline double l1_norm(const halide_buffer_t* b) {
     return s;
 }
 
-/// (min |w|, max |w|): the range of a diagonal's entries.
+/// (min |w|, max |w|): the range of a diagonal's entries (NaNs skipped; (inf, 0) for none). The
+/// bits of |w| without their sign order as the values do, so the loop compares int32s, which
+/// compilers vectorize (twice as fast as in double: a 17-term problem reads its 17 weights before
+/// its first iteration).
 inline std::pair<double, double> abs_range(const halide_buffer_t* b) {
-    double lo = INFINITY, hi = 0;
+    constexpr std::int32_t inf_bits = 0x7f800000, none = 0x7fffffff;  // (none: a NaN's bits, never kept)
+    std::int32_t lo = none, hi = 0;
     const float* d = floats(b);
     for (std::size_t i = 0, n = element_count(b); i < n; ++i) {
-        lo = std::min(lo, double(std::abs(d[i])));
-        hi = std::max(hi, double(std::abs(d[i])));
+        std::int32_t bits;
+        std::memcpy(&bits, d + i, sizeof bits);
+        bits &= 0x7fffffff;
+        const bool nan = bits > inf_bits;
+        lo = std::min(lo, nan ? none : bits);
+        hi = std::max(hi, nan ? 0 : bits);
     }
-    return {lo, hi};
+    auto value = [](std::int32_t bits) {
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        return double(f);
+    };
+    return {lo == none ? INFINITY : value(lo), value(hi)};
 }
 inline double abs_min(const halide_buffer_t* b) { return abs_range(b).first; }
 inline double abs_max(const halide_buffer_t* b) { return abs_range(b).second; }
