@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "proxgen/error.hpp"
 
@@ -17,6 +22,22 @@ void* allocate_or_throw(std::size_t bytes) {
     void* p = std::malloc(bytes);
     if (p == nullptr) throw std::bad_alloc();
     return p;
+}
+
+/// Maps the whole pages inside [p, p + bytes) in one call (MADV_POPULATE_WRITE, Linux 5.14 on;
+/// elsewhere a no-op) before the zero fill touches them: a fresh page faulted in one at a time
+/// cost 0.42 ms per MB on the 2-core VM, populated 0.27 — what a large problem's buffers pay
+/// before its first iteration. Small images live in pages malloc has already mapped.
+void populate(float* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    constexpr std::size_t page = 4096, worth_it = 64 * page;
+    if (bytes < worth_it) return;
+    const std::uintptr_t first = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~std::uintptr_t(page - 1);
+    const std::uintptr_t last = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~std::uintptr_t(page - 1);
+    if (last > first) (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+#else
+    (void)p, (void)bytes;
+#endif
 }
 
 /// "40000000000 bytes (37.3 GiB)"
@@ -52,6 +73,7 @@ Image::Image(const std::vector<int>& sizes) {
         throw OutOfMemory(fmt::format("cannot allocate {} for a {} float32 image: not enough memory",
                                       byte_count(4 * elements), proxgen::shape_string(sizes)));
     }
+    populate(buf_.data(), 4 * std::size_t(elements));
     // Not buf_.fill(0): Halide 14's for_each_value, flattening a dense buffer, advances its pointer by
     // an uninitialized stride (undefined behaviour that UBSan reports; found by fuzz/fuzz_tiff).
     // A fresh Buffer is dense, so one std::fill_n covers it.
