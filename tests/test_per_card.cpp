@@ -59,8 +59,8 @@ TEST_CASE("an expression applied card by card equals its fused forward, constant
         const pg::ir::Node& n = exprs[e];
         INFO("expression " << pg::ir::to_string(n));
         const pg::ir::Problem q = fused_term(n, {W, H});
-        pg::detail::SharedZeros zeros;
-        pg::detail::PerCardOperator op(q, n, zeros);
+        pg::detail::SharedBuffers shared;
+        pg::detail::PerCardOperator op(q, n, shared);
         const pg::Image xv = pg::test::random_image({W, H}, 10 + unsigned(e));
         const pg::Image yv = pg::test::random_image(n.shape, 20 + unsigned(e));
         CHECK(relative_difference(op.linear({xv}), pg::lower::term_forward(q, xv, false)) <= 1e-6);

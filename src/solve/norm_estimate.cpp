@@ -139,8 +139,8 @@ struct PerCardGram {
     std::deque<PerCardOperator> ops;
     std::vector<Image> parts;  // Σ K_iᵀK_i v per variable
     PerCardGram(const ir::Problem& problem, const std::vector<const ir::Term*>& terms) : p(problem) {
-        SharedZeros zeros;
-        for (const ir::Term* t : terms) ops.emplace_back(p, t->expr, zeros);
+        SharedBuffers shared;
+        for (const ir::Term* t : terms) ops.emplace_back(p, t->expr, shared);
         for (const auto& shape : ir::variable_shapes(p)) parts.emplace_back(shape);
     }
     std::size_t size() const {

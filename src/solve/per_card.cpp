@@ -48,10 +48,10 @@ ir::Problem term_alone(const ir::Term& t, const Image& inner) {
 }
 
 PerCardObjective::PerCardObjective(const ir::Problem& p) : p_(p) {
-    SharedZeros zeros;
+    SharedBuffers shared;
     for (const auto* terms : {&p.omega, &p.psi})
         for (const ir::Term& t : *terms) {
-            const PerCardOperator& op = ops_.emplace_back(p, t.expr, zeros);
+            const PerCardOperator& op = ops_.emplace_back(p, t.expr, shared);
             alone_.push_back(term_alone(t, op.constant()));
         }
 }
@@ -82,25 +82,27 @@ ir::Problem PerCardOperator::alone(const ir::Node& n) {
     return q;
 }
 
-PerCardOperator::PerCardOperator(const ir::Problem& p, const ir::Node& expr, SharedZeros& zeros) {
+PerCardOperator::PerCardOperator(const ir::Problem& p, const ir::Node& expr, SharedBuffers& shared) {
     std::size_t nodes = 0;
     ir::for_each_node(expr, [&](const ir::Node&) { ++nodes; });
     steps_.reserve(nodes);  // the kernels bind the steps' buffers by address: no reallocation
     add(expr);
     // the variables' stand-ins (replaced by their values at each apply; an adjoint before the first
     // reads their extents only)
-    for (const auto& shape : ir::variable_shapes(p)) inputs_.push_back(zeros.of(shape));
+    for (const auto& shape : ir::variable_shapes(p)) inputs_.push_back(shared.zeros(shape));
     zeros_.resize(steps_.size());
+    int slot = 0;
     for (std::size_t i = 0; i < steps_.size(); ++i) {
         Step& s = steps_[i];
-        // the root's back is the y each adjoint_add is given (bound by address until then)
-        if (i + 1 < steps_.size()) s.back = Image(s.shape);
+        // the root's back is the y each adjoint_add is given (bound by address until then); the
+        // others are written and read within one adjoint_add: scratch
+        if (i + 1 < steps_.size()) s.back = shared.scratch(s.shape, slot++);
         if (s.kind == Step::Kind::card) s.value = Image(s.shape);
-        if (!s.reads_variable) zeros_[i] = zeros.of(s.shape);
+        if (!s.reads_variable) zeros_[i] = shared.zeros(s.shape);
     }
     for (Step& s : steps_)
         if (s.kind == Step::Kind::card && s.reads_variable) bind(s);
-    if (!steps_.back().reads_variable) zero_out_ = zeros.of(expr.shape);
+    if (!steps_.back().reads_variable) zero_out_ = shared.zeros(expr.shape);
     // the constant part: the expression with every variable at 0, computed once (each card is
     // linear in its operands: only constant leaves contribute)
     bool has_constant = false;

@@ -37,22 +37,27 @@
 
 namespace proxgen::detail {
 
-/// Zero images by shape, which the operators and runners of one owner (a runner, an estimate, an
-/// objective) share and only read: a variable's stand-in until the first apply, the output of an
-/// operand that reads no variable, a buffer bound before its first value arrives. One image per
-/// shape instead of one per node and term: a 17-term 512² problem allocated 50 MB of them before
-/// its first iteration, in fresh pages that cost more than the iteration. Filled while the owner
-/// is built (not for two threads at once); its images outlive it in the handles that share them.
-class SharedZeros {
+/// Buffers the operators and runners of one owner (a runner, an estimate, an objective) share,
+/// where each would have allocated its own: one image per shape (and slot) instead of one per node
+/// and term — a 17-term 512² problem allocated 85 MB of them before its first iteration, in fresh
+/// pages that cost more than the iteration. Filled while the owner is built (not for two threads at
+/// once); the images outlive it in the handles that share them.
+class SharedBuffers {
 public:
-    const Image& of(const std::vector<int>& shape) {
-        auto [it, fresh] = images_.try_emplace(shape);
+    /// A zero image, only read: a variable's stand-in until the first apply, the output of an
+    /// operand that reads no variable, a buffer bound before its first value arrives.
+    const Image& zeros(const std::vector<int>& shape) { return get(shape, -1); }
+    /// Scratch `slot` of this shape: written and read within one call of one operator (an
+    /// adjoint's intermediate), which the owner makes one operator after another.
+    const Image& scratch(const std::vector<int>& shape, int slot) { return get(shape, slot); }
+
+private:
+    const Image& get(const std::vector<int>& shape, int slot) {
+        auto [it, fresh] = images_.try_emplace({shape, slot});
         if (fresh) it->second = Image(shape);
         return it->second;
     }
-
-private:
-    std::map<std::vector<int>, Image> images_;
+    std::map<std::pair<std::vector<int>, int>, Image> images_;
 };
 
 /// One expression of a problem, applied node by node. Every node's kernels are bound once to
@@ -60,9 +65,9 @@ private:
 /// nothing. Not movable (the kernels hold its buffers' addresses); not for two threads at once.
 class PerCardOperator {
 public:
-    /// expr: an expression over p's variables (its variable nodes index p.variables); zeros: the
-    /// owner's, for the buffers that stay zero or are replaced before they are read.
-    PerCardOperator(const ir::Problem& p, const ir::Node& expr, SharedZeros& zeros);
+    /// expr: an expression over p's variables (its variable nodes index p.variables); shared: the
+    /// owner's, for the buffers that stay zero, are replaced before they are read, or are scratch.
+    PerCardOperator(const ir::Problem& p, const ir::Node& expr, SharedBuffers& shared);
     PerCardOperator(const PerCardOperator&) = delete;
     PerCardOperator& operator=(const PerCardOperator&) = delete;
 

@@ -125,13 +125,13 @@ public:
         y_.reserve(n);
         y_next_.reserve(n);
         kx_.reserve(n);
-        SharedZeros zeros;
+        SharedBuffers shared;
         for (std::size_t i = 0; i < n; ++i) {
-            ops_.emplace_back(p, p.psi[i].expr, zeros);
+            ops_.emplace_back(p, p.psi[i].expr, shared);
             terms_.push_back(term_alone(p.psi[i], ops_[i].constant()));
             y_.push_back(warm_duals ? warm->duals[i].copy() : Image(shapes[i]));
             y_next_.emplace_back(shapes[i]);
-            kx_.push_back(zeros.of(shapes[i]));  // (the operator's output from the first step on)
+            kx_.push_back(shared.zeros(shapes[i]));  // (the operator's output from the first step on)
         }
         // the kernels: one dual step per distinct term structure, then the primal step
         for (std::size_t i = 0; i < n; ++i) {

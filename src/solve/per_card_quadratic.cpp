@@ -41,11 +41,11 @@ PerCardQuadratic::PerCardQuadratic(const ir::Problem& p, const std::vector<const
     for (const auto& s : ir::variable_shapes(p)) rhs_.emplace_back(s);
     const std::size_t n = terms.size();
     terms_.reserve(n);
-    SharedZeros zeros;
+    SharedBuffers shared;
     for (std::size_t t = 0; t < n; ++t) {
-        ops_.emplace_back(p, terms[t]->expr, zeros);
+        ops_.emplace_back(p, terms[t]->expr, shared);
         terms_.push_back(quadratic_term_alone(*terms[t], ops_[t].constant()));
-        in_.push_back(zeros.of(terms[t]->expr.shape));  // (0: the right-hand side below reads ∇_t(0))
+        in_.push_back(shared.zeros(terms[t]->expr.shape));  // (0: the right-hand side below reads ∇_t(0))
         out_.emplace_back(terms[t]->expr.shape);
     }
     auto bound = [&](std::size_t t, const jit::KernelPtr& k) {

@@ -24,14 +24,14 @@ PerCardSplit::PerCardSplit(const ir::Problem& p, const Result* warm, Algorithm a
         warm && warm->signature == ir::signature(p) && warm->algorithm == a && warm->duals.size() == 2 * n;
     for (auto* v : {&z_, &u_, &z_next_, &u_next_, &kx_, &w_}) v->reserve(n);
     terms_.reserve(n);
-    SharedZeros zeros;
+    SharedBuffers shared;
     for (std::size_t i = 0; i < n; ++i) {
-        ops_.emplace_back(p, p.psi[i].expr, zeros);
+        ops_.emplace_back(p, p.psi[i].expr, shared);
         terms_.push_back(term_alone(p.psi[i], ops_[i].constant()));
         z_.push_back(warm_duals ? warm->duals[i].copy() : Image(shapes[i]));
         u_.push_back(warm_duals ? warm->duals[n + i].copy() : Image(shapes[i]));
         for (auto* v : {&z_next_, &u_next_}) v->emplace_back(shapes[i]);
-        kx_.push_back(zeros.of(shapes[i]));  // (the operator's output once x is applied)
+        kx_.push_back(shared.zeros(shapes[i]));  // (the operator's output once x is applied)
         const auto same = std::find_if(shapes.begin(), shapes.begin() + long(i),
                                        [&](const std::vector<int>& s) { return s == shapes[i]; });
         w_.push_back(same == shapes.begin() + long(i) ? Image(shapes[i]) : w_[std::size_t(same - shapes.begin())]);
