@@ -47,9 +47,12 @@ public:
     /// A zero image, only read: a variable's stand-in until the first apply, the output of an
     /// operand that reads no variable, a buffer bound before its first value arrives.
     const Image& zeros(const std::vector<int>& shape) { return get(shape, -1); }
-    /// Scratch `slot` of this shape: written and read within one call of one operator (an
+    /// Scratch `slot` (≥ 0) of this shape: written and read within one call of one operator (an
     /// adjoint's intermediate), which the owner makes one operator after another.
     const Image& scratch(const std::vector<int>& shape, int slot) { return get(shape, slot); }
+    /// The owner's scratch of this shape for what each term's step writes and its operator's
+    /// adjoint then reads, one term after another (never one of an operator's slots).
+    const Image& term_scratch(const std::vector<int>& shape) { return get(shape, -2); }
 
 private:
     const Image& get(const std::vector<int>& shape, int slot) {

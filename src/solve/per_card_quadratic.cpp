@@ -46,7 +46,7 @@ PerCardQuadratic::PerCardQuadratic(const ir::Problem& p, const std::vector<const
         ops_.emplace_back(p, terms[t]->expr, shared);
         terms_.push_back(quadratic_term_alone(*terms[t], ops_[t].constant()));
         in_.push_back(shared.zeros(terms[t]->expr.shape));  // (0: the right-hand side below reads ∇_t(0))
-        out_.emplace_back(terms[t]->expr.shape);
+        out_.push_back(shared.term_scratch(terms[t]->expr.shape));  // (each term's, then its adjoint's)
     }
     auto bound = [&](std::size_t t, const jit::KernelPtr& k) {
         jit::Call c(k);

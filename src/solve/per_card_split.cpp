@@ -1,8 +1,6 @@
 // The per-card split (per_card_split.hpp).
 #include "per_card_split.hpp"
 
-#include <algorithm>
-
 #include "ladmm_pipelines.hpp"
 
 namespace proxgen::detail {
@@ -32,9 +30,7 @@ PerCardSplit::PerCardSplit(const ir::Problem& p, const Result* warm, Algorithm a
         u_.push_back(warm_duals ? warm->duals[n + i].copy() : Image(shapes[i]));
         for (auto* v : {&z_next_, &u_next_}) v->emplace_back(shapes[i]);
         kx_.push_back(shared.zeros(shapes[i]));  // (the operator's output once x is applied)
-        const auto same = std::find_if(shapes.begin(), shapes.begin() + long(i),
-                                       [&](const std::vector<int>& s) { return s == shapes[i]; });
-        w_.push_back(same == shapes.begin() + long(i) ? Image(shapes[i]) : w_[std::size_t(same - shapes.begin())]);
+        w_.push_back(shared.term_scratch(shapes[i]));
     }
     for (const auto& s : ir::variable_shapes(p)) kt_.emplace_back(s);
     for (std::size_t i = 0; i < n; ++i) {

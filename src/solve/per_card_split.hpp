@@ -61,9 +61,7 @@ private:
     std::vector<ir::Problem> terms_;
     std::deque<lower::DataArgs> term_data_;
     std::vector<Image> z_, u_, z_next_, u_next_, kx_, kt_;
-    // what each term's adjoint is applied to: written and read before the next term's, so the
-    // terms of one shape share one buffer (fresh pages cost more than a 512² iteration)
-    std::vector<Image> w_;
+    std::vector<Image> w_;  // what each term's adjoint is applied to (SharedBuffers::term_scratch)
     std::vector<jit::Call> zu_;
     float rho_f_ = 0;
     bool applied_ = false;
