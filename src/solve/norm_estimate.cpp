@@ -140,7 +140,7 @@ struct PerCardGram {
     std::vector<Image> parts;  // Σ K_iᵀK_i v per variable
     PerCardGram(const ir::Problem& problem, const std::vector<const ir::Term*>& terms) : p(problem) {
         SharedBuffers shared;
-        for (const ir::Term* t : terms) ops.emplace_back(p, t->expr, shared);
+        for (const ir::Term* t : terms) ops.emplace_back(p, t->expr, shared, PerCardOutputs::read_at_once);
         for (const auto& shape : ir::variable_shapes(p)) parts.emplace_back(shape);
     }
     std::size_t size() const {

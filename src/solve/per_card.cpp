@@ -51,7 +51,7 @@ PerCardObjective::PerCardObjective(const ir::Problem& p) : p_(p) {
     SharedBuffers shared;
     for (const auto* terms : {&p.omega, &p.psi})
         for (const ir::Term& t : *terms) {
-            const PerCardOperator& op = ops_.emplace_back(p, t.expr, shared);
+            const PerCardOperator& op = ops_.emplace_back(p, t.expr, shared, PerCardOutputs::read_at_once);
             alone_.push_back(term_alone(t, op.constant()));
         }
 }
@@ -82,7 +82,8 @@ ir::Problem PerCardOperator::alone(const ir::Node& n) {
     return q;
 }
 
-PerCardOperator::PerCardOperator(const ir::Problem& p, const ir::Node& expr, SharedBuffers& shared) {
+PerCardOperator::PerCardOperator(const ir::Problem& p, const ir::Node& expr, SharedBuffers& shared,
+                                 PerCardOutputs outputs) {
     std::size_t nodes = 0;
     ir::for_each_node(expr, [&](const ir::Node&) { ++nodes; });
     steps_.reserve(nodes);  // the kernels bind the steps' buffers by address: no reallocation
@@ -97,7 +98,8 @@ PerCardOperator::PerCardOperator(const ir::Problem& p, const ir::Node& expr, Sha
         // the root's back is the y each adjoint_add is given (bound by address until then); the
         // others are written and read within one adjoint_add: scratch
         if (i + 1 < steps_.size()) s.back = shared.scratch(s.shape, slot++);
-        if (s.kind == Step::Kind::card) s.value = Image(s.shape);
+        if (s.kind == Step::Kind::card)
+            s.value = outputs == PerCardOutputs::kept ? Image(s.shape) : shared.scratch(s.shape, slot++);
         if (!s.reads_variable) zeros_[i] = shared.zeros(s.shape);
     }
     for (Step& s : steps_)

@@ -63,6 +63,11 @@ private:
     std::map<std::pair<std::vector<int>, int>, Image> images_;
 };
 
+/// Whether an operator's K x stays valid after its owner applies the next operator (the runners
+/// that keep each term's K x) or is read before that (a Gram, an objective: then the nodes' outputs
+/// are the owner's scratch too).
+enum class PerCardOutputs { kept, read_at_once };
+
 /// One expression of a problem, applied node by node. Every node's kernels are bound once to
 /// buffers the operator keeps (its output, what its adjoint passes down): applying it allocates
 /// nothing. Not movable (the kernels hold its buffers' addresses); not for two threads at once.
@@ -70,7 +75,8 @@ class PerCardOperator {
 public:
     /// expr: an expression over p's variables (its variable nodes index p.variables); shared: the
     /// owner's, for the buffers that stay zero, are replaced before they are read, or are scratch.
-    PerCardOperator(const ir::Problem& p, const ir::Node& expr, SharedBuffers& shared);
+    PerCardOperator(const ir::Problem& p, const ir::Node& expr, SharedBuffers& shared,
+                    PerCardOutputs outputs = PerCardOutputs::kept);
     PerCardOperator(const PerCardOperator&) = delete;
     PerCardOperator& operator=(const PerCardOperator&) = delete;
 

@@ -43,7 +43,7 @@ PerCardQuadratic::PerCardQuadratic(const ir::Problem& p, const std::vector<const
     terms_.reserve(n);
     SharedBuffers shared;
     for (std::size_t t = 0; t < n; ++t) {
-        ops_.emplace_back(p, terms[t]->expr, shared);
+        ops_.emplace_back(p, terms[t]->expr, shared, PerCardOutputs::read_at_once);
         terms_.push_back(quadratic_term_alone(*terms[t], ops_[t].constant()));
         in_.push_back(shared.zeros(terms[t]->expr.shape));  // (0: the right-hand side below reads ∇_t(0))
         out_.push_back(shared.term_scratch(terms[t]->expr.shape));  // (each term's, then its adjoint's)
