@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <optional>
 
 #include <proxgen/lower/evaluate.hpp>
@@ -55,22 +56,34 @@ TEST_CASE("an expression applied card by card equals its fused forward, constant
         pg::typed::to_ir(pg::vstack(pg::subsample(x, 2, 1), pg::mul_elemwise(w2, pg::subsample(x, 2, 1)))),
         pg::typed::to_ir(pg::conv(k, x) + pg::mul_elemwise(w, pg::conv(k, x, pg::zero_boundary))),
     };
+    // all the operators of one owner share its buffers (zeros, scratch): those that keep their
+    // outputs are read after every other one has run, those read at once when they are applied
+    const auto outputs = GENERATE(pg::detail::PerCardOutputs::kept, pg::detail::PerCardOutputs::read_at_once);
+    const bool kept = outputs == pg::detail::PerCardOutputs::kept;
+    INFO((kept ? "outputs kept" : "outputs read at once"));
+    pg::detail::SharedBuffers shared;
+    std::vector<pg::ir::Problem> qs;
+    std::deque<pg::detail::PerCardOperator> ops;
+    std::vector<pg::Image> xs, ys, outs;
     for (std::size_t e = 0; e < exprs.size(); ++e) {
-        const pg::ir::Node& n = exprs[e];
-        INFO("expression " << pg::ir::to_string(n));
-        const pg::ir::Problem q = fused_term(n, {W, H});
-        pg::detail::SharedBuffers shared;
-        pg::detail::PerCardOperator op(q, n, shared);
-        const pg::Image xv = pg::test::random_image({W, H}, 10 + unsigned(e));
-        const pg::Image yv = pg::test::random_image(n.shape, 20 + unsigned(e));
-        CHECK(relative_difference(op.linear({xv}), pg::lower::term_forward(q, xv, false)) <= 1e-6);
+        qs.push_back(fused_term(exprs[e], {W, H}));
+        ops.emplace_back(qs[e], exprs[e], shared, outputs);
+        xs.push_back(pg::test::random_image({W, H}, 10 + unsigned(e)));
+        ys.push_back(pg::test::random_image(exprs[e].shape, 20 + unsigned(e)));
+    }
+    for (std::size_t e = 0; e < exprs.size() && kept; ++e) outs.push_back(ops[e].linear({xs[e]}));
+    for (std::size_t e = 0; e < exprs.size(); ++e) {
+        INFO("expression " << pg::ir::to_string(exprs[e]));
+        const pg::ir::Problem& q = qs[e];
+        const pg::Image& out = kept ? outs[e] : ops[e].linear({xs[e]});
+        CHECK(relative_difference(out, pg::lower::term_forward(q, xs[e], false)) <= 1e-6);
         const pg::Image zero({W, H});
         const pg::Image c = pg::lower::term_forward(q, zero, true);
-        if (op.constant().empty()) CHECK(pg::test::norm(c) == 0.0);
-        else CHECK(relative_difference(op.constant(), c) <= 1e-6);
+        if (ops[e].constant().empty()) CHECK(pg::test::norm(c) == 0.0);
+        else CHECK(relative_difference(ops[e].constant(), c) <= 1e-6);
         std::vector<pg::Image> back{pg::Image({W, H})};
-        op.adjoint_add(yv, back);
-        CHECK(relative_difference(back[0], pg::lower::term_adjoint(q, yv)) <= 1e-6);
+        ops[e].adjoint_add(ys[e], back);
+        CHECK(relative_difference(back[0], pg::lower::term_adjoint(q, ys[e])) <= 1e-6);
     }
 }
 
