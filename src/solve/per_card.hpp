@@ -16,8 +16,8 @@
 
 #include <chrono>
 #include <deque>
-#include <map>
 #include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -69,8 +69,9 @@ private:
 enum class PerCardOutputs { kept, read_at_once };
 
 /// One expression of a problem, applied node by node. Every node's kernels are bound once to
-/// buffers the operator keeps (its output, what its adjoint passes down): applying it allocates
-/// nothing. Not movable (the kernels hold its buffers' addresses); not for two threads at once.
+/// buffers the operator keeps (its output, what its adjoint passes down; the scratch among them
+/// its owner's SharedBuffers): applying it allocates nothing. Not movable (the kernels hold its
+/// buffers' addresses); not for two threads at once, nor two operators of one owner.
 class PerCardOperator {
 public:
     /// expr: an expression over p's variables (its variable nodes index p.variables); shared: the
