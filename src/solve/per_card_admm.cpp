@@ -2,6 +2,7 @@
 #include "per_card_admm.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "proxgen/algorithms/conjugate_gradient.hpp"
@@ -19,6 +20,18 @@ std::vector<Image> images(const std::vector<std::vector<int>>& shapes, float val
     for (const auto& s : shapes) v.emplace_back(s);
     fill(v, value);
     return v;
+}
+
+/// Whether every value is ±0 (a cold start's x: G x is then 0 without applying any operator).
+bool all_zero(const Image& a) {
+    std::uint32_t any = 0;
+    const float* d = a.data();
+    for (std::size_t e = 0; e < a.size(); ++e) {
+        std::uint32_t bits;
+        std::memcpy(&bits, d + e, sizeof bits);
+        any |= bits & 0x7fffffffu;
+    }
+    return any == 0;
 }
 
 double dot(const Image& a, const Image& b) {
@@ -98,8 +111,12 @@ void PerCardQuadraticRunner::conjugate_gradient(double rho) {
         double rho;
         const Image& s() const { return u.precond_ ? u.s_ : u.r_; }
         bool residual() {
-            u.gram(u.x_, u.gd_, rho);
             const Image rhs = ir::join_state(u.p_, u.rhs_);
+            if (all_zero(u.x_)) {  // a cold start: r = rhs without the operators (a CG step's cost)
+                std::memcpy(u.r_.data(), rhs.data(), u.r_.size() * sizeof(float));
+                return true;
+            }
+            u.gram(u.x_, u.gd_, rho);
             for (std::size_t e = 0; e < u.r_.size(); ++e) u.r_.data()[e] = rhs.data()[e] - u.gd_.data()[e];
             return true;
         }
