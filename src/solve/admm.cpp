@@ -267,6 +267,10 @@ double admm_rho(const ir::Problem& p, const Options& opt) {
     return opt.rho > 0 ? opt.rho : steps::initial_rho(curvature_scale(p), stacked_norm_bound(p));
 }
 
+double admm_rho(const steps::Inputs& in, const Options& opt) {
+    return opt.rho > 0 ? opt.rho : steps::initial_rho(in.curvature_scale, in.norm);
+}
+
 steps::Inputs step_inputs(const ir::Problem& p, const Options& opt) {
     steps::Inputs in;
     in.norm = stacked_norm_bound(p);
@@ -441,7 +445,8 @@ private:
 template <class Run>
 algorithms::Progress quadratic_loop(const ir::Problem& p, const Options& opt, const Result* warm, Result& res, Run&& run) {
     const algorithms::LoopOptions o = loop_options(p, opt);
-    const double rho0 = admm_rho(p, opt);
+    const steps::Inputs in = step_inputs(p, opt);  // (its curvature reads every weight image: once)
+    const double rho0 = admm_rho(in, opt);
     ResidualBalancing balancing;
     const std::vector<double>* warm_rho = warm_steps(p, warm, 2);
     if (warm_rho) balancing.strength = (*warm_rho)[1];
@@ -454,7 +459,7 @@ algorithms::Progress quadratic_loop(const ir::Problem& p, const Options& opt, co
         res.steps = {loop.rho(), balancing.strength};
         return loop.progress();
     }
-    algorithms::ADMM loop(rho0, steps::balance_residuals(step_inputs(p, opt)), o);
+    algorithms::ADMM loop(rho0, steps::balance_residuals(in), o);
     loop.restart(rho, balancing);
     run(loop);
     res.steps = {loop.rho(), loop.balancing().strength};

@@ -300,6 +300,8 @@ double smooth_lipschitz(const ir::Problem& p);
 /// in [0.03, 0.1] (ω/‖K‖² = 0.22; the former √ω/‖K‖ = 0.47 took twice the iterations), Poisson
 /// deblurring for ρ ≈ 3e-4 … 1e-3, where ρ = 1 was 8× slower (docs/algorithms.md).
 double admm_rho(const ir::Problem& p, const Options& opt);
+/// The same from step_inputs(p, opt) (which holds what it reads).
+double admm_rho(const steps::Inputs& in, const Options& opt);
 /// "DCT solve (exact: ...)"-style text for describe().
 std::string x_update_description(const ir::Problem& p);
 
