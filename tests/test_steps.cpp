@@ -380,6 +380,11 @@ TEST_CASE("the absolute tolerance's unit: the data's peak rounded up to a power 
     const float w[] = {1.0f, 4.0f, 0.0f};
     CHECK(pg::algorithms::term_data_peak(c, 3, w, 2.0) == 0.25);
     CHECK(pg::algorithms::term_data_peak(c, 3, nullptr, -100.0) == 0.02);
+    // a peak at or above data_unit's bound ends the scan (the unit is 1 whatever follows)
+    const float d[] = {0.25f, 0.75f, 3.0f};
+    CHECK(pg::algorithms::term_data_peak(d, 3, nullptr, 1.0) == 0.75);
+    CHECK(pg::algorithms::term_data_peak(d, 3, nullptr, 1.0, INFINITY) == 3.0);
+    CHECK(data_unit(pg::algorithms::term_data_peak(d, 3, nullptr, 1.0)) == 1.0);
 }
 
 TEST_CASE("a badly scaled problem is not converged far from its optimum (silent wrong answers, item 5)",
