@@ -119,8 +119,8 @@ int main(int argc, char** argv) {
     const pg::Result r = rt::solve(prob, opt);
     const double total = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     std::printf("%s terms=%d size=%d algorithm=%s tier=%s first_iteration_ms=%.1f total_ms=%.1f compile_s=%.3f iterations=%d "
-                "per_card_iterations=%d\n",
+                "per_card_iterations=%d cg_iterations=%d\n",
                 name.c_str(), terms, size, algorithm.c_str(), tier.c_str(), first, total, r.compile_seconds, r.iterations,
-                r.per_card_iterations);
+                r.per_card_iterations, r.cg_iterations);
     return 0;
 }
