@@ -1,8 +1,11 @@
 // The checks of options and data (src/check/inputs.hpp, proxgen/solve/options.hpp).
 #include "inputs.hpp"
 
+#include <atomic>
+
 #include <fmt/format.h>
 
+#include "../jit/kernel.hpp"
 #include "proxgen/catalogue/ops/constant.hpp"
 #include "proxgen/check/rules.hpp"
 #include "proxgen/error.hpp"
@@ -41,6 +44,16 @@ namespace check {
 
 void finite(const Image& img, const std::string& what) {
     if (img.empty()) return;
+    // every value finite, the common case, is read in pieces on the kernels' threads (a 17-term
+    // 512² problem reads 34 MB of data twice before its first iteration); the sentence, which
+    // names the first non-finite value, is made only where there is one
+    std::atomic<bool> found{false};
+    const float* d = img.data();
+    jit::in_pieces(long(img.size()), long(img.size()), [&](long first, long last) {
+        const std::size_t n = std::size_t(last - first);
+        if (rules::first_non_finite(d + first, n) < n) found = true;
+    });
+    if (!found) return;
     if (std::string m = rules::finite_data(what, img.data(), img.sizes()); !m.empty()) throw Error(m);
 }
 

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "proxgen/check/rules.hpp"
+#include "../check/inputs.hpp"
 #include "proxgen/error.hpp"
 
 namespace proxgen::ir {
@@ -158,9 +158,7 @@ std::string signature(const Term& t) {
 }
 
 namespace {
-void require_finite(const Image& img, const std::string& what) {
-    if (std::string m = rules::finite_data(what, img.data(), img.sizes()); !m.empty()) throw Error(m);
-}
+void require_finite(const Image& img, const std::string& what) { check::finite(img, what); }
 }  // namespace
 
 void validate(const Problem& p) {
