@@ -157,16 +157,12 @@ std::string signature(const Term& t) {
     return s;
 }
 
-namespace {
-void require_finite(const Image& img, const std::string& what) { check::finite(img, what); }
-}  // namespace
-
 void validate(const Problem& p) {
     for (const auto* terms : {&p.omega, &p.psi})
         for (const auto& t : *terms) {
-            if (!t.arg_weight.empty()) require_finite(t.arg_weight, t.text + ": its weight image");
-            if (!t.offset.empty()) require_finite(t.offset, t.text + ": its constant image");
-            if (!t.data.empty()) require_finite(t.data, t.text + ": its data image");
+            if (!t.arg_weight.empty()) check::finite(t.arg_weight, t.text + ": its weight image");
+            if (!t.offset.empty()) check::finite(t.offset, t.text + ": its constant image");
+            if (!t.data.empty()) check::finite(t.data, t.text + ": its data image");
             if (!std::isfinite(t.beta)) fail("{}: the scale factor is not finite", t.text);
         }
     for_each_node(p, [&](const Node& n) {
@@ -179,7 +175,7 @@ void validate(const Problem& p) {
     });
     for_each_node(p, [](const Node& n) {
         if (!n.op->image_role() || n.image.empty()) return;
-        require_finite(n.image, n.name.empty() ? fmt::format("{}: its {} image", name(n), n.op->image_role())
+        check::finite(n.image, n.name.empty() ? fmt::format("{}: its {} image", name(n), n.op->image_role())
                                                : fmt::format("input '{}'", n.name));
     });
     for (const auto* terms : {&p.omega, &p.psi})

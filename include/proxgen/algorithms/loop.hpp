@@ -31,6 +31,9 @@ struct Cadence {
     }
 };
 
+/// Data peaking at this or above keep data_unit's unit 1: a peak need not be known beyond it.
+inline constexpr double data_unit_full_peak = 0.5;
+
 /// The unit of the absolute tolerances in the split terms' space (K x, z, the duals' residual):
 /// the largest magnitude of the problem's data (its terms' offsets), rounded up to a power of two,
 /// at most 1. ε_abs is per element of an image of unit range: where the data peak at 0.01 (an
@@ -38,9 +41,6 @@ struct Cadence {
 /// met it three times above the optimum; there the tolerance shrinks with the data. Data peaking
 /// above 1/2 keep the unit 1 (tolerances never loosen), and the rounding keeps the unit the same
 /// for data of nearly the same range (batch members, a re-scaled image).
-/// (Data peaking at this or above keep the unit 1: a peak need not be known beyond it.)
-inline constexpr double data_unit_full_peak = 0.5;
-
 inline double data_unit(double peak) {
     if (!(peak > 0) || !std::isfinite(peak) || peak >= data_unit_full_peak) return 1.0;
     return std::exp2(std::ceil(std::log2(peak)));
