@@ -5,9 +5,10 @@
 # `proxgen_aot_jit_reference` (tests/aot/jit_reference.cpp: the same TV deconvolution with
 # nonnegativity, aot::halide_only's plan, the JIT engine). Both run exactly N iterations
 # (tolerances 0) and print ms per iteration of the iterations alone (compilation, set-up and a
-# warm-up iteration excluded). The JIT is given the generated library's target (HL_JIT_TARGET), so
-# that both run the same vector width and rounding. The pairs are interleaved, JIT first and
-# generated first in turn, so each pair sees the same load; the table keeps every pair's range.
+# warm-up iteration excluded). The JIT is given the generated library's target (HL_JIT_TARGET, as
+# the generated program prints it), so that both run the same vector width and rounding. The pairs
+# are interleaved, JIT first and generated first in turn, so each pair sees the same load; the
+# table keeps every pair's range.
 #   bench/aot_vs_jit.sh [build dir] [sizes, default "512 1024"] [rounds, default 3] [algorithms, default all]
 # Prints a Markdown table: size, algorithm, iterations, JIT ms, generated ms, generated / JIT.
 set -euo pipefail
@@ -17,20 +18,21 @@ rounds=${3:-3}
 only=${4:-}
 jit=$build/tests/aot/proxgen_aot_jit_reference
 deploy=$build/examples/deploy
-for f in "$jit" "$deploy/proxgen_deploy"; do
-  [[ -x $f ]] || { echo "aot_vs_jit: $f is not built (tools/build.sh builds it)" >&2; exit 2; }
-done
 work=$(mktemp -d "${TMPDIR:-/tmp}/proxgen-aot-vs-jit.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# algorithm name, its deployment program, the generated library's target (examples/deploy/CMakeLists.txt)
+# algorithm name and its deployment program (examples/deploy/CMakeLists.txt)
 algorithms=(
-  "pc proxgen_deploy x86-64-linux-avx2"
-  "ladmm proxgen_deploy_ladmm x86-64-linux-avx2-strict_float"
-  "admm proxgen_deploy_admm x86-64-linux-avx2-strict_float"
-  "hqs proxgen_deploy_hqs x86-64-linux-avx2-strict_float"
-  "cv proxgen_deploy_cv x86-64-linux-avx2-strict_float"
+  "pc proxgen_deploy"
+  "ladmm proxgen_deploy_ladmm"
+  "admm proxgen_deploy_admm"
+  "hqs proxgen_deploy_hqs"
+  "cv proxgen_deploy_cv"
 )
+for f in "$jit" "${algorithms[@]#* }"; do
+  [[ $f == */* ]] || f=$deploy/$f
+  [[ -x $f ]] || { echo "aot_vs_jit: $f is not built (tools/build.sh builds it)" >&2; exit 2; }
+done
 # iterations per run: about a second of work at each size
 iterations() {
   local alg=$1 size=$2 n
@@ -39,6 +41,8 @@ iterations() {
   echo "$n"
 }
 ms() { sed -n 's/.* \([0-9.]*\) ms\/iteration.*/\1/p'; }
+# "lo–hi" of the numbers given (one number where they are all equal)
+range() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (lo == hi) print lo; else print lo "–" hi }' | tr -d '\n'; }
 
 echo "| size | algorithm | iterations | JIT ms/iteration | generated ms/iteration | generated / JIT |"
 echo "|---|---|---|---|---|---|"
@@ -47,18 +51,21 @@ for size in $sizes; do
   mkdir -p "$dir"
   "$jit" "$size" 0.002 0 "$dir" >/dev/null  # b.npy and kernel.npy
   for entry in "${algorithms[@]}"; do
-    read -r alg program target <<<"$entry"
+    read -r alg program <<<"$entry"
     [[ -z $only || " $only " == *" $alg "* ]] || continue
     n=$(iterations "$alg" "$size")
-    run_jit() { HL_JIT_TARGET=$target "$jit" "$size" 0.002 "$n" "$dir" "$alg" | ms; }
-    run_generated() { "$deploy/$program" "$dir/b.npy" "$dir/kernel.npy" 0.002 "$n" "$dir/x_$alg.npy" --warmup | ms; }
-    HL_JIT_TARGET=$target "$jit" "$size" 0.002 1 "$dir" "$alg" >/dev/null  # compiles the JIT's kernels once
+    run_generated() { "$deploy/$program" "$dir/b.npy" "$dir/kernel.npy" 0.002 "$1" "$dir/x_$alg.npy" --warmup; }
+    # the generated library names its target ("… (target x86-64-linux-avx2)"); the JIT is given it
+    target=$(run_generated 1 | sed -n 's/.*(target \(.*\))$/\1/p')
+    [[ -n $target ]] || { echo "aot_vs_jit: $program printed no target" >&2; exit 1; }
+    run_jit() { HL_JIT_TARGET=$target "$jit" "$size" 0.002 "$1" "$dir" "$alg"; }
+    run_jit 1 >/dev/null  # compiles the JIT's kernels once
     js=() gs=() rs=()
     for ((r = 0; r < rounds; ++r)); do
-      if ((r % 2 == 0)); then j=$(run_jit); g=$(run_generated); else g=$(run_generated); j=$(run_jit); fi
+      if ((r % 2 == 0)); then j=$(run_jit "$n" | ms); g=$(run_generated "$n" | ms); else
+        g=$(run_generated "$n" | ms); j=$(run_jit "$n" | ms); fi
       js+=("$j") gs+=("$g") rs+=("$(awk -v g="$g" -v j="$j" 'BEGIN { printf "%.2f", g / j }')")
     done
-    range() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (lo == hi) print lo; else print lo "–" hi }' | tr -d '\n'; }
     echo "| ${size}² | $alg | $n | $(range "${js[@]}") | $(range "${gs[@]}") | $(range "${rs[@]}") |"
   done
 done
