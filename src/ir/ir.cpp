@@ -176,7 +176,7 @@ void validate(const Problem& p) {
     for_each_node(p, [](const Node& n) {
         if (!n.op->image_role() || n.image.empty()) return;
         check::finite(n.image, n.name.empty() ? fmt::format("{}: its {} image", name(n), n.op->image_role())
-                                               : fmt::format("input '{}'", n.name));
+                                              : fmt::format("input '{}'", n.name));
     });
     for (const auto* terms : {&p.omega, &p.psi})
         for (const auto& t : *terms)
