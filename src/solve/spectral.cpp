@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -73,11 +72,12 @@ private:
 // ---- FFTW plans: r2c and c2r per (direction, W, H, channels, threads), for both bases,
 // process-wide. FFTW_MEASURE makes the r2c+c2r pair 1.3x (512²) to 1.4-1.8x (1024²) faster than
 // FFTW_ESTIMATE (0.3 ms and 2-4 ms per solve) but costs 0.7-1.4 s of planning per new size, which a
-// first solve must not wait for. So a transform starts with its estimated plan; from
-// kMeasuredFrom samples a background thread measures it and the solves switch to the measured plan
-// when it is ready (the same transform: results differ by rounding only). The measured plans'
-// wisdom is kept beside the kernel cache (fftw-wisdom-f32), so later processes plan them at once
-// from it. PROXGEN_FFTW_MEASURE=0 keeps the estimated plans.
+// first solve must not wait for. A transform keeps the plan it is first given for the life of the
+// process, so that every solve in it rounds alike (a batch member equals its solo solve, a rerun
+// equals the first run): from kMeasuredFrom samples that is the measured plan where the wisdom
+// beside the kernel cache (fftw-wisdom-f32) has it, else the estimated plan while a background
+// thread measures the transform and saves its wisdom for the processes that follow.
+// PROXGEN_FFTW_MEASURE=0 neither reads nor measures.
 constexpr long kMeasuredFrom = 256 * 256;  // below this, measuring saves less than it costs
 
 // forward, W, H, channels, threads, half: the complex (W/2) × H transform that half_split /
@@ -94,15 +94,13 @@ void loop_on_the_kernels_pool(void* (*work)(char*), char* jobdata, std::size_t e
     jit::parallel_for(njobs, [&](int i) { work(jobdata + std::size_t(i) * elsize); });
 }
 
-/// The plans' state: slots never move or die (a leaked map: plans outlive every solve, including
-/// ones running in other threads' static destructors, and stay reachable at exit), and a plan a
-/// slot held once is never destroyed (a solve may still be executing it).
+/// The plans' state, leaked: plans outlive every solve, including ones running in other threads'
+/// static destructors, and stay reachable at exit.
 struct Plans {
     std::mutex m;
-    std::map<PlanKey, std::atomic<fftwf_plan>> slots;
+    std::map<PlanKey, fftwf_plan> plans;
     bool threads_ok = false, wisdom_read = false, measuring = false;
     std::vector<PlanKey> to_measure;
-    std::vector<fftwf_plan> retired;  // plans a slot held before its measured one
     std::condition_variable work;
 
     static Plans& get() {
@@ -158,8 +156,9 @@ fftwf_plan make_plan(const PlanKey& key, unsigned flags, bool threads_ok) {
     return p;
 }
 
-/// The background thread: measures queued transforms one at a time, installs each plan in its
-/// slot and saves the process's wisdom (merged with the file's: other processes write it too).
+/// The background thread: measures queued transforms one at a time and saves the process's wisdom
+/// (merged with the file's: other processes write it too). The measured plans themselves are
+/// destroyed: this process's solves keep the plans they started with.
 void measure_queued(Plans& P) {
     for (;;) {
         PlanKey key;
@@ -175,13 +174,9 @@ void measure_queued(Plans& P) {
         }
         // FFTW's own lock serializes planners; this one is not held, so solves go on meanwhile
         const fftwf_plan p = make_plan(key, FFTW_MEASURE, P.threads_ok);
-        const std::string file = wisdom_file();
-        {
-            std::lock_guard lock(P.m);
-            // the estimated plan stays reachable (a solve may be executing it; no leak report)
-            if (p) P.retired.push_back(P.slots.at(key).exchange(p, std::memory_order_acq_rel));
-        }
-        if (p && !file.empty()) {
+        if (p == nullptr) continue;
+        fftwf_destroy_plan(p);
+        if (const std::string file = wisdom_file(); !file.empty()) {
             fftwf_import_wisdom_from_filename(file.c_str());
             const std::string tmp = file + ".tmp" + std::to_string(::getpid());
             if (fftwf_export_wisdom_to_filename(tmp.c_str())) std::rename(tmp.c_str(), file.c_str());
@@ -191,9 +186,8 @@ void measure_queued(Plans& P) {
 }
 
 /// A plan of 1 thread, or 2 for large transforms (always 1 on a thread whose kernels run serially:
-/// batch members solved side by side, one per core): the slot a solve reads its plan from at each
-/// execution.
-const std::atomic<fftwf_plan>* plan_for(bool forward, int W, int H, int C, bool half = false) {
+/// batch members solved side by side, one per core); the same plan for key's every solve.
+fftwf_plan plan_for(bool forward, int W, int H, int C, bool half = false) {
     const long samples = long(W) * H * C;
     // FFTW's threads from the size where the kernels' threads start
     const int threads = !jit::SerialKernels::active() && samples >= jit::kParallelFromElements ? 2 : 1;
@@ -202,7 +196,7 @@ const std::atomic<fftwf_plan>* plan_for(bool forward, int W, int H, int C, bool 
     const std::string file = measured ? wisdom_file() : std::string();
     std::lock_guard lock(P.m);
     const PlanKey key{forward, W, H, C, threads, half};
-    if (auto it = P.slots.find(key); it != P.slots.end()) return &it->second;
+    if (auto it = P.plans.find(key); it != P.plans.end()) return it->second;
     fftwf_plan p = nullptr;
     if (measured) {
         if (!P.wisdom_read && !file.empty()) fftwf_import_wisdom_from_filename(file.c_str());
@@ -212,8 +206,7 @@ const std::atomic<fftwf_plan>* plan_for(bool forward, int W, int H, int C, bool 
     const bool measure = measured && p == nullptr;  // no wisdom yet: measure in the background
     if (p == nullptr) p = make_plan(key, FFTW_ESTIMATE, P.threads_ok);
     if (p == nullptr) fail("x-update: FFTW could not plan a {}x{}x{} transform", W, H, C);
-    auto& slot = P.slots[key];
-    slot.store(p, std::memory_order_release);
+    P.plans.emplace(key, p);
     if (measure) {
         P.to_measure.push_back(key);
         if (!P.measuring) {
@@ -221,7 +214,7 @@ const std::atomic<fftwf_plan>* plan_for(bool forward, int W, int H, int C, bool 
             std::thread([&P] { measure_queued(P); }).detach();
         }
     }
-    return &slot;
+    return p;
 }
 
 }  // namespace
@@ -399,7 +392,7 @@ struct GramSolver::Impl {
     // in gre and of X(W−k1,·) in gim (see dct_divide)
     std::vector<float> gre, gim;
     std::vector<cf> t1, t2;       // dct twiddles e^{−iπk1/2W}, e^{−iπk2/2H}
-    const std::atomic<fftwf_plan>*fwd = nullptr, *bwd = nullptr;  // plan_for's slots
+    fftwf_plan fwd = nullptr, bwd = nullptr;
     bool half_complex = false;            // small planes: the transforms through half_split / half_merge
     cf* z = nullptr;                      // their complex (W/2) × H planes
     std::vector<float> wr, wi, rev;       // w^k = e^{−2πik/W}, k ≤ W/2; a reversed row
@@ -596,7 +589,7 @@ void GramSolver::solve(const Image& rhs, Image& x) const {
     const int W = I.grid.W, H = I.grid.H, M = W / 2;
     if (I.half_complex) {
         auto* z = reinterpret_cast<fftwf_complex*>(I.z);
-        fftwf_execute_dft(I.fwd->load(std::memory_order_acquire), reinterpret_cast<fftwf_complex*>(in), z);
+        fftwf_execute_dft(I.fwd, reinterpret_cast<fftwf_complex*>(in), z);
         for (int c = 0; c < I.channels; ++c)
             for (int k1 = 0; k1 < H; ++k1) {
                 const cf* plane = I.z + std::size_t(c) * M * H;
@@ -604,7 +597,7 @@ void GramSolver::solve(const Image& rhs, Image& x) const {
                            I.spec + I.half() * c + std::size_t(k1) * I.hx, M, I.wr.data(), I.wi.data(), I.rev.data());
             }
     } else {
-        fftwf_execute_dft_r2c(I.fwd->load(std::memory_order_acquire), in, spec);
+        fftwf_execute_dft_r2c(I.fwd, in, spec);
     }
     const std::size_t m = I.half();
     const int pairs = I.grid.H / 2 + 1;  // the dct's frequency pairs (k2, H − k2) per channel
@@ -634,10 +627,10 @@ void GramSolver::solve(const Image& rhs, Image& x) const {
                            I.z + std::size_t(c) * M * H + std::size_t(k1) * M, M, I.wr.data(), I.wi.data(),
                            I.rev.data());
             }
-        fftwf_execute_dft(I.bwd->load(std::memory_order_acquire), reinterpret_cast<fftwf_complex*>(I.z),
+        fftwf_execute_dft(I.bwd, reinterpret_cast<fftwf_complex*>(I.z),
                           reinterpret_cast<fftwf_complex*>(out));
     } else {
-        fftwf_execute_dft_c2r(I.bwd->load(std::memory_order_acquire), spec, out);
+        fftwf_execute_dft_c2r(I.bwd, spec, out);
     }
     if (out == I.real)
         in_pieces(rows, samples, [&](long a, long b) { copy_dense(x, I.real, false, !fft, a, b); });
