@@ -421,6 +421,30 @@ TEST_CASE("HQS card: a stage whose growth raised the objective holds rho, with a
     CHECK(free.rhos == runner.rhos);
 }
 
+TEST_CASE("HQS card: a wait whose rise is a few roundings of the objective halves rho's growth from then on") {
+    // as above, but the objective rises with ρ by 1e-8 relative (the alternation has caught up):
+    // the wait at ρ = 1.5 slows the growth to 1.25, the next wait to 1.125
+    SplitScript runner;
+    runner.next_sums = {1e4, 1, 1e4, 1, 1, 100, 100};
+    runner.objective_of = [](double rho) { return 1 + 1e-8 * rho; };
+    algorithms::HQS hqs({1.0, 1e6, 1.5, 20}, true, loop_options(10, 100));
+    REQUIRE(hqs.run(runner, 100));
+    CHECK(runner.rhos[39] == Approx(1.5));
+    CHECK(runner.rhos[59] == Approx(1.5));  // the wait
+    CHECK(runner.rhos[60] == Approx(1.5 * 1.25));
+    CHECK(runner.rhos[80] == Approx(1.5 * 1.25 * 1.25));
+    CHECK(hqs.rho() == Approx(1.5 * 1.25 * 1.25));  // 81–100 rose again: waits (growth now 1.125)
+
+    // a rise of 1e-5 relative is a lagging alternation (the test above): the growth stays 1.5
+    SplitScript lagging;
+    lagging.next_sums = runner.next_sums;
+    lagging.objective_of = [](double rho) { return 1 + 2e-5 * rho; };
+    algorithms::HQS full({1.0, 1e6, 1.5, 20}, true, loop_options(10, 100));
+    REQUIRE(full.run(lagging, 100));
+    CHECK(lagging.rhos[60] == Approx(2.25));
+    CHECK(full.rho() == Approx(3.375));
+}
+
 TEST_CASE("norm-estimate card: the top Ritz pair of a tridiagonal matrix, and Lanczos to a known norm") {
     // T = tridiag(−1, 2, −1) of size m: eigenvalues 2 − 2 cos(kπ/(m+1)), eigenvectors sin(jkπ/(m+1))
     const double pi = std::acos(-1.0);
