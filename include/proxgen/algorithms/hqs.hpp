@@ -200,7 +200,7 @@ private:
     /// 1.125 → 1.1). The suite's gaps after 3000 iterations (ε = 0) fell on superres (1.1e-5 →
     /// 5.4e-6), multi (1.1e-5 → 8.5e-6), color, deconv, svb, huber_box, with the same iterations
     /// to 1e-4 everywhere; at 1e-5 an early wait on poisson slowed all its later growth (400 → 1270
-    /// iterations to 1e-4), at 1e-7 nothing changed (docs/performance.md).
+    /// iterations to 1e-4), at 1e-7 superres and multi kept theirs (docs/performance.md).
     static constexpr double kNearRise = 1e-6, kSlowestGrowth = 1.1;
     void grow_slower() {
         if (rule_.growth > kSlowestGrowth) rule_.growth = std::max(kSlowestGrowth, 1 + (rule_.growth - 1) / 2);
