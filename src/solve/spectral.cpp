@@ -203,7 +203,9 @@ fftwf_plan plan_for(bool forward, int W, int H, int C, bool half = false) {
         P.wisdom_read = true;
         p = make_plan(key, FFTW_MEASURE | FFTW_WISDOM_ONLY, P.threads_ok);
     }
-    const bool measure = measured && p == nullptr;  // no wisdom yet: measure in the background
+    // no wisdom yet: measured in the background for the processes that follow, which read it from
+    // the file (without one, as with the kernel cache off, nothing would use the measurement)
+    const bool measure = measured && p == nullptr && !file.empty();
     if (p == nullptr) p = make_plan(key, FFTW_ESTIMATE, P.threads_ok);
     if (p == nullptr) fail("x-update: FFTW could not plan a {}x{}x{} transform", W, H, C);
     P.plans.emplace(key, p);
