@@ -29,10 +29,9 @@ algorithms=(
   "hqs proxgen_deploy_hqs"
   "cv proxgen_deploy_cv"
 )
-for f in "$jit" "${algorithms[@]#* }"; do
-  [[ $f == */* ]] || f=$deploy/$f
-  [[ -x $f ]] || { echo "aot_vs_jit: $f is not built (tools/build.sh builds it)" >&2; exit 2; }
-done
+built() { [[ -x $1 ]] || { echo "aot_vs_jit: $1 is not built (tools/build.sh builds it)" >&2; exit 2; }; }
+built "$jit"
+for entry in "${algorithms[@]}"; do built "$deploy/${entry#* }"; done
 # iterations per run: about a second of work at each size
 iterations() {
   local alg=$1 size=$2 n
