@@ -2,6 +2,7 @@
 // SVG convergence plot and Image::copy. (.npy/.npz: test_io_npy.cpp; TIFF: test_io_tiff.cpp; truncation,
 // corruption sweeps and fuzz regressions: test_io_robustness.cpp.)
 #include <catch2/catch.hpp>
+#include <algorithm>
 
 #include <cmath>
 #include <cstdlib>
@@ -480,6 +481,24 @@ TEST_CASE("Image::copy is deep, keeps the shape and origin, and reads strided vi
         for (int y = 1; y < 3; ++y)
             for (int x = 1; x < 4; ++x) CHECK(c.buffer()(x, y, ch) == a.buffer()(x, y, ch));
     CHECK(c.buffer().dim(1).stride() == 3);  // dense
+}
+
+TEST_CASE("a new Image is zero where the memory it reuses held values, small and large", "[io][image]") {
+    // Images are zero-filled by their allocation (calloc), not by a pass over them: memory handed
+    // out again must be cleared all the same.
+    for (const int w : {7, 64, 1024}) {
+        for (int round = 0; round < 3; ++round) {
+            Image dirty(w, w);
+            std::fill_n(dirty.data(), dirty.size(), float(round + 1));
+        }
+        std::vector<Image> fresh;
+        for (int i = 0; i < 4; ++i) fresh.emplace_back(w, w);
+        for (const Image& f : fresh) {
+            float largest = 0;
+            for (std::size_t i = 0; i < f.size(); ++i) largest = std::max(largest, std::abs(f.data()[i]));
+            CHECK(largest == 0.0f);
+        }
+    }
 }
 
 TEST_CASE("the known image file extensions, in any case, an npz member included", "[io]") {
