@@ -3,12 +3,15 @@
 //             on-disk cache), then the time to load the same kernels from the disk cache
 //   deconv    ms per iteration of every algorithm on the 512² deconvolution ((t220 − t20) / 200,
 //             default options) against their bounds (100× ProxImaL's NumPy backend)
-//   memory    peak RSS of a 4096² Pock–Chambolle TV denoise against the bytes of its state
-// Run: build/bench/proxgen_bench_report [--skip-memory | --memory-only]
+//   memory    peak RSS of a 4096² TV denoise against the bytes of its state, per algorithm (each in a
+//             process of its own)
+// Run: build/bench/proxgen_bench_report [--skip-memory | --memory-only [ALGORITHM]]
+//      (--memory-only alone: Pock–Chambolle; ALGORITHM as pg::name spells it: admm, pock_chambolle, ...)
 #include <malloc.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -78,8 +81,8 @@ void deconv_iterations() {
     });
 }
 
-void memory() {
-    std::printf("\n== memory: a 4096² Pock–Chambolle TV denoise, 20 iterations\n");
+void memory(pg::Algorithm a) {
+    std::printf("\n== memory: a 4096² TV denoise by %s, 20 iterations\n", pg::name(a));
     const int W = 4096;
     pg::Image b(W, W);
     for (int y = 0; y < W; ++y)
@@ -89,17 +92,16 @@ void memory() {
     {  // the same structure at 64²: its kernels compiled (LLVM's memory) before the peak is reset
         pg::Image small(64, 64);
         auto xs = pg::variable(64, 64);
-        pg::solve(pg::sum_squares(xs - small) + 0.1f * pg::group_norm1(pg::grad(xs)),
-                  fixed(pg::Algorithm::pock_chambolle, 20));
+        pg::solve(pg::sum_squares(xs - small) + 0.1f * pg::group_norm1(pg::grad(xs)), fixed(a, 20));
     }
     if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {  // "5": reset VmHWM to the current RSS
         std::fputs("5", f);
         std::fclose(f);
     }
     const double before = double(pgb::peak_rss_bytes());
-    pg::solve(prob, fixed(pg::Algorithm::pock_chambolle, 20));
+    pg::solve(prob, fixed(a, 20));
     const double peak = double(pgb::peak_rss_bytes());
-    const double state = pgb::state_bytes(prob, pg::Algorithm::pock_chambolle);
+    const double state = pgb::state_bytes(prob, a);
     const double data = 4.0 * W * W;
     std::printf("   peak RSS %.0f MB (before the solve %.0f MB, of which the data b %.0f MB); state %.0f MB\n"
                 "   (peak - before) / state = %.2f, peak / (state + data) = %.2f (bound 1.5)\n",
@@ -118,7 +120,17 @@ int main(int argc, char** argv) {
     bool with_memory = true;
     for (int i = 1; i < argc; ++i) with_memory = with_memory && std::strcmp(argv[i], "--skip-memory") != 0;
     if (argc > 1 && std::strcmp(argv[1], "--memory-only") == 0) {  // a process that holds nothing else
-        memory();
+        pg::Algorithm a = pg::Algorithm::pock_chambolle;
+        if (argc > 2) {
+            const auto* named = std::find_if(std::begin(kAlgorithms), std::end(kAlgorithms),
+                                             [&](pg::Algorithm k) { return std::strcmp(pg::name(k), argv[2]) == 0; });
+            if (named == std::end(kAlgorithms)) {
+                std::fprintf(stderr, "unknown algorithm '%s' (admm, pock_chambolle, ladmm, hqs)\n", argv[2]);
+                return 2;
+            }
+            a = *named;
+        }
+        memory(a);
         return 0;
     }
     // A fresh on-disk cache, so that the first solves compile as on a new machine.
@@ -137,8 +149,11 @@ int main(int argc, char** argv) {
     const std::string again = std::string("'") + argv[0] + "' --second-process";
     if (std::system(again.c_str()) != 0) std::printf("   the second process failed\n");
     deconv_iterations();
-    // In a process of its own: this one keeps the memory of the solves above (the malloc thresholds).
-    const std::string memory_run = std::string("'") + argv[0] + "' --memory-only";
-    if (with_memory && std::system(memory_run.c_str()) != 0) std::printf("   the memory process failed\n");
+    // Each in a process of its own: this one keeps the memory of the solves above (the malloc thresholds).
+    for (pg::Algorithm a : kAlgorithms) {
+        const std::string memory_run = std::string("'") + argv[0] + "' --memory-only " + pg::name(a);
+        std::fflush(stdout);
+        if (with_memory && std::system(memory_run.c_str()) != 0) std::printf("   the memory process failed\n");
+    }
     std::filesystem::remove_all(dir);
 }
