@@ -2,7 +2,9 @@
 // GramSolver's x satisfies (c·I + Σ_j w_j K_jᵀK_j) x = rhs, checked with the exact (Halide) K and
 // Kᵀ of lower::apply_linear / apply_adjoint, at odd, even, 1×N, N×1 and multi-channel sizes; the
 // basis classification; and the singular-Gram error.
+#include <algorithm>
 #include <cstdlib>
+#include <tuple>
 
 #include <catch2/catch.hpp>
 
@@ -353,7 +355,50 @@ TEST_CASE("a singular Gram is an error, not a division by zero", "[spectral]") {
     CHECK_THROWS_AS(empty.solve(rhs, out), pg::Error);
 }
 
+TEST_CASE("finalize_sum: the inverse of identity + a weighted sum of unit Grams, to the bit, without a table",
+          "[spectral]") {
+    // ADMM's balancing and HQS's continuation recombine unit Grams at every change of rho: the sum
+    // is never stored (a W·H table of doubles per block), the solution is the stored sum's.
+    auto x = pg::variable(20, 14);
+    auto y = pg::variable(20, 14, 2);
+    const pg::Image k3 = random_image({3, 3}, 31, 0.0f, 1.0f);
+    const pg::Image rhs = random_image({20, 14, 3}, 32);
+    for (Basis basis : {Basis::fft, Basis::dct}) {
+        INFO(sp::name(basis));
+        const std::vector<std::vector<int>> blocks{{20, 14}, {20, 14, 2}};
+        const pg::ir::Node omega_x = basis == Basis::fft ? pg::typed::to_ir(pg::conv(k3, x)) : pg::typed::to_ir(2.0f * x);
+        const pg::ir::Node psi_x = basis == Basis::fft ? pg::typed::to_ir(pg::grad(x, pg::periodic)) : pg::typed::to_ir(pg::grad(x));
+        const pg::ir::Node psi_y = basis == Basis::fft ? pg::typed::to_ir(pg::grad(y, pg::periodic)) : pg::typed::to_ir(pg::grad(y));
+        sp::GramSolver omega(basis, blocks), psi(basis, blocks), no_terms(basis, blocks);
+        omega.add_term(omega_x, 1.5, 0);
+        psi.add_term(psi_x, 1.0, 0);
+        psi.add_term(psi_y, 1.0, 1);
+        for (const auto& [identity, w_omega, w_psi] : {std::tuple{0.25, 1.0, 0.7}, std::tuple{1.0, 0.3, 3.1}}) {
+            sp::GramSolver stored(basis, blocks), summed(basis, blocks);
+            stored.clear();
+            stored.add_identity(identity);
+            stored.add_scaled(omega, w_omega);
+            stored.add_scaled(psi, w_psi);
+            stored.add_scaled(no_terms, 2.0);  // a unit without a table adds nothing
+            summed.finalize_sum(identity, {{&omega, w_omega}, {&psi, w_psi}, {&no_terms, 2.0}});
+            pg::Image a, b;
+            stored.solve(rhs, a);
+            summed.solve(rhs, b);
+            REQUIRE(a.size() == b.size());
+            CHECK(std::equal(a.data(), a.data() + a.size(), b.data()));
+            CHECK(summed.min_eigenvalue() == stored.min_eigenvalue());
+            CHECK(summed.max_eigenvalue() == stored.max_eigenvalue());
+        }
+        // singular sums throw as finalize does; a unit of other blocks is refused
+        sp::GramSolver singular(basis, blocks);
+        CHECK_THROWS_WITH(singular.finalize_sum(0.0, {{&psi, 1.0}}), Catch::Contains("singular"));
+        sp::GramSolver other(basis, {20, 14});
+        CHECK_THROWS_WITH(other.finalize_sum(1.0, {{&psi, 1.0}}), Catch::Contains("cannot add"));
+    }
+}
+
 // ---- ‖K‖ estimated on the data (operators without a bound, or with a loose one) ---------------
+
 
 #include "../src/solve/engine.hpp"
 

@@ -21,6 +21,7 @@
 #include <complex>
 #include <map>
 #include <mutex>
+#include <limits>
 #include <numbers>
 #include <tuple>
 
@@ -388,7 +389,10 @@ struct GramSolver::Impl {
     int channels = 1, hx = 1;  // hx = W/2+1: the r2c spectrum is hx × H per channel
     std::vector<std::vector<int>> block_shapes;  // one per block (one block: the variable's)
     std::vector<int> block_of_channel;
-    std::vector<double> gram;  // the eigenvalues, nx × ny, x fastest, one table per block
+    // the eigenvalues, nx × ny, x fastest, one table per block; allocated at the first term (empty:
+    // zeros): a solver whose inverse finalize_sum makes from other solvers' tables keeps none
+    std::vector<double> gram;
+    double lo = 0, hi = 0;  // the smallest and largest eigenvalue finalize_sum combined (no table)
     bool ready = false;
     // per block, on the hx × H half spectrum: 1/(eigenvalue · W·H) (fft); for the dct, of X(k1,·)
     // in gre and of X(W−k1,·) in gim (see dct_divide)
@@ -406,6 +410,10 @@ struct GramSolver::Impl {
     std::size_t spatial() const { return std::size_t(grid.W) * grid.H; }
     std::size_t spectral() const { return std::size_t(grid.nx) * grid.ny; }
     std::size_t half() const { return std::size_t(hx) * grid.H; }
+    std::vector<double>& table() {
+        if (gram.empty()) gram.assign(spectral() * block_shapes.size(), 0.0);
+        return gram;
+    }
 };
 
 GramSolver::GramSolver(Basis basis, std::vector<int> variable_shape)
@@ -450,7 +458,6 @@ GramSolver::GramSolver(Basis basis, const std::vector<std::vector<int>>& block_s
         for (std::size_t d = 2; d < block_shapes[b].size(); ++d) c *= block_shapes[b][d];
         I.block_of_channel.insert(I.block_of_channel.end(), std::size_t(c), int(b));
     }
-    I.gram.assign(I.spectral() * block_shapes.size(), 0.0);
 }
 
 GramSolver::~GramSolver() = default;
@@ -471,9 +478,10 @@ void GramSolver::add_term(const ir::Node& expr, double weight, int block) {
              shape_string(v->shape), shape_string(shape));
     const Transfer t(expr, I.grid);
     std::vector<Row> comps;
+    std::vector<double>& table = I.table();
     for (int ky = 0; ky < I.grid.ny; ++ky) {
         if (!t.row(expr, ky, comps)) return;  // only constants
-        double* g = &I.gram[I.spectral() * std::size_t(block) + std::size_t(ky) * I.grid.nx];
+        double* g = &table[I.spectral() * std::size_t(block) + std::size_t(ky) * I.grid.nx];
         for (const auto& c : comps)
             for (int kx = 0; kx < I.grid.nx; ++kx) g[kx] += weight * std::norm(c[kx]);
     }
@@ -481,7 +489,7 @@ void GramSolver::add_term(const ir::Node& expr, double weight, int block) {
 }
 
 void GramSolver::add_identity(double weight) {
-    double* g = impl_->gram.data();
+    double* g = impl_->table().data();
     const long n = long(impl_->gram.size());
     in_pieces(n, n, [&](long a, long b) {
         for (long i = a; i < b; ++i) g[i] += weight;
@@ -495,43 +503,63 @@ void GramSolver::add_scaled(const GramSolver& other, double weight) {
     if (O.grid.basis != I.grid.basis || O.block_shapes != I.block_shapes)
         fail("x-update: cannot add a {} Gram over {} blocks to a {} one over {}", name(O.grid.basis),
              O.block_shapes.size(), name(I.grid.basis), I.block_shapes.size());
+    I.table();
+    I.ready = false;
+    if (O.gram.empty()) return;  // zeros
     const long n = long(I.gram.size());
     in_pieces(n, n, [&](long a, long b) {
         for (long i = a; i < b; ++i) I.gram[std::size_t(i)] += weight * O.gram[std::size_t(i)];
     });
-    I.ready = false;
 }
 
 void GramSolver::clear() {
+    impl_->lo = impl_->hi = 0;
     const long n = long(impl_->gram.size());
     in_pieces(n, n, [&](long a, long b) { std::fill(impl_->gram.begin() + a, impl_->gram.begin() + b, 0.0); });
     impl_->ready = false;
 }
 
-void GramSolver::finalize() {
-    auto& I = *impl_;
-    if (I.ready) return;
-    const std::size_t blocks = I.block_shapes.size();
-    for (std::size_t b = 0; b < blocks; ++b) {
-        const auto first = I.gram.begin() + std::ptrdiff_t(I.spectral() * b);
-        const auto [lo, hi] = std::minmax_element(first, first + std::ptrdiff_t(I.spectral()));
-        if (!std::isfinite(*hi) || !(*hi > 0) || !(*lo >= 1e-12 * *hi)) {
-            const std::size_t i = std::size_t(lo - first);
+namespace {
+
+/// Throws where a block's eigenvalues (eigenvalue(b, i)) are singular: some below 1e-12 times the
+/// largest, or not finite. Returns the smallest and the largest over every block.
+template <class Impl, class Eigenvalue>
+std::pair<double, double> check_eigenvalues(const Impl& I, const Eigenvalue& eigenvalue) {
+    double all_lo = std::numeric_limits<double>::infinity(), all_hi = -all_lo;
+    for (std::size_t b = 0; b < I.block_shapes.size(); ++b) {
+        // as std::minmax_element: the first smallest
+        double lo = eigenvalue(b, 0), hi = lo;
+        std::size_t at = 0;
+        bool finite = std::isfinite(lo);
+        for (std::size_t i = 1; i < I.spectral(); ++i) {
+            const double v = eigenvalue(b, i);
+            finite = finite && std::isfinite(v);
+            if (v < lo) lo = v, at = i;
+            if (!(v < hi)) hi = v;
+        }
+        if (!finite || !std::isfinite(hi) || !(hi > 0) || !(lo >= 1e-12 * hi))
             fail("x-update: the quadratic part is singular (its {} eigenvalue at frequency ({}, {}) is {:g}, the "
                  "largest {:g}): the problem needs a term that fixes the constant/mean component (frequency "
                  "(0, 0)) and every other frequency its operators remove, e.g. a data term or a small weight "
                  "times sum_squares(x)",
-                 name(I.grid.basis), i % I.grid.nx, i / I.grid.nx, *lo, *hi);
-        }
+                 name(I.grid.basis), at % I.grid.nx, at / I.grid.nx, lo, hi);
+        all_lo = std::min(all_lo, lo);
+        all_hi = std::max(all_hi, hi);
     }
+    return {all_lo, all_hi};
+}
+
+/// The inverse tables gre/gim from the eigenvalues, and the FFTW plans and work arrays on first use.
+template <class Impl, class Eigenvalue>
+void prepare_inverse(Impl& I, const Eigenvalue& eigenvalue) {
+    const std::size_t blocks = I.block_shapes.size();
     const int W = I.grid.W, H = I.grid.H, hx = I.hx;
     const double scale = I.grid.basis == Basis::fft ? 1.0 : 0.5;  // dct_divide's ½
     I.gre.resize(I.half() * blocks);
     I.gim.resize(I.half() * blocks);
     for (std::size_t b = 0; b < blocks; ++b) {
-        const double* gram = I.gram.data() + I.spectral() * b;
         auto inv = [&](int k1, int k2) {
-            return float(scale / (gram[std::size_t(k2) * I.grid.nx + k1] * double(I.spatial())));
+            return float(scale / (eigenvalue(b, std::size_t(k2) * I.grid.nx + k1) * double(I.spatial())));
         };
         float *gre = I.gre.data() + I.half() * b, *gim = I.gim.data() + I.half() * b;
         // rebuilt whenever ρ changes (HQS's continuation, ADMM's balancing): rows in pieces
@@ -572,6 +600,38 @@ void GramSolver::finalize() {
                                           (I.spatial() + 2 * I.half()) * I.channels * sizeof(float) + z_size * sizeof(cf)));
     }
     I.ready = true;
+}
+
+
+}  // namespace
+
+void GramSolver::finalize() {
+    auto& I = *impl_;
+    if (I.ready) return;
+    const std::vector<double>& table = I.table();
+    const auto eigenvalue = [&](std::size_t b, std::size_t i) { return table[I.spectral() * b + i]; };
+    check_eigenvalues(I, eigenvalue);
+    prepare_inverse(I, eigenvalue);
+}
+
+void GramSolver::finalize_sum(double identity, const std::vector<std::pair<const GramSolver*, double>>& units) {
+    auto& I = *impl_;
+    for (const auto& [unit, weight] : units)
+        if (unit->impl_->grid.basis != I.grid.basis || unit->impl_->block_shapes != I.block_shapes)
+            fail("x-update: cannot add a {} Gram over {} blocks to a {} one over {}", name(unit->impl_->grid.basis),
+                 unit->impl_->block_shapes.size(), name(I.grid.basis), I.block_shapes.size());
+    std::vector<double>().swap(I.gram);
+    // the same operations, in the same order, as clear, add_identity and add_scaled on a table
+    const auto eigenvalue = [&](std::size_t b, std::size_t i) {
+        double v = 0.0;
+        v += identity;
+        for (const auto& [unit, weight] : units)
+            if (!unit->impl_->gram.empty()) v += weight * unit->impl_->gram[I.spectral() * b + i];
+        return v;
+    };
+    std::tie(I.lo, I.hi) = check_eigenvalues(I, eigenvalue);
+    I.ready = false;
+    prepare_inverse(I, eigenvalue);
 }
 
 void GramSolver::solve(const Image& rhs, Image& x) const {
@@ -638,8 +698,14 @@ void GramSolver::solve(const Image& rhs, Image& x) const {
         in_pieces(rows, samples, [&](long a, long b) { copy_dense(x, I.real, false, !fft, a, b); });
 }
 
-double GramSolver::min_eigenvalue() const { return *std::min_element(impl_->gram.begin(), impl_->gram.end()); }
-double GramSolver::max_eigenvalue() const { return *std::max_element(impl_->gram.begin(), impl_->gram.end()); }
+double GramSolver::min_eigenvalue() const {
+    const auto& I = *impl_;
+    return I.gram.empty() ? I.lo : *std::min_element(I.gram.begin(), I.gram.end());
+}
+double GramSolver::max_eigenvalue() const {
+    const auto& I = *impl_;
+    return I.gram.empty() ? I.hi : *std::max_element(I.gram.begin(), I.gram.end());
+}
 Basis GramSolver::basis() const { return impl_->grid.basis; }
 const std::vector<int>& GramSolver::variable_shape() const { return impl_->shape; }
 

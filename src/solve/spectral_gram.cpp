@@ -75,15 +75,13 @@ void SpectralGram::solve(const Image& rhs, Image& x, double identity, double ome
         for (auto& g : groups_) {
             if (!g.omega) {
                 g.omega = unit_gram(g, p_.omega, true);
-                g.gram = unit_gram(g, {}, true);  // the same blocks, no terms: filled below
+                g.gram = unit_gram(g, {}, true);  // the same blocks, no terms, no table: finalize_sum below
                 g.shape = g.gram->variable_shape();
             }
             if (psi_scale > 0 && !g.psi) g.psi = unit_gram(g, p_.psi, false);
-            g.gram->clear();
-            if (identity > 0) g.gram->add_identity(identity);
-            g.gram->add_scaled(*g.omega, omega_scale);
-            if (psi_scale > 0) g.gram->add_scaled(*g.psi, psi_scale);
-            g.gram->finalize();
+            std::vector<std::pair<const spectral::GramSolver*, double>> units{{g.omega.get(), omega_scale}};
+            if (psi_scale > 0) units.emplace_back(g.psi.get(), psi_scale);
+            g.gram->finalize_sum(identity > 0 ? identity : 0.0, units);
         }
         identity_ = identity;
         omega_ = omega_scale;
