@@ -497,12 +497,20 @@ void GramSolver::add_identity(double weight) {
     impl_->ready = false;
 }
 
-void GramSolver::add_scaled(const GramSolver& other, double weight) {
-    auto& I = *impl_;
-    const auto& O = *other.impl_;
+namespace {
+/// Another solver's eigenvalues may be added to these only over the same basis and blocks.
+template <class Impl>
+void require_same_blocks(const Impl& I, const Impl& O) {
     if (O.grid.basis != I.grid.basis || O.block_shapes != I.block_shapes)
         fail("x-update: cannot add a {} Gram over {} blocks to a {} one over {}", name(O.grid.basis),
              O.block_shapes.size(), name(I.grid.basis), I.block_shapes.size());
+}
+}  // namespace
+
+void GramSolver::add_scaled(const GramSolver& other, double weight) {
+    auto& I = *impl_;
+    const auto& O = *other.impl_;
+    require_same_blocks(I, O);
     I.table();
     I.ready = false;
     if (O.gram.empty()) return;  // zeros
@@ -537,7 +545,7 @@ std::pair<double, double> check_eigenvalues(const Impl& I, const Eigenvalue& eig
             if (v < lo) lo = v, at = i;
             if (!(v < hi)) hi = v;
         }
-        if (!finite || !std::isfinite(hi) || !(hi > 0) || !(lo >= 1e-12 * hi))
+        if (!finite || !(hi > 0) || !(lo >= 1e-12 * hi))
             fail("x-update: the quadratic part is singular (its {} eigenvalue at frequency ({}, {}) is {:g}, the "
                  "largest {:g}): the problem needs a term that fixes the constant/mean component (frequency "
                  "(0, 0)) and every other frequency its operators remove, e.g. a data term or a small weight "
@@ -602,7 +610,6 @@ void prepare_inverse(Impl& I, const Eigenvalue& eigenvalue) {
     I.ready = true;
 }
 
-
 }  // namespace
 
 void GramSolver::finalize() {
@@ -616,10 +623,7 @@ void GramSolver::finalize() {
 
 void GramSolver::finalize_sum(double identity, const std::vector<std::pair<const GramSolver*, double>>& units) {
     auto& I = *impl_;
-    for (const auto& [unit, weight] : units)
-        if (unit->impl_->grid.basis != I.grid.basis || unit->impl_->block_shapes != I.block_shapes)
-            fail("x-update: cannot add a {} Gram over {} blocks to a {} one over {}", name(unit->impl_->grid.basis),
-                 unit->impl_->block_shapes.size(), name(I.grid.basis), I.block_shapes.size());
+    for (const auto& unit : units) require_same_blocks(I, *unit.first->impl_);
     std::vector<double>().swap(I.gram);
     // the same operations, in the same order, as clear, add_identity and add_scaled on a table
     const auto eigenvalue = [&](std::size_t b, std::size_t i) {
