@@ -399,7 +399,6 @@ TEST_CASE("finalize_sum: the inverse of identity + a weighted sum of unit Grams,
 
 // ---- ‖K‖ estimated on the data (operators without a bound, or with a loose one) ---------------
 
-
 #include "../src/solve/engine.hpp"
 
 TEST_CASE("the norm estimate is within 1% of ||K|| from above, and solves use it", "[norm]") {

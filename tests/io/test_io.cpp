@@ -2,8 +2,8 @@
 // SVG convergence plot and Image::copy. (.npy/.npz: test_io_npy.cpp; TIFF: test_io_tiff.cpp; truncation,
 // corruption sweeps and fuzz regressions: test_io_robustness.cpp.)
 #include <catch2/catch.hpp>
-#include <algorithm>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <csetjmp>
@@ -484,8 +484,8 @@ TEST_CASE("Image::copy is deep, keeps the shape and origin, and reads strided vi
 }
 
 TEST_CASE("a new Image is zero where the memory it reuses held values, small and large", "[io][image]") {
-    // Images are zero-filled by their allocation (calloc), not by a pass over them: memory handed
-    // out again must be cleared all the same.
+    // A new Image is zero whatever its memory held before (malloc hands freed blocks out again):
+    // solvers read fresh state images before writing them.
     for (const int w : {7, 64, 1024}) {
         for (int round = 0; round < 3; ++round) {
             Image dirty(w, w);
