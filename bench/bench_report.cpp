@@ -125,7 +125,9 @@ int main(int argc, char** argv) {
             const auto* named = std::find_if(std::begin(kAlgorithms), std::end(kAlgorithms),
                                              [&](pg::Algorithm k) { return std::strcmp(pg::name(k), argv[2]) == 0; });
             if (named == std::end(kAlgorithms)) {
-                std::fprintf(stderr, "unknown algorithm '%s' (admm, pock_chambolle, ladmm, hqs)\n", argv[2]);
+                std::fprintf(stderr, "unknown algorithm '%s' (", argv[2]);
+                for (pg::Algorithm k : kAlgorithms) std::fprintf(stderr, " %s", pg::name(k));
+                std::fprintf(stderr, " )\n");
                 return 2;
             }
             a = *named;
@@ -151,9 +153,10 @@ int main(int argc, char** argv) {
     deconv_iterations();
     // Each in a process of its own: this one keeps the memory of the solves above (the malloc thresholds).
     for (pg::Algorithm a : kAlgorithms) {
+        if (!with_memory) break;
         const std::string memory_run = std::string("'") + argv[0] + "' --memory-only " + pg::name(a);
         std::fflush(stdout);
-        if (with_memory && std::system(memory_run.c_str()) != 0) std::printf("   the memory process failed\n");
+        if (std::system(memory_run.c_str()) != 0) std::printf("   the memory process failed\n");
     }
     std::filesystem::remove_all(dir);
 }
